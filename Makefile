@@ -1,0 +1,45 @@
+# The two commands of the README: `make demo` and `make test`.
+# Both create .venv when missing and (re)install the package when pyproject.toml changes.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PYTEST_ARGS ?=
+
+.PHONY: demo test test-slow bench catalogue clean help
+
+help:
+	@echo "make demo       set up .venv and run the end-to-end demo"
+	@echo "make test       set up .venv with the test extra and run the test suite"
+	@echo "make test-slow  also run the slow tests (examples at --quick size, long checks)"
+	@echo "make bench      run the benchmarks in benchmarks/"
+	@echo "make catalogue  rebuild sequences/ (resumable; about two hours on two cores)"
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed-demo: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e ".[examples]"
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e ".[test,examples]"
+	touch $@ $(VENV)/.installed-demo
+
+demo: $(VENV)/.installed-demo
+	$(PY) examples/demo.py
+
+test: $(VENV)/.installed-test
+	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
+
+test-slow: $(VENV)/.installed-test
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+bench: $(VENV)/.installed-test
+	for f in benchmarks/bench_*.py; do $(PY) $$f || exit 1; done
+
+catalogue: $(VENV)/.installed-demo
+	$(VENV)/bin/qmc-orff catalogue build --resume
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -1,0 +1,61 @@
+"""qmc_orff: quasi-Monte Carlo sequence design for (operator-valued) random Fourier features.
+
+Public names are imported lazily (PEP 562), so ``import qmc_orff`` stays cheap
+and optional heavy imports (cvxpy, the numba kernels) happen on first use.
+"""
+from __future__ import annotations
+
+import importlib
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it
+_LAZY = {
+    # generators
+    "Halton": "qmc_orff.generators",
+    "Sobol": "qmc_orff.generators",
+    "Lattice": "qmc_orff.generators",
+    "cbc_lattice": "qmc_orff.generators",
+    # densities and the box discrepancy
+    "GaussianDensity": "qmc_orff.densities",
+    "CauchyDensity": "qmc_orff.densities",
+    "CharacteristicDensity": "qmc_orff.densities",
+    "get_density": "qmc_orff.densities",
+    "BoxDiscrepancy": "qmc_orff.discrepancy",
+    "box_from_data": "qmc_orff.discrepancy",
+    # sequence design and files
+    "Sequence": "qmc_orff.sequence",
+    "load_sequence": "qmc_orff.sequence",
+    "optimal_weights": "qmc_orff.weights",
+    "global_sequence": "qmc_orff.design",
+    "greedy_sequence": "qmc_orff.design",
+    "weighted_sequence": "qmc_orff.design",
+    "lattice_sequence": "qmc_orff.design",
+    "catalogue": "qmc_orff.catalogue",
+    "load_catalogue": "qmc_orff.catalogue",
+    # feature maps and learning
+    "make_frequencies": "qmc_orff.frequencies",
+    "FourierFeatures": "qmc_orff.features",
+    "ORFF": "qmc_orff.features",
+    "ORFFRidge": "qmc_orff.learning",
+}
+_SUBMODULES = {"kernels", "generators", "densities", "discrepancy", "design", "sequence",
+               "weights", "catalogue", "frequencies", "features", "learning", "cli"}
+
+__all__ = sorted(_LAZY) + ["__version__"]
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    if name in _SUBMODULES:
+        module = importlib.import_module(f"qmc_orff.{name}")
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'qmc_orff' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY) | _SUBMODULES)

@@ -1,0 +1,123 @@
+"""Input checks shared by the public API.
+
+Every public function converts and checks its inputs here, once, before any
+compiled code runs.  Messages follow one shape: they name the parameter, say
+what was expected and show what was given, e.g.
+``"'b' must be positive; got -1.0."``.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "check_int",
+    "check_dimension",
+    "as_float_array",
+    "as_points",
+    "as_positive",
+    "as_weights",
+    "as_generator",
+    "check_choice",
+]
+
+
+def check_int(value, name, *, minimum=None, maximum=None):
+    """Return ``value`` as a Python int, checking type and bounds."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"'{name}' must be an integer; got {value!r}.")
+    value = int(value)
+    if minimum is not None and value < minimum:
+        raise ValueError(f"'{name}' must be >= {minimum}; got {value}.")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"'{name}' must be <= {maximum}; got {value}.")
+    return value
+
+
+def check_dimension(d, name="d", *, maximum=None):
+    """Return the dimension ``d`` as an int >= 1 (and <= ``maximum``)."""
+    if isinstance(d, (bool, np.bool_)) or not isinstance(d, numbers.Integral):
+        raise TypeError(f"'{name}' must be an integer >= 1; got {d!r}.")
+    d = int(d)
+    if d < 1:
+        raise ValueError(f"'{name}' must be >= 1; got {d}.")
+    if maximum is not None and d > maximum:
+        raise ValueError(
+            f"'{name}' must be <= {maximum} (the largest dimension of the shipped data); got {d}."
+        )
+    return d
+
+
+def as_float_array(x, name, *, ndim=None, finite=True, dtype=np.float64):
+    """Convert ``x`` to a C-contiguous float array and check its rank and values."""
+    try:
+        arr = np.asarray(x, dtype=dtype)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"'{name}' must be an array of real numbers; got {type(x).__name__}.") from exc
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"'{name}' must be a {ndim}-D array; got shape {arr.shape}.")
+    if finite and not np.all(np.isfinite(arr)):
+        raise ValueError(f"'{name}' must contain only finite values (no NaN or inf).")
+    return np.ascontiguousarray(arr)
+
+
+def as_points(x, name="W", *, d=None):
+    """Return a finite C-contiguous float64 array of shape ``(s, d)``."""
+    arr = as_float_array(x, name, ndim=2)
+    if arr.shape[1] < 1:
+        raise ValueError(f"'{name}' must have at least one column; got shape {arr.shape}.")
+    if d is not None and arr.shape[1] != d:
+        raise ValueError(f"'{name}' must have {d} columns (d={d}); got shape {arr.shape}.")
+    return arr
+
+
+def as_positive(x, name, *, d=None):
+    """Return a positive, finite scalar or ``(d,)`` array (float64).
+
+    Scalars stay 0-D; 1-D arrays must have length ``d`` when ``d`` is given.
+    """
+    arr = as_float_array(x, name)
+    if arr.ndim > 1:
+        raise ValueError(f"'{name}' must be a scalar or a 1-D array; got shape {arr.shape}.")
+    if arr.ndim == 1:
+        if arr.size == 0:
+            raise ValueError(f"'{name}' must not be empty.")
+        if d is not None and arr.shape[0] != d:
+            raise ValueError(f"'{name}' must have length d={d}; got length {arr.shape[0]}.")
+    if np.any(arr <= 0):
+        bad = arr if arr.ndim == 0 else arr[arr <= 0][0]
+        raise ValueError(f"'{name}' must be positive; got {float(bad)!r}.")
+    return arr
+
+
+def as_weights(weights, s, name="weights"):
+    """Return nonnegative finite weights of shape ``(s,)`` (float64)."""
+    w = as_float_array(weights, name, ndim=1)
+    if w.shape[0] != s:
+        raise ValueError(f"'{name}' must have shape ({s},) to match the {s} points; got {w.shape}.")
+    if np.any(w < 0):
+        raise ValueError(f"'{name}' must be nonnegative; got minimum {float(w.min())!r}.")
+    return w
+
+
+def as_generator(seed):
+    """Turn ``seed`` (None, int, SeedSequence, BitGenerator or Generator) into a Generator."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if isinstance(seed, np.random.RandomState):
+        raise TypeError("'seed' must be None, an int, a SeedSequence or a numpy Generator; "
+                        "legacy RandomState is not accepted.")
+    try:
+        return np.random.default_rng(seed)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"'seed' must be None, an int, a SeedSequence or a numpy Generator; "
+                        f"got {seed!r}.") from exc
+
+
+def check_choice(value, name, options):
+    """Check that ``value`` is one of ``options`` (strings) and return it."""
+    if not isinstance(value, str) or value not in options:
+        opts = ", ".join(repr(o) for o in options)
+        raise ValueError(f"'{name}' must be one of {opts}; got {value!r}.")
+    return value
