@@ -16,6 +16,7 @@ _LAZY = {
     "Sobol": "qmc_orff.generators",
     "Lattice": "qmc_orff.generators",
     "cbc_lattice": "qmc_orff.generators",
+    "worst_case_error": "qmc_orff.generators",
     # densities and the box discrepancy
     "GaussianDensity": "qmc_orff.densities",
     "CauchyDensity": "qmc_orff.densities",

@@ -59,7 +59,7 @@ def as_float_array(x, name, *, ndim=None, finite=True, dtype=np.float64):
         raise ValueError(f"'{name}' must be a {ndim}-D array; got shape {arr.shape}.")
     if finite and not np.all(np.isfinite(arr)):
         raise ValueError(f"'{name}' must contain only finite values (no NaN or inf).")
-    return np.ascontiguousarray(arr)
+    return np.asarray(arr, order="C")  # keeps 0-D arrays 0-D (ascontiguousarray would not)
 
 
 def as_points(x, name="W", *, d=None):

@@ -1,0 +1,263 @@
+"""Fast component-by-component (CBC) construction of rank-1 lattice rules."""
+from __future__ import annotations
+
+import functools
+import math
+from fractions import Fraction
+
+import numpy as np
+import scipy.fft
+
+from .._validation import as_positive, check_dimension, check_int
+
+__all__ = ["cbc_lattice", "worst_case_error"]
+
+#: Largest supported lattice size (index products k * z stay below 2^62).
+MAX_N = 2 ** 31
+#: Largest supported smoothness (B_alpha evaluated as a polynomial in float64).
+MAX_ALPHA = 12
+
+
+def _check_alpha(alpha):
+    alpha = check_int(alpha, "alpha", minimum=2, maximum=MAX_ALPHA)
+    if alpha % 2:
+        raise ValueError(f"'alpha' must be an even integer (2, 4, ..., {MAX_ALPHA}); "
+                         f"got {alpha}.")
+    return alpha
+
+
+def _omega(x, alpha):
+    """``omega_alpha(x) = sum_{h != 0} exp(2 pi i h x) / |h|^alpha`` for x in [0, 1].
+
+    Equals ``(-1)^(alpha/2 + 1) (2 pi)^alpha / alpha! * B_alpha(x)`` (B the
+    Bernoulli polynomial); for alpha = 2: ``2 pi^2 (x^2 - x + 1/6)``.
+    """
+    if alpha == 2:
+        return 2.0 * math.pi ** 2 * (x * x - x + 1.0 / 6.0)
+    b = _bernoulli_numbers(alpha)  # exact B_0 .. B_alpha, with B_1 = -1/2
+    coef = [float(math.comb(alpha, k) * b[k]) for k in range(alpha + 1)]  # of x^(alpha-k)
+    poly = np.polyval(np.array(coef), x)
+    sign = -1.0 if (alpha // 2) % 2 == 0 else 1.0
+    return sign * (2.0 * math.pi) ** alpha / math.factorial(alpha) * poly
+
+
+@functools.lru_cache(maxsize=None)
+def _bernoulli_numbers(n):
+    """Exact Bernoulli numbers B_0 .. B_n (B_1 = -1/2) as Fractions.
+
+    From sum_{k<m+1} C(m+1, k) B_k = 0.  (`scipy.special.bernoulli` returns
+    B_4 with a relative error of about 2e-12 (SciPy 1.17), which shows in
+    ``P_4`` at the 1e-8 relative level.)
+    """
+    b = [Fraction(1)]
+    for m in range(1, n + 1):
+        b.append(-sum(math.comb(m + 1, k) * b[k] for k in range(m)) / (m + 1))
+    return tuple(b)
+
+
+def _n_kind(n):
+    """'pow2' or 'prime' for a valid lattice size, else raise."""
+    if n & (n - 1) == 0:
+        return "pow2"
+    if n > 2 and n % 2 and all(n % q for q in range(3, math.isqrt(n) + 1, 2)):
+        return "prime"
+    raise ValueError(f"'n' must be a prime or a power of 2; got {n}.")
+
+
+def _primitive_root(p):
+    """Smallest generator of the multiplicative group modulo the prime ``p``."""
+    if p == 2:
+        return 1
+    factors, m, q = set(), p - 1, 2
+    while q * q <= m:
+        while m % q == 0:
+            factors.add(q)
+            m //= q
+        q += 1
+    if m > 1:
+        factors.add(m)
+    for g in range(2, p):
+        if all(pow(g, (p - 1) // f, p) != 1 for f in factors):
+            return g
+    raise AssertionError("unreachable: every prime has a primitive root")
+
+
+def _powers(g, count, modulus):
+    out = np.empty(count, dtype=np.int64)
+    v = 1
+    for i in range(count):
+        out[i] = v
+        v = v * g % modulus
+    return out
+
+
+def _correlate(fhat, x):
+    """``y[i] = sum_e x[e] f[(i + e) mod L]`` given ``fhat = fft(f)`` (real result)."""
+    return scipy.fft.ifft(fhat * np.conj(scipy.fft.fft(x))).real
+
+
+def _select(values, candidates, scale):
+    """Smallest candidate whose value is within rounding of the minimum."""
+    tol = 1e-12 * scale
+    ok = values <= values.min() + tol
+    return int(candidates[ok].min())
+
+
+def cbc_lattice(n, d, *, weights=None, alpha=2, return_error=False):
+    """Generating vector of a rank-1 lattice rule by fast CBC construction.
+
+    Chooses ``z_1 = 1`` and then, one coordinate at a time, the ``z_s`` in the
+    units modulo ``n`` that minimises the worst-case error ``P_alpha`` of the
+    ``s``-dimensional rule in the weighted Korobov space, with the FFT-based
+    algorithm of Nuyens and Cools (``O(d n log n)`` operations).
+
+    Parameters
+    ----------
+    n : int
+        Number of points (the modulus): a prime or a power of 2,
+        ``1 <= n <= 2**31``.
+    d : int
+        Dimension, ``d >= 1``.
+    weights : float or array-like of shape (d,), optional
+        Positive product weights ``gamma_j``.  Default ``gamma_j = j^-2``
+        (j = 1 .. d); a scalar gives equal weights.
+    alpha : int, default=2
+        Smoothness: an even integer, ``2 <= alpha <= 12``.
+    return_error : bool, default=False
+        Also return the worst-case error ``P_alpha`` of the result.
+
+    Returns
+    -------
+    z : ndarray of shape (d,), dtype int64
+        The generating vector, entries in ``[1, n/2]`` (``z`` and ``n - z`` give
+        the same error); use it with ``Lattice(d, generating_vector=z,
+        order="natural", n_max=n)``.
+    error : float
+        ``P_alpha(z)``, only when ``return_error`` is True.
+
+    Notes
+    -----
+    For the rule ``x_k = frac(k z / n)``, ``k = 0 .. n-1``,
+
+    ``P_alpha(z) = -1 + (1/n) sum_k prod_j (1 + gamma_j omega_alpha(frac(k z_j / n)))``,
+
+    ``omega_alpha(x) = sum_{h != 0} e^{2 pi i h x} / |h|^alpha
+    = (-1)^(alpha/2+1) (2 pi)^alpha / alpha! B_alpha(x)``, e.g.
+    ``omega_2(x) = 2 pi^2 (x^2 - x + 1/6)`` (Sloan & Joe 1994; Nuyens & Cools
+    2006a).  Step ``s`` minimises ``sum_k p_{s-1}(k) omega(k z / n)`` over the
+    units ``z``; indexing units by a generator of the cyclic group (prime ``n``)
+    or by ``±5^b`` (``n = 2^m``: the odd residues, split by the power of 2
+    dividing ``k``) makes that matrix-vector product a circular correlation,
+    computed by FFT (Nuyens & Cools 2006a for prime ``n``, 2006b for ``2^m``).
+    Ties (e.g. ``z`` and ``z^-1`` in two dimensions) are broken towards the
+    smallest ``z``: among the candidates within ``1e-12`` (relative to the size of the terms) of the
+    minimum, the smallest is kept.  ``P_alpha = O(n^(-alpha + delta))`` for
+    summable weights.
+
+    References
+    ----------
+    .. [1] (2006a) D. Nuyens and R. Cools, "Fast algorithms for component-by-component
+       construction of rank-1 lattice rules in shift-invariant reproducing
+       kernel Hilbert spaces", Math. Comp. 75(254):903-920, 2006.
+    .. [2] (2006b) D. Nuyens and R. Cools, "Fast component-by-component construction of
+       rank-1 lattice rules with a non-prime number of points", J. Complexity
+       22:4-28, 2006.
+    .. [3] I. H. Sloan and S. Joe, "Lattice Methods for Multiple Integration",
+       Oxford University Press, 1994.
+
+    Examples
+    --------
+    >>> from qmc_orff.generators import cbc_lattice
+    >>> cbc_lattice(1024, 4)
+    array([  1, 275, 167, 403])
+    """
+    n = check_int(n, "n", minimum=1, maximum=MAX_N)
+    d = check_dimension(d)
+    alpha = _check_alpha(alpha)
+    gamma = _weights(weights, d)
+    kind = _n_kind(n)
+    k = np.arange(n, dtype=np.int64)
+    om = _omega(k / n, alpha)                       # omega(k / n), k = 0 .. n-1
+    z = np.ones(d, dtype=np.int64)
+    p = 1.0 + gamma[0] * om                         # p_1(k), z_1 = 1
+    if kind == "prime" and n > 2:
+        g = _primitive_root(n)
+        gp = _powers(g, n - 1, n)                   # g^c mod n, c = 0 .. n-2
+        fhat = scipy.fft.fft(om[gp])
+        canon = np.minimum(gp, n - gp)
+
+        def best(p):
+            x = p[gp]
+            return _select(_correlate(fhat, x), canon, np.abs(x).sum() * np.abs(om).max())
+    elif n >= 8:
+        m = n.bit_length() - 1
+        g5 = _powers(5, n // 4, n)                  # 5^b mod n, b = 0 .. n/4 - 1
+        canon = np.minimum(g5, n - g5)
+        levels = []
+        for lev in range(m - 2):                    # k = 2^lev u, u odd mod M = 2^(m - lev) >= 8
+            big_m = n >> lev
+            gm = g5[: big_m // 4] % big_m
+            levels.append((lev, big_m, gm, scipy.fft.fft(om[gm << lev])))
+        # (levels with M = 2 or 4 add the same value for every odd z: left out)
+
+        def best(p):
+            y = np.zeros(n // 4)
+            scale = 0.0
+            for lev, big_m, gm, fhat in levels:
+                x = p[gm << lev] + p[(big_m - gm) << lev]
+                y += np.tile(_correlate(fhat, x), n // big_m)
+                scale += np.abs(x).sum()
+            return _select(y, canon, scale * np.abs(om).max())
+    else:
+        # n in {1, 2, 4}: every unit is +-1, so z = 1 is optimal.
+        def best(p):
+            return 1
+    for s in range(1, d):
+        z[s] = best(p)
+        p *= 1.0 + gamma[s] * om[k * z[s] % n]
+    if return_error:
+        return z, float(p.mean() - 1.0)
+    return z
+
+
+def worst_case_error(z, n, *, weights=None, alpha=2):
+    """Worst-case error ``P_alpha`` of the rank-1 lattice rule ``(z, n)``.
+
+    Parameters
+    ----------
+    z : array-like of int, shape (d,)
+        Generating vector.
+    n : int
+        Number of points, ``n >= 1``.
+    weights : float or array-like of shape (d,), optional
+        Product weights ``gamma_j`` (default ``j^-2``), as in `cbc_lattice`.
+    alpha : int, default=2
+        Even smoothness ``2 <= alpha <= 12``.
+
+    Returns
+    -------
+    error : float
+        ``-1 + (1/n) sum_{k<n} prod_j (1 + gamma_j omega_alpha(frac(k z_j / n)))``
+        (see `cbc_lattice`), computed directly in ``O(n d)``.
+    """
+    n = check_int(n, "n", minimum=1, maximum=MAX_N)
+    zz = np.asarray(z)
+    if zz.ndim != 1 or zz.size < 1:
+        raise ValueError(f"'z' must be a non-empty 1-D array; got shape {zz.shape}.")
+    if not np.issubdtype(zz.dtype, np.integer):
+        raise TypeError(f"'z' must contain integers; got dtype {zz.dtype}.")
+    alpha = _check_alpha(alpha)
+    gamma = _weights(weights, zz.shape[0])
+    k = np.arange(n, dtype=np.int64)
+    p = np.ones(n)
+    for j, zj in enumerate((zz.astype(np.int64) % n).tolist()):
+        p *= 1.0 + gamma[j] * _omega((k * zj % n) / n, alpha)
+    return float(p.mean() - 1.0)
+
+
+def _weights(weights, d):
+    if weights is None:
+        return 1.0 / np.arange(1, d + 1, dtype=np.float64) ** 2
+    if np.ndim(weights) == 0:   # one weight for every coordinate
+        return np.full(d, as_positive([weights], "weights")[0])
+    return np.array(as_positive(weights, "weights", d=d), dtype=np.float64)

@@ -1,0 +1,211 @@
+"""Halton sequence: plain, RR2-permuted (deterministic) and randomly scrambled."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.stats import qmc
+
+from .._validation import check_dimension
+from . import _halton
+from ._base import check_n, init_engine
+
+__all__ = ["Halton", "first_primes", "rr2_permutation"]
+
+# Points per parallel task: large enough to amortise the digit set-up.
+_CHUNK = 2048
+
+
+def first_primes(d):
+    """Return the first ``d`` primes as an int64 array (sieve of Eratosthenes).
+
+    Parameters
+    ----------
+    d : int
+        Number of primes, ``d >= 1``.
+
+    Returns
+    -------
+    primes : ndarray of shape (d,), dtype int64
+    """
+    d = check_dimension(d)
+    # Rosser's bound p_d < d (ln d + ln ln d) for d >= 6.
+    limit = 15 if d < 6 else int(d * (math.log(d) + math.log(math.log(d)))) + 1
+    sieve = np.ones(limit + 1, dtype=bool)
+    sieve[:2] = False
+    for p in range(2, math.isqrt(limit) + 1):
+        if sieve[p]:
+            sieve[p * p::p] = False
+    return np.flatnonzero(sieve)[:d].astype(np.int64)
+
+
+def rr2_permutation(base):
+    """Kocis-Whiten reverse-radix ("RR2") digit permutation for ``base``.
+
+    The integers ``0 .. 2^k - 1`` (``2^k >= base``) are listed in base-2
+    radical-inverse (bit-reversed) order and those ``>= base`` are dropped.
+
+    Parameters
+    ----------
+    base : int
+        The base (a prime >= 2).
+
+    Returns
+    -------
+    perm : ndarray of shape (base,), dtype int64
+        ``perm[r]`` replaces the digit ``r``; ``perm[0] = 0``.
+
+    Examples
+    --------
+    >>> rr2_permutation(5).tolist()
+    [0, 4, 2, 1, 3]
+    """
+    k = max(1, (int(base) - 1).bit_length())
+    idx = np.arange(2 ** k, dtype=np.int64)
+    rev = np.zeros_like(idx)
+    for bit in range(k):
+        rev |= ((idx >> bit) & 1) << (k - 1 - bit)
+    return rev[rev < base]
+
+
+def _digit_count(base):
+    # SciPy's number of permuted digits per base (Owen 2017, Algorithm 1):
+    # enough that base**-count > 2**-54.
+    return math.ceil(54 / math.log2(base)) - 1
+
+
+class Halton(qmc.QMCEngine):
+    """Halton sequence, optionally digit-permuted.
+
+    Coordinate ``j`` of point ``i`` is the radical inverse of ``i`` in the
+    ``j``-th prime base ``b_j``, with each digit optionally passed through a
+    permutation of ``{0, ..., b_j - 1}``.
+
+    Parameters
+    ----------
+    d : int
+        Dimension, ``d >= 1`` (any size: the primes are computed).
+    scramble : {False, True, "random", "deterministic"}, default=False
+        - ``False``: the plain Halton sequence, bit-for-bit equal to
+          ``scipy.stats.qmc.Halton(d, scramble=False)`` (first point 0).
+        - ``True`` or ``"random"``: random digit permutations, one per digit
+          position and base (Owen 2017), drawn from ``seed``.  With the same
+          ``seed`` the points equal ``scipy.stats.qmc.Halton(d, scramble=True,
+          rng=seed)``.
+        - ``"deterministic"``: the reverse-radix "RR2" permutations of Kocis and
+          Whiten (1997), the same for every digit of a base (MATLAB's
+          ``scramble(haltonset(d), 'RR2')``, as used by Avron et al.); no seed
+          needed, first point 0.
+    seed : None, int, SeedSequence, BitGenerator or Generator, default=None
+        Source of the random permutations, with the semantics of SciPy's
+        ``rng`` keyword (a Generator is spawned, not consumed).
+
+    Notes
+    -----
+    ``x_{i,j} = sum_k pi_{j,k}(a_k(i)) b_j^{-k-1}``, where ``i = sum_k a_k(i) b_j^k``
+    and ``pi_{j,k}`` is the identity (plain), a random permutation, or the RR2
+    permutation.  Points are in ``[0, 1)^d`` and float64.  The kernel runs in
+    parallel over chunks of points with numba's threads (``workers`` is
+    accepted for SciPy compatibility and ignored; use ``numba.set_num_threads``).
+
+    References
+    ----------
+    .. [1] J. H. Halton, "On the efficiency of certain quasi-random sequences of
+       points in evaluating multi-dimensional integrals", Numer. Math. 2, 1960.
+    .. [2] L. Kocis and W. J. Whiten, "Computational investigations of
+       low-discrepancy sequences", ACM Trans. Math. Softw. 23(2):266-294, 1997.
+    .. [3] A. B. Owen, "A randomized Halton algorithm in R", arXiv:1706.02808, 2017.
+
+    Examples
+    --------
+    >>> from qmc_orff.generators import Halton
+    >>> Halton(2).random(4)
+    array([[0.        , 0.        ],
+           [0.5       , 0.33333333],
+           [0.25      , 0.66666667],
+           [0.75      , 0.11111111]])
+    """
+
+    def __init__(self, d, *, scramble=False, seed=None):
+        d = check_dimension(d)
+        if scramble is True or scramble is False or isinstance(scramble, np.bool_):
+            mode = "random" if bool(scramble) else "none"
+        elif isinstance(scramble, str) and scramble in ("random", "deterministic"):
+            mode = scramble
+        else:
+            raise ValueError("'scramble' must be one of False, True, 'random', "
+                             f"'deterministic'; got {scramble!r}.")
+        init_engine(self, d, seed)
+        self.scramble = scramble
+        self._mode = mode
+        self.base = first_primes(d)
+        weights = np.empty((d, _halton.MAX_DIGITS), dtype=np.float64)
+        # Same recurrence as SciPy (b2r = 1.0 / base; b2r /= base), so the
+        # products digit * weight are bit-identical.
+        weights[:, 0] = 1.0 / self.base
+        for k in range(1, _halton.MAX_DIGITS):
+            weights[:, k] = weights[:, k - 1] / self.base
+        self._weights = weights
+        if mode != "none":
+            self._counts = np.array([_digit_count(int(b)) for b in self.base], dtype=np.int64)
+            blocks = []
+            for b, count in zip(self.base.tolist(), self._counts.tolist()):
+                if mode == "random":
+                    # Exactly SciPy's `_van_der_corput_permutations`, in the same
+                    # order of draws, so that a seed gives SciPy's points: one
+                    # permutation per digit position.
+                    block = np.repeat(np.arange(b)[None], count, axis=0)
+                    for perm in block:
+                        self.rng.shuffle(perm)
+                else:
+                    block = rr2_permutation(b)   # one permutation for all positions
+                blocks.append(block.astype(np.int32).ravel())   # digits < 2^31
+            sizes = np.array([blk.size for blk in blocks], dtype=np.int64)
+            self._offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+            self._strides = self.base.copy() if mode == "random" else np.zeros(d, np.int64)
+            self._perms = np.ascontiguousarray(np.concatenate(blocks))
+
+    def _random(self, n=1, *, workers=1):
+        n = check_n(n)
+        out = np.empty((n, self.d), dtype=np.float64)
+        if n == 0:
+            return out
+        start = self.num_generated
+        if self._mode == "none":
+            _halton.halton_plain(start, n, self.base, self._weights, _CHUNK, out)
+            return out
+        counts = self._counts
+        if self._mode == "deterministic":
+            # RR2 maps the digit 0 to 0: digits above the largest index's
+            # length add exact zeros, so they are skipped (same values).
+            last = start + n - 1
+            needed = np.array([max(1, _n_digits(last, int(b))) for b in self.base],
+                              dtype=np.int64)
+            counts = np.minimum(counts, needed)
+        _halton.halton_permuted(start, n, self.base, self._weights, counts,
+                                self._offsets, self._strides, self._perms, _CHUNK, out)
+        return out
+
+    def fast_forward(self, n):
+        """Skip the next ``n`` points (no points are computed).
+
+        Parameters
+        ----------
+        n : int
+            Number of points to skip, ``n >= 0``.
+
+        Returns
+        -------
+        engine : Halton
+            The engine itself.
+        """
+        self.num_generated += check_n(n)
+        return self
+
+
+def _n_digits(i, b):
+    k = 0
+    while i > 0:
+        i //= b
+        k += 1
+    return k

@@ -1,0 +1,230 @@
+"""Rank-1 lattice rules: Kuo's extensible vector by default, or any generating vector."""
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import math
+import numbers
+
+import numpy as np
+from scipy.stats import qmc
+
+from .._validation import as_float_array, check_choice, check_dimension, check_int
+from . import _lattice
+from ._base import check_n, init_engine
+
+__all__ = ["Lattice", "kuo_generating_vector", "KUO_MAXDIM", "KUO_MAX_LOG2N"]
+
+#: Dimensions of the shipped generating vector.
+KUO_MAXDIM = 9125
+#: The shipped vector is built for n = 2^10 .. 2^20 points.
+KUO_MAX_LOG2N = 20
+_KUO_FILE = "kuo.lattice-33002-1024-1048576.9125.npy"
+#: Largest lattice size N for an explicit generating vector (exact uint64 products).
+MAX_N = 2 ** 32
+
+_CHUNK = 4096
+
+
+@functools.lru_cache(maxsize=1)
+def _load_kuo():
+    res = importlib.resources.files("qmc_orff.data").joinpath(_KUO_FILE)
+    with importlib.resources.as_file(res) as path:
+        z = np.load(path).astype(np.int64)
+    z.setflags(write=False)
+    return z
+
+
+def kuo_generating_vector(d):
+    """First ``d`` entries of Kuo's extensible lattice generating vector.
+
+    ``lattice-33002-1024-1048576.9125`` (F. Y. Kuo; Cools, Kuo & Nuyens 2006):
+    an embedded rank-1 lattice sequence in base 2 for 2^10 .. 2^20 points, up to
+    9125 dimensions.  Provenance: ``qmc_orff/data/README.md``.
+
+    Parameters
+    ----------
+    d : int
+        Dimension, ``1 <= d <= 9125``.
+
+    Returns
+    -------
+    z : ndarray of shape (d,), dtype int64
+    """
+    d = check_dimension(d, maximum=KUO_MAXDIM)
+    return _load_kuo()[:d].copy()
+
+
+class Lattice(qmc.QMCEngine):
+    """Rank-1 lattice rule ``x_i = frac(phi(i) z / N)``, optionally shifted.
+
+    Parameters
+    ----------
+    d : int
+        Dimension, ``d >= 1`` (``<= 9125`` with the default vector).
+    generating_vector : "default" or array-like of int of shape (d,), default="default"
+        ``"default"``: Kuo's extensible vector ``lattice-33002-1024-1048576.9125``
+        (Cools, Kuo & Nuyens 2006), good for ``n = 2^10 .. 2^20`` points.
+        Otherwise ``d`` nonnegative integers coprime with ``n_max`` (e.g. from
+        `cbc_lattice`), stored reduced modulo ``n_max``.
+    order : {"radical_inverse", "natural"}, default="radical_inverse"
+        ``"radical_inverse"``: ``phi(i)`` is the base-2 radical inverse of ``i``
+        times ``N``, so every prefix of ``2^m <= N`` points is the full lattice
+        with ``2^m`` points (an embedded / extensible lattice sequence);
+        needs ``N`` a power of 2.  With the default vector and no shift, the
+        points equal QMCPy's ``Lattice(d, randomize='FALSE')``.
+        ``"natural"``: ``phi(i) = i``: the first ``N`` points are the lattice
+        of size ``N`` in its natural order (prefixes are not lattices).
+    shift : bool or array-like of shape (d,), default=False
+        ``True``: add a uniform random shift modulo 1 drawn from ``seed``
+        (a randomly shifted lattice rule, unbiased); an array: that shift, each
+        entry in ``[0, 1)``; ``False``: no shift (the first point is 0).
+    seed : None, int, SeedSequence, BitGenerator or Generator, default=None
+        Source of the random shift, with the semantics of SciPy's ``rng``.
+    n_max : int, optional
+        The lattice size ``N`` (modulus of the rule); at most ``N`` points can
+        be drawn.  Default vector: a power of 2 up to ``2**20`` (default
+        ``2**20``).  Explicit vector: required, ``1 <= N <= 2**32``, and a power
+        of 2 for ``order="radical_inverse"``.
+
+    Notes
+    -----
+    ``x_{i,j} = frac(phi(i) z_j / N + Delta_j)`` with ``Delta = 0`` unless
+    shifted.  Numerators ``phi(i) z_j mod N`` are computed exactly in uint64;
+    the division by ``N`` is the only rounding.  Drawing is stateless in the
+    index (numba, parallel over chunks of points).
+
+    References
+    ----------
+    .. [1] R. Cools, F. Y. Kuo and D. Nuyens, "Constructing embedded lattice
+       rules for multivariate integration", SIAM J. Sci. Comput. 28(6):2162-2188,
+       2006.
+    .. [2] F. J. Hickernell, H. S. Hong, P. L'Ecuyer and C. Lemieux, "Extensible
+       lattice sequences for quasi-Monte Carlo quadrature", SIAM J. Sci. Comput.
+       22(3):1117-1138, 2000.
+
+    Examples
+    --------
+    >>> from qmc_orff.generators import Lattice
+    >>> Lattice(2).random(4)
+    array([[0.  , 0.  ],
+           [0.5 , 0.5 ],
+           [0.25, 0.75],
+           [0.75, 0.25]])
+    >>> Lattice(2, generating_vector=[1, 3], order="natural", n_max=5).random(5)
+    array([[0. , 0. ],
+           [0.2, 0.6],
+           [0.4, 0.2],
+           [0.6, 0.8],
+           [0.8, 0.4]])
+    """
+
+    def __init__(self, d, *, generating_vector="default", order="radical_inverse",
+                 shift=False, seed=None, n_max=None):
+        self.order = check_choice(order, "order", ("radical_inverse", "natural"))
+        if isinstance(generating_vector, str):
+            if generating_vector != "default":
+                raise ValueError("'generating_vector' must be 'default' or an array of d "
+                                 f"integers; got {generating_vector!r}.")
+            d = check_dimension(d, maximum=KUO_MAXDIM)
+            if n_max is None:
+                n_max = 2 ** KUO_MAX_LOG2N
+            n_max = check_int(n_max, "n_max", minimum=1, maximum=2 ** KUO_MAX_LOG2N)
+            if n_max & (n_max - 1):
+                raise ValueError("'n_max' must be a power of 2 with the default generating "
+                                 f"vector; got {n_max}.")
+            z = kuo_generating_vector(d)
+        else:
+            d = check_dimension(d)
+            if n_max is None:
+                raise ValueError("'n_max' (the lattice size N) is required with an explicit "
+                                 "'generating_vector'.")
+            n_max = check_int(n_max, "n_max", minimum=1, maximum=MAX_N)
+            if self.order == "radical_inverse" and n_max & (n_max - 1):
+                raise ValueError("'n_max' must be a power of 2 for order='radical_inverse'; "
+                                 f"got {n_max}.")
+            z = _as_generating_vector(generating_vector, d, n_max)
+        init_engine(self, d, seed)
+        self.generating_vector = z
+        self.n_max = n_max
+        self._z = np.ascontiguousarray(z % n_max, dtype=np.uint64)
+        self._m = n_max.bit_length() - 1
+        self.shift = self._make_shift(shift, d)
+
+    def _make_shift(self, shift, d):
+        if isinstance(shift, (bool, np.bool_)):
+            return self.rng.random(d) if shift else None
+        if shift is None:
+            return None
+        s = as_float_array(shift, "shift", ndim=1)
+        if s.shape[0] != d:
+            raise ValueError(f"'shift' must have length d={d}; got length {s.shape[0]}.")
+        bad = (s < 0) | (s >= 1)
+        if np.any(bad):
+            raise ValueError(f"'shift' must lie in [0, 1); got {float(s[bad][0])!r}.")
+        return s
+
+    def _check_room(self, n):
+        total = self.num_generated + n
+        if total > self.n_max:
+            raise ValueError(
+                f"At most n_max={self.n_max} distinct lattice points can be generated. "
+                f"{self.num_generated} points have been previously generated, then: "
+                f"n={self.num_generated}+{n}={total}.")
+
+    def _random(self, n=1, *, workers=1):
+        n = check_n(n)
+        out = np.empty((n, self.d), dtype=np.float64)
+        if n == 0:
+            return out
+        self._check_room(n)
+        use_shift = self.shift is not None
+        shift = self.shift if use_shift else np.zeros(self.d)
+        if self.order == "radical_inverse":
+            _lattice.lattice_radical_inverse(self.num_generated, n, self._z, self._m, shift,
+                                             use_shift, _CHUNK, out)
+        else:
+            _lattice.lattice_natural(self.num_generated, n, self._z, self.n_max, shift,
+                                     use_shift, _CHUNK, out)
+        return out
+
+    def fast_forward(self, n):
+        """Skip the next ``n`` points (no points are computed).
+
+        Parameters
+        ----------
+        n : int
+            Number of points to skip, ``n >= 0``.
+
+        Returns
+        -------
+        engine : Lattice
+            The engine itself.
+        """
+        n = check_n(n)
+        self._check_room(n)
+        self.num_generated += n
+        return self
+
+
+def _as_generating_vector(z, d, n_max):
+    """Check an explicit generating vector; return it reduced modulo ``n_max``."""
+    arr = np.asarray(z)
+    integral = np.issubdtype(arr.dtype, np.integer) or (
+        arr.dtype == object and all(isinstance(v, numbers.Integral)
+                                    and not isinstance(v, (bool, np.bool_))
+                                    for v in arr.ravel()))
+    if not integral:
+        raise TypeError(f"'generating_vector' must contain integers; got dtype {arr.dtype}.")
+    if arr.ndim != 1 or arr.shape[0] != d:
+        raise ValueError(f"'generating_vector' must have shape ({d},) for d={d}; "
+                         f"got shape {arr.shape}.")
+    vals = [int(v) for v in arr.tolist()]
+    for j, v in enumerate(vals):
+        if v < 0:
+            raise ValueError(f"'generating_vector' must be nonnegative; got {v} at index {j}.")
+        g = math.gcd(v, n_max)
+        if g != 1:
+            raise ValueError(f"'generating_vector' must be coprime with n_max={n_max}; "
+                             f"entry {j} is {v} (gcd {g}).")
+    return np.array([v % n_max for v in vals], dtype=np.int64)

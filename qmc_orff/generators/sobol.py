@@ -1,0 +1,234 @@
+"""Sobol' sequence with Joe-Kuo direction numbers; LMS + digital shift scrambling."""
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import warnings
+
+import numpy as np
+from scipy.stats import qmc
+
+from .._validation import check_dimension, check_int
+from . import _sobol
+from ._base import check_n, init_engine
+
+__all__ = ["Sobol", "direction_numbers", "MAXDIM", "BITS"]
+
+#: Largest dimension of the Joe-Kuo new-joe-kuo-6.21201 direction numbers.
+MAXDIM = 21201
+#: Bits per coordinate (SciPy's default): at most 2**BITS points.
+BITS = 30
+
+_CHUNK = 4096
+
+
+@functools.lru_cache(maxsize=1)
+def _load_joe_kuo():
+    # SciPy ships new-joe-kuo-6.21201 as `scipy/stats/_sobol_direction_numbers.npz`:
+    # `poly` (21201,) are the primitive polynomials written as 2a + 2^s + 1
+    # (s the degree, a the coefficients) with a degenerate first entry 1, and
+    # `vinit` (21201, 18) the initial direction numbers m_1 .. m_s (zero padded).
+    # Source: S. Joe and F. Y. Kuo, https://web.maths.unsw.edu.au/~fkuo/sobol/
+    # (BSD-style licence, Copyright (c) 2008 Frances Y. Kuo and Stephen Joe).
+    res = importlib.resources.files("scipy.stats").joinpath("_sobol_direction_numbers.npz")
+    with importlib.resources.as_file(res) as path, np.load(path) as data:
+        poly = np.ascontiguousarray(data["poly"], dtype=np.int64)
+        vinit = np.ascontiguousarray(data["vinit"], dtype=np.int64)
+    poly.setflags(write=False)
+    vinit.setflags(write=False)
+    return poly, vinit
+
+
+def direction_numbers(d, bits=BITS):
+    """Sobol' direction numbers of the first ``d`` dimensions.
+
+    Read lazily (and cached) from SciPy's copy of Joe & Kuo's
+    ``new-joe-kuo-6.21201`` (search criterion D(6)) and expanded with the
+    Bratley-Fox recurrence.
+
+    Parameters
+    ----------
+    d : int
+        Dimension, ``1 <= d <= 21201``.
+    bits : int, default=30
+        Number of bits, ``1 <= bits <= 64``.
+
+    Returns
+    -------
+    v : ndarray of shape (d, bits), dtype uint64
+        ``v[j, k]`` is the k-th direction number of coordinate j, aligned so
+        that its leading bit has weight ``2^(bits - 1 - k)``.
+    """
+    d = check_dimension(d, maximum=MAXDIM)
+    bits = check_int(bits, "bits", minimum=1, maximum=64)
+    poly, vinit = _load_joe_kuo()
+    return _sobol.direction_matrix(poly, vinit, d, bits)
+
+
+def _parity(x):
+    """Parity of the set bits of each uint64 in ``x`` (0 or 1)."""
+    x = x.copy()
+    for s in (32, 16, 8, 4, 2, 1):
+        x ^= x >> np.uint64(s)
+    return x & np.uint64(1)
+
+
+def _lms_scramble(sv, ltm, bits):
+    """Left linear matrix scramble of the direction numbers (SciPy's `_cscramble`).
+
+    ``ltm[j]`` is a lower-triangular 0/1 matrix (its diagonal is set to 1);
+    row ``p`` read as an integer with column ``i`` at bit ``bits - 1 - i`` gives
+    bit ``bits - 1 - p`` of the new number as the parity of ``row & v``.
+    """
+    d = sv.shape[0]
+    idx = np.arange(bits)
+    weight = np.uint64(1) << (bits - 1 - idx).astype(np.uint64)   # bit of column / row i
+    out = np.empty_like(sv)
+    for lo in range(0, d, 1024):                                    # bounded memory
+        blk = ltm[lo:lo + 1024].astype(np.uint64)
+        blk[:, idx, idx] = 1
+        rows = (blk * weight).sum(axis=2, dtype=np.uint64)          # (b, p)
+        par = _parity(rows[:, :, None] & sv[lo:lo + 1024, None, :])  # (b, p, k)
+        out[lo:lo + 1024] = (par * weight[None, :, None]).sum(axis=1, dtype=np.uint64)
+    return out
+
+
+class Sobol(qmc.QMCEngine):
+    """Sobol' sequence (Joe-Kuo direction numbers), optionally scrambled.
+
+    Parameters
+    ----------
+    d : int
+        Dimension, ``1 <= d <= 21201``.
+    scramble : bool, default=False
+        ``False``: the plain sequence, bit-for-bit equal to
+        ``scipy.stats.qmc.Sobol(d, scramble=False)``.  ``True``: left linear
+        matrix scrambling plus a digital shift (LMS + shift, Matousek 1998),
+        drawn from ``seed``; with the same ``seed`` the points equal
+        ``scipy.stats.qmc.Sobol(d, scramble=True, rng=seed)``.
+    seed : None, int, SeedSequence, BitGenerator or Generator, default=None
+        Source of the scrambling, with the semantics of SciPy's ``rng`` keyword.
+
+    Notes
+    -----
+    Point ``k`` is ``x_k = 2^-30 (s XOR (XOR_{b : bit b of gray(k) set} v_b))``
+    coordinate-wise, with ``gray(k) = k XOR (k >> 1)`` (Antonov & Saleev
+    order), direction numbers ``v_b`` (scrambled: ``v_b <- L v_b`` with a random
+    unit lower-triangular matrix ``L`` over GF(2)) and shift ``s`` (0 unless
+    scrambled).  30 bits as SciPy's default, so at most ``2**30`` points.
+    Drawing is stateless in the index: the numba kernel runs in parallel over
+    chunks of indices, each started from its directly computed state.
+
+    As in SciPy, the balance properties need ``n = 2^m`` points from the
+    start: a first draw of another size warns (see `random_base2`).
+
+    References
+    ----------
+    .. [1] I. M. Sobol', Zh. Vychisl. Mat. i Mat. Fiz. 7:784-802, 1967.
+    .. [2] S. Joe and F. Y. Kuo, "Constructing Sobol sequences with better
+       two-dimensional projections", SIAM J. Sci. Comput. 30(5):2635-2654, 2008.
+    .. [3] P. Bratley and B. L. Fox, "Algorithm 659", ACM Trans. Math. Softw.
+       14(1):88-100, 1988.
+    .. [4] J. Matousek, "On the L2-discrepancy for anchored boxes",
+       J. Complexity 14:527-556, 1998.
+
+    Examples
+    --------
+    >>> from qmc_orff.generators import Sobol
+    >>> Sobol(2).random_base2(2)
+    array([[0.  , 0.  ],
+           [0.5 , 0.5 ],
+           [0.75, 0.25],
+           [0.25, 0.75]])
+    """
+
+    MAXDIM = MAXDIM
+
+    def __init__(self, d, *, scramble=False, seed=None):
+        d = check_dimension(d, maximum=MAXDIM)
+        if not isinstance(scramble, (bool, np.bool_)):
+            raise TypeError(f"'scramble' must be True or False; got {scramble!r}.")
+        init_engine(self, d, seed)
+        self.scramble = bool(scramble)
+        self.bits = BITS
+        self.maxn = 2 ** BITS
+        sv = direction_numbers(d, BITS)
+        if self.scramble:
+            # Same draws, in the same order and dtype, as SciPy's Sobol._scramble.
+            shift_bits = self.rng.integers(0, 2, size=(d, BITS), dtype=np.uint32)
+            self._shift = (shift_bits.astype(np.uint64)
+                           << np.arange(BITS, dtype=np.uint64)).sum(axis=1, dtype=np.uint64)
+            ltm = np.tril(self.rng.integers(0, 2, size=(d, BITS, BITS), dtype=np.uint32))
+            sv = _lms_scramble(sv, ltm, BITS)
+        else:
+            self._shift = np.zeros(d, dtype=np.uint64)
+        self._svt = np.ascontiguousarray(sv.T)
+        self._scale = 1.0 / 2 ** BITS
+
+    def _check_room(self, n):
+        total = self.num_generated + n
+        if total > self.maxn:
+            raise ValueError(
+                f"At most 2**{self.bits}={self.maxn} distinct points can be generated. "
+                f"{self.num_generated} points have been previously generated, then: "
+                f"n={self.num_generated}+{n}={total}.")
+
+    def _random(self, n=1, *, workers=1):
+        n = check_n(n)
+        out = np.empty((n, self.d), dtype=np.float64)
+        if n == 0:
+            return out
+        self._check_room(n)
+        if self.num_generated == 0 and n & (n - 1) != 0:
+            # SciPy's condition and message (stacklevel: user -> random -> _random).
+            warnings.warn("The balance properties of Sobol' points require"
+                          " n to be a power of 2.", stacklevel=3)
+        _sobol.sobol_draw(self.num_generated, n, self._svt, self._shift, self._scale,
+                          _CHUNK, out)
+        return out
+
+    def random_base2(self, m):
+        """Draw ``n = 2^m`` points, keeping the balance properties.
+
+        Parameters
+        ----------
+        m : int
+            Base-2 logarithm of the number of points, ``m >= 0``.
+
+        Returns
+        -------
+        sample : ndarray of shape (2**m, d)
+
+        Raises
+        ------
+        ValueError
+            If ``num_generated + 2^m`` is not a power of 2.
+        """
+        m = check_int(m, "m", minimum=0)
+        n = 2 ** m
+        total = self.num_generated + n
+        if total & (total - 1) != 0:
+            raise ValueError(
+                "The balance properties of Sobol' points require n to be a power of 2. "
+                f"{self.num_generated} points have been previously generated, then: "
+                f"n={self.num_generated}+2**{m}={total}. If you still want to do this, "
+                "the function 'Sobol.random()' can be used.")
+        return self.random(n)
+
+    def fast_forward(self, n):
+        """Skip the next ``n`` points (no points are computed).
+
+        Parameters
+        ----------
+        n : int
+            Number of points to skip, ``n >= 0``.
+
+        Returns
+        -------
+        engine : Sobol
+            The engine itself.
+        """
+        n = check_n(n)
+        self._check_room(n)
+        self.num_generated += n
+        return self

@@ -1,0 +1,213 @@
+"""Tests of qmc_orff.generators.Sobol."""
+import warnings
+
+import numpy as np
+import pytest
+from scipy.stats import qmc
+from scipy.stats._sobol import _initialize_v  # SciPy's own (Cython) reference
+
+from _qmc_engine_common import EngineChecks
+from qmc_orff.generators import Sobol
+from qmc_orff.generators import _sobol
+from qmc_orff.generators.sobol import _lms_scramble, direction_numbers
+
+BALANCE = "The balance properties of Sobol' points require n to be a power of 2"
+
+
+# --- plain numpy references (never imported by the package) ---------------------
+
+def ref_sobol(idx, sv, shift, bits=30):
+    """x_k = 2^-bits (shift XOR XOR_{b in gray(k)} v_b), one point at a time."""
+    out = np.empty((len(idx), sv.shape[0]))
+    for r, k in enumerate(idx):
+        g = k ^ (k >> 1)
+        q = shift.copy()
+        for b in range(bits):
+            if (g >> b) & 1:
+                q ^= sv[:, b]
+        out[r] = q / 2.0 ** bits
+    return out
+
+
+def ref_lms(sv, ltm, bits):
+    """Left matrix scramble over GF(2), bits written most significant first."""
+    new = np.zeros_like(sv)
+    for j in range(sv.shape[0]):
+        lower = np.tril(ltm[j]).astype(np.int64)
+        np.fill_diagonal(lower, 1)
+        for k in range(bits):
+            vbits = np.array([(int(sv[j, k]) >> (bits - 1 - i)) & 1 for i in range(bits)])
+            nbits = lower @ vbits % 2
+            new[j, k] = sum(int(bv) << (bits - 1 - i) for i, bv in enumerate(nbits))
+    return new
+
+
+# --- shared engine behaviour ----------------------------------------------------
+
+class TestPlainEngine(EngineChecks):
+    def make(self, d):
+        return Sobol(d)
+
+
+class TestScrambledEngine(EngineChecks):
+    def make(self, d):
+        return Sobol(d, scramble=True, seed=99)
+
+
+# --- exactness against SciPy ----------------------------------------------------
+
+@pytest.mark.parametrize("d", [1, 2, 10, 64, 1000])
+def test_plain_equals_scipy(d):
+    n = 2 ** 14 if d <= 64 else 2 ** 11
+    ours, theirs = Sobol(d), qmc.Sobol(d, scramble=False)
+    np.testing.assert_array_equal(ours.random(n), theirs.random(n))
+    ours.fast_forward(1000)
+    theirs.fast_forward(1000)
+    np.testing.assert_array_equal(ours.random(512), theirs.random(512))
+    ours.reset()
+    theirs.reset()
+    np.testing.assert_array_equal(ours.random_base2(5), theirs.random_base2(5))
+
+
+def test_plain_equals_scipy_near_maxdim():
+    d = 21201
+    np.testing.assert_array_equal(Sobol(d).random(64), qmc.Sobol(d, scramble=False).random(64))
+    # all 30 direction numbers of every dimension, against SciPy's initialiser
+    v = np.zeros((d, 30), dtype=np.uint32)
+    _initialize_v(v, dim=d, bits=30)
+    np.testing.assert_array_equal(direction_numbers(d), v.astype(np.uint64))
+
+
+def test_high_index_equals_scipy():
+    # bits 20..29 of the index exercise the last direction numbers
+    ours, theirs = Sobol(3), qmc.Sobol(3, scramble=False)
+    theirs.fast_forward(2 ** 29 + 5)      # SciPy walks the Gray code (about 1 s)
+    ours.fast_forward(2 ** 29 + 5)
+    np.testing.assert_array_equal(ours.random(300), theirs.random(300))
+
+
+@pytest.mark.parametrize("d", [1, 7, 64, 500])
+def test_scrambled_equals_scipy_with_same_seed(d):
+    ours = Sobol(d, scramble=True, seed=31415)
+    theirs = qmc.Sobol(d, scramble=True, rng=31415)
+    np.testing.assert_array_equal(ours.random(1024), theirs.random(1024))
+    ours.fast_forward(100)
+    theirs.fast_forward(100)
+    np.testing.assert_array_equal(ours.random(100), theirs.random(100))
+
+
+def test_first_points():
+    # Sobol' (1967) with Joe-Kuo numbers; SciPy's documented example
+    np.testing.assert_array_equal(
+        Sobol(2).random_base2(3),
+        [[0, 0], [0.5, 0.5], [0.75, 0.25], [0.25, 0.75],
+         [0.375, 0.375], [0.875, 0.875], [0.625, 0.125], [0.125, 0.625]])
+
+
+# --- kernels against plain references; chunked equals serial -------------------------
+
+def test_draw_kernel_equals_reference_and_chunking_invariant():
+    d, start, n = 9, 777, 700
+    e = Sobol(d, scramble=True, seed=5)
+    ref = ref_sobol(range(start, start + n), e._svt.T.copy(), e._shift)
+    serial = np.empty((n, d))
+    chunked = np.empty((n, d))
+    _sobol.sobol_draw(start, n, e._svt, e._shift, e._scale, n, serial)
+    _sobol.sobol_draw(start, n, e._svt, e._shift, e._scale, 3, chunked)
+    np.testing.assert_array_equal(serial, ref)
+    np.testing.assert_array_equal(chunked, ref)
+
+
+def test_lms_equals_bit_matrix_reference():
+    rng = np.random.default_rng(8)
+    sv = direction_numbers(4, 12)
+    ltm = np.tril(rng.integers(0, 2, size=(4, 12, 12)))
+    np.testing.assert_array_equal(_lms_scramble(sv, ltm, 12), ref_lms(sv, ltm, 12))
+
+
+# --- scrambling ---------------------------------------------------------------------
+
+def test_scrambled_reproducible_and_seed_dependent():
+    a = Sobol(5, scramble=True, seed=1).random(64)
+    b = Sobol(5, scramble=True, seed=1).random(64)
+    c = Sobol(5, scramble=True, seed=2).random(64)
+    np.testing.assert_array_equal(a, b)
+    assert not np.any(np.all(a == c, axis=0))
+
+
+@pytest.mark.parametrize("m", [0, 1, 4, 10])
+def test_scrambled_one_point_per_interval(m):
+    # each 1-D projection of the first 2^m points of a (t, s)-sequence in base 2
+    # (scrambled or not) puts exactly one point in each [i 2^-m, (i+1) 2^-m)
+    x = Sobol(40, scramble=True, seed=123).random_base2(m)
+    cells = np.sort(np.floor(x * 2 ** m).astype(np.int64), axis=0)
+    np.testing.assert_array_equal(cells, np.repeat(np.arange(2 ** m)[:, None], 40, axis=1))
+
+
+def test_scrambled_first_point_not_zero():
+    x = Sobol(8, scramble=True, seed=0).random(1)
+    assert np.all(x > 0)
+
+
+# --- warnings and errors (SciPy's semantics) ------------------------------------------
+
+def test_balance_warning():
+    with pytest.warns(UserWarning, match=BALANCE):
+        Sobol(2).random(3)
+    e = Sobol(2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        e.random(4)
+        e.random(3)          # only the first draw is checked, as in SciPy
+
+
+def test_random_base2_requires_power_of_two_total():
+    e = Sobol(2)
+    e.random(4)
+    with pytest.raises(ValueError, match=r"n=4\+2\*\*1=6"):
+        e.random_base2(1)
+    with pytest.raises(ValueError, match="'m' must be >= 0; got -1"):
+        Sobol(2).random_base2(-1)
+
+
+def test_too_many_points():
+    e = Sobol(2).fast_forward(2 ** 30 - 1)
+    e.random(1)
+    with pytest.raises(ValueError, match=r"At most 2\*\*30=1073741824 distinct points"):
+        e.random(1)
+    with pytest.raises(ValueError, match=r"At most 2\*\*30=1073741824 distinct points"):
+        Sobol(2).fast_forward(2 ** 30 + 1)
+
+
+def test_bad_dimension():
+    with pytest.raises(ValueError, match="'d' must be >= 1; got 0"):
+        Sobol(0)
+    with pytest.raises(ValueError, match="'d' must be <= 21201 .*; got 21202"):
+        Sobol(21202)
+
+
+def test_bad_scramble():
+    with pytest.raises(TypeError, match="'scramble' must be True or False; got 'yes'"):
+        Sobol(2, scramble="yes")
+
+
+@pytest.mark.parametrize("scramble", [False, True])
+def test_parallel_equals_one_thread(scramble):
+    numba = pytest.importorskip("numba")
+    e = Sobol(16, scramble=scramble, seed=2)
+    par = e.random(2 ** 15)
+    old = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        ser = e.reset().random(2 ** 15)
+    finally:
+        numba.set_num_threads(old)
+    np.testing.assert_array_equal(par, ser)
+
+
+@pytest.mark.parametrize("make_seed", [
+    lambda: 4, lambda: np.random.SeedSequence(4), lambda: np.random.default_rng(4)])
+def test_seed_accepts_what_scipy_rng_accepts(make_seed):
+    ours = Sobol(3, scramble=True, seed=make_seed()).random(32)
+    theirs = qmc.Sobol(3, scramble=True, rng=make_seed()).random(32)
+    np.testing.assert_array_equal(ours, theirs)
