@@ -1,0 +1,374 @@
+"""Numba kernels for the pair term of the box discrepancy (private).
+
+All kernels work in NORMALISED units: with ``z_j = b_j (u_j - v_j)`` the pair
+factor is ``prod_j sinc(z_j)``, ``sinc(z) = sin(z) / z`` (so ``sinc(0) = 1``);
+the public wrapper multiplies by ``prod_j (b_j / pi)`` to get
+``sinc_b(u, v) = pi^-d prod_j sin(b_j (u_j - v_j)) / (u_j - v_j)``.  Keeping every
+factor in [-1, 1] avoids the underflow of ``prod_j b_j / pi`` in high dimension.
+
+No transcendental function is called in the O(s^2 d) loops: ``sin(b_j w_lj)`` and
+``cos(b_j w_lj)`` are tabulated once (``S``, ``Co``) and the angle-addition
+identities give ``sin z`` and ``cos z`` for a pair.  Where ``|z| < TAU`` that
+form loses relative accuracy to cancellation, so ``sinc(z)`` and its derivative
+are taken from their Taylor polynomials there instead (exact to rounding for
+``|z| < 0.5``; the angle-addition form then has relative error at most about
+``eps (1 + |b_j w_lj| + |b_j w_mj|) / TAU``).
+
+The kernels take plain C-contiguous float64 arrays and check nothing: the
+public wrappers in :mod:`qmc_orff.discrepancy` validate first.
+
+Parallel schedule of the pair sums (race-free and deterministic): rows are
+cut into at most ``MAX_BLOCKS`` blocks and every unordered block pair
+``(I, J)`` is one task, which visits each unordered point pair once and adds
+the pair's contribution to both rows (``+`` to row l, ``-`` to row m for the
+gradient, since ``d sinc_b / d u = -d sinc_b / d v``).  The tasks are grouped
+in rounds by the circle method of round-robin tournaments: within a round no
+block occurs twice, so the round's tasks write disjoint rows and run as one
+``prange``.  Every row receives its contributions in an order fixed by the
+schedule, which depends on ``s`` only -- not on the number of threads nor on
+which thread runs which task -- so results are bit-identical across runs and
+thread counts (and between the value-only and value-and-gradient paths).
+Small problems (``< SERIAL_WORK`` pair-dimensions) run the same schedule on
+the calling thread; rounds are kept long (``ROUND_WORK``) because on a loaded
+machine every barrier can cost a scheduler time slice.
+``fastmath`` is off: the discrepancy subtracts nearly equal terms.
+"""
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+__all__ = ["TAU", "pair_value_grad", "pair_values", "pair_matrix", "sinc_taylor"]
+
+#: below this |z| the Taylor polynomials replace the angle-addition form
+TAU = 0.5
+#: schedule of the pair loops: at most MAX_BLOCKS row blocks of at least
+#: MIN_BLOCK_ROWS rows, and few enough blocks that a parallel round holds at
+#: least ROUND_WORK pair-dimensions (a few ms); inside a block pair, tiles of TILE rows
+MAX_BLOCKS = 32
+MIN_BLOCK_ROWS = 16
+ROUND_WORK = 1_000_000
+TILE = 32
+#: below this many unordered pair-dimensions (several ms of work) the kernels run
+#: on the calling thread.  Each parallel round ends at a barrier; on a loaded
+#: machine a barrier can cost a scheduler time slice, so rounds must be long.
+SERIAL_WORK = 2_000_000
+
+# sinc(z) = sum_k (-1)^k z^(2k) / (2k+1)!, k = 0..8 (truncation < 1e-19 at |z| = 0.5)
+_S0 = 1.0
+_S1 = -1.0 / 6.0
+_S2 = 1.0 / 120.0
+_S3 = -1.0 / 5040.0
+_S4 = 1.0 / 362880.0
+_S5 = -1.0 / 39916800.0
+_S6 = 1.0 / 6227020800.0
+_S7 = -1.0 / 1307674368000.0
+_S8 = 1.0 / 355687428096000.0
+# sinc'(z) = z * sum_{k>=1} (-1)^k 2k z^(2k-2) / (2k+1)!, k = 1..9
+_D1 = -2.0 / 6.0
+_D2 = 4.0 / 120.0
+_D3 = -6.0 / 5040.0
+_D4 = 8.0 / 362880.0
+_D5 = -10.0 / 39916800.0
+_D6 = 12.0 / 6227020800.0
+_D7 = -14.0 / 1307674368000.0
+_D8 = 16.0 / 355687428096000.0
+_D9 = -18.0 / 121645100408832000.0
+
+
+@njit(cache=True, inline="always")
+def _sinc_poly(z2):
+    return _S0 + z2 * (_S1 + z2 * (_S2 + z2 * (_S3 + z2 * (_S4 + z2 * (
+        _S5 + z2 * (_S6 + z2 * (_S7 + z2 * _S8)))))))
+
+
+@njit(cache=True, inline="always")
+def _dsinc_poly(z2):
+    return _D1 + z2 * (_D2 + z2 * (_D3 + z2 * (_D4 + z2 * (_D5 + z2 * (
+        _D6 + z2 * (_D7 + z2 * (_D8 + z2 * _D9)))))))
+
+
+@njit(cache=True)
+def sinc_taylor(z):
+    """``(sinc(z), sinc'(z))`` by the Taylor polynomials (valid for ``|z| < TAU``)."""
+    z2 = z * z
+    return _sinc_poly(z2), z * _dsinc_poly(z2)
+
+
+@njit(cache=True, inline="always")
+def _factors(W, b, S, Co, l, m, fbuf, dbuf):
+    """``fbuf[j] = sinc(z_j)``, ``dbuf[j] = b_j sinc'(z_j)``, ``z_j = b_j (W[l, j] - W[m, j])``.
+
+    Branch-free (both forms are computed and one is selected) so the loop can
+    be vectorised; ``1 / z`` is taken of 1 where the Taylor form is used.
+    """
+    d = W.shape[1]
+    for j in range(d):
+        bj = b[j]
+        z = bj * (W[l, j] - W[m, j])
+        sz = S[l, j] * Co[m, j] - Co[l, j] * S[m, j]
+        cz = Co[l, j] * Co[m, j] + S[l, j] * S[m, j]
+        z2 = z * z
+        near = abs(z) < TAU
+        inv = 1.0 / (1.0 if near else z)
+        f_far = sz * inv
+        df_far = (cz - f_far) * inv
+        f = _sinc_poly(z2) if near else f_far
+        df = z * _dsinc_poly(z2) if near else df_far
+        fbuf[j] = f
+        dbuf[j] = bj * df
+
+
+@njit(cache=True, inline="always")
+def _prod2(fbuf, d):
+    """Product of fbuf[:d] as two interleaved chains (first half, second half)."""
+    h = d >> 1
+    pa = 1.0
+    pb = 1.0
+    for k in range(h):
+        pa *= fbuf[k]
+        pb *= fbuf[h + k]
+    if d & 1:
+        pb *= fbuf[d - 1]
+    return pa, pb
+
+
+@njit(cache=True, inline="always")
+def _prefix_suffix(fbuf, pre, suf, d):
+    """Exclusive prefix / suffix products within each half of fbuf[:d].
+
+    On return ``pre[j] = prod_{q<j} f_q`` and ``suf[j] = prod_{q>j} f_q`` where
+    both products run over the half that holds ``j`` (``[0, h)`` or ``[h, d)``,
+    ``h = d // 2``); four independent multiplication chains run side by side.
+    """
+    h = d >> 1
+    pa = 1.0
+    pb = 1.0
+    sa = 1.0
+    sb = 1.0
+    odd = d & 1
+    if odd:
+        suf[d - 1] = 1.0
+        sb = fbuf[d - 1]
+    for k in range(h):
+        pre[k] = pa
+        pa *= fbuf[k]
+        pre[h + k] = pb
+        pb *= fbuf[h + k]
+        ka = h - 1 - k
+        suf[ka] = sa
+        sa *= fbuf[ka]
+        kb = h + ka
+        suf[kb] = sb
+        sb *= fbuf[kb]
+    if odd:
+        pre[d - 1] = pb
+
+
+@njit(cache=True, inline="always")
+def _product(W, b, S, Co, l, m, fbuf, dbuf):
+    """``prod_j sinc(b_j (W[l, j] - W[m, j]))``.
+
+    The factors are computed by the same operations as in :func:`_factors`, so
+    the value-only and value-and-gradient paths agree bitwise.
+    """
+    d = W.shape[1]
+    for j in range(d):
+        z = b[j] * (W[l, j] - W[m, j])
+        sz = S[l, j] * Co[m, j] - Co[l, j] * S[m, j]
+        near = abs(z) < TAU
+        inv = 1.0 / (1.0 if near else z)
+        fbuf[j] = _sinc_poly(z * z) if near else sz * inv
+    pa, pb = _prod2(fbuf, d)
+    return pa * pb
+
+
+@njit(cache=True, inline="always")
+def _pair_grad(W, b, S, Co, xi, grad, r, l, m, fbuf, dbuf, pre, suf):
+    """Add the contribution of the unordered pair (l, m), l != m, to r and grad."""
+    d = W.shape[1]
+    h = d >> 1
+    xl = xi[l]
+    xm = xi[m]
+    _factors(W, b, S, Co, l, m, fbuf, dbuf)
+    pa, pb = _prod2(fbuf, d)
+    p = pa * pb
+    r[l] += xm * p
+    r[m] += xl * p
+    c = 2.0 * xl * xm
+    if c == 0.0:
+        return
+    _prefix_suffix(fbuf, pre, suf, d)
+    cb = c * pb  # first half: the suffix also spans the whole second half
+    for j in range(h):
+        t = (cb * suf[j]) * (dbuf[j] * pre[j])
+        grad[l, j] += t
+        grad[m, j] -= t
+    ca = c * pa  # second half: the prefix also spans the whole first half
+    for j in range(h, d):
+        t = (ca * pre[j]) * (dbuf[j] * suf[j])
+        grad[l, j] += t
+        grad[m, j] -= t
+
+
+@njit(cache=True)
+def _task(W, b, S, Co, xi, grad, r, I, J, block, with_grad):
+    """All unordered pairs (l in block I, m in block J), l < m when I == J.
+
+    The loops run over tiles of TILE rows so that the rows of block J in use
+    stay in cache; the order of the pairs is fixed by (I, J, block) alone.
+    """
+    s, d = W.shape
+    buf = np.empty((4, d))
+    fbuf = buf[0]
+    dbuf = buf[1]
+    pre = buf[2]
+    suf = buf[3]
+    l0 = I * block
+    l1 = min(l0 + block, s)
+    m0 = J * block
+    m1 = min(m0 + block, s)
+    for lt in range(l0, l1, TILE):
+        for mt in range(m0, m1, TILE):
+            if I == J and mt + TILE <= lt:
+                continue
+            for l in range(lt, min(lt + TILE, l1)):
+                for m in range(max(mt, l + 1) if I == J else mt, min(mt + TILE, m1)):
+                    if with_grad:
+                        _pair_grad(W, b, S, Co, xi, grad, r, l, m, fbuf, dbuf, pre, suf)
+                    else:
+                        p = _product(W, b, S, Co, l, m, fbuf, dbuf)
+                        r[l] += xi[m] * p
+                        r[m] += xi[l] * p
+
+
+@njit(cache=True, parallel=True)
+def _run_schedule(W, b, S, Co, xi, block, pairs, offsets, with_grad):
+    s, d = W.shape
+    grad = np.zeros((s, d)) if with_grad else np.zeros((0, d))
+    r = xi.copy()
+    for rnd in range(offsets.shape[0] - 1):
+        lo = offsets[rnd]
+        for t in prange(offsets[rnd + 1] - lo):
+            _task(W, b, S, Co, xi, grad, r, pairs[lo + t, 0], pairs[lo + t, 1], block, with_grad)
+    return r, grad
+
+
+@njit(cache=True)
+def _run_schedule_serial(W, b, S, Co, xi, block, pairs, offsets, with_grad):
+    # the same schedule (hence bit-identical results) on the calling thread only
+    s, d = W.shape
+    grad = np.zeros((s, d)) if with_grad else np.zeros((0, d))
+    r = xi.copy()
+    for t in range(pairs.shape[0]):
+        _task(W, b, S, Co, xi, grad, r, pairs[t, 0], pairs[t, 1], block, with_grad)
+    return r, grad
+
+
+def _serial(s, d):
+    return s * (s - 1) // 2 * d < SERIAL_WORK or numba.get_num_threads() == 1
+
+
+def schedule(s, d=1):
+    """Block size and the round-robin schedule of block pairs for ``s`` rows in dimension ``d``.
+
+    Returns ``(block, pairs, offsets)``: round ``k`` is ``pairs[offsets[k]:offsets[k+1]]``,
+    an (n, 2) int64 list of block pairs ``(I, J)``, ``I <= J``, no block twice in a round.
+    Round 0 holds the diagonal pairs ``(I, I)``; the others follow the circle method
+    (every unordered pair of distinct blocks exactly once).  Depends on ``(s, d)`` only,
+    never on the number of threads.
+    """
+    work = s * (s - 1) // 2 * d
+    nb = max(1, min(MAX_BLOCKS, s // MIN_BLOCK_ROWS, work // ROUND_WORK))
+    block = -(-s // nb)
+    nb = -(-s // block)
+    rounds = [[(i, i) for i in range(nb)]]
+    n = nb + (nb & 1)  # circle method on an even count; block n - 1 = nb is a dummy if nb is odd
+    for k in range(n - 1):
+        rnd = []
+        for i in range(n // 2):
+            u = (k + i) % (n - 1)
+            v = n - 1 if i == 0 else (k - i) % (n - 1)
+            if u < nb and v < nb:
+                rnd.append((min(u, v), max(u, v)))
+        rounds.append(rnd)
+    offsets = np.zeros(len(rounds) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([len(rnd) for rnd in rounds])
+    pairs = np.array([pq for rnd in rounds for pq in rnd], dtype=np.int64).reshape(-1, 2)
+    return block, pairs, offsets
+
+
+def pair_value_grad(W, b, S, Co, xi):
+    """Normalised pair sums and their gradient.
+
+    Parameters
+    ----------
+    W : (s, d) float64, points.
+    b : (d,) float64, box half-widths.
+    S, Co : (s, d) float64, ``sin(b_j W[l, j])`` and ``cos(b_j W[l, j])``.
+    xi : (s,) float64, weights.
+
+    Returns
+    -------
+    r : (s,) float64
+        ``r_l = sum_m xi_m K_lm`` (diagonal ``K_ll = 1`` included),
+        ``K_lm = prod_j sinc(b_j (W[l, j] - W[m, j]))``.
+    grad : (s, d) float64
+        ``d/dW[l, j]`` of ``sum_{l, m} xi_l xi_m K_lm``.
+    """
+    block, pairs, offsets = schedule(*W.shape)
+    run = _run_schedule_serial if _serial(*W.shape) else _run_schedule
+    return run(W, b, S, Co, xi, block, pairs, offsets, True)
+
+
+def pair_values(W, b, S, Co, xi):
+    """``r_l = sum_m xi_m K_lm`` without the gradient (same order, bit-identical ``r``)."""
+    block, pairs, offsets = schedule(*W.shape)
+    run = _run_schedule_serial if _serial(*W.shape) else _run_schedule
+    return run(W, b, S, Co, xi, block, pairs, offsets, False)[0]
+
+
+@njit(cache=True)
+def _matrix_row(W, b, S, Co, H, l):
+    s, d = W.shape
+    fbuf = np.empty(d)
+    dbuf = np.empty(d)
+    H[l, l] = 1.0
+    for m in range(l + 1, s):
+        p = _product(W, b, S, Co, l, m, fbuf, dbuf)
+        H[l, m] = p
+        H[m, l] = p
+
+
+@njit(cache=True)
+def _pair_matrix_serial(W, b, S, Co):
+    s = W.shape[0]
+    H = np.empty((s, s))
+    for l in range(s):
+        _matrix_row(W, b, S, Co, H, l)
+    return H
+
+
+def pair_matrix(W, b, S, Co):
+    """``H[l, m] = prod_j sinc(b_j (W[l, j] - W[m, j]))`` (normalised, ``H[l, l] = 1``)."""
+    if _serial(*W.shape):
+        return _pair_matrix_serial(W, b, S, Co)
+    return _pair_matrix_parallel(W, b, S, Co)
+
+
+@njit(cache=True, parallel=True)
+def _pair_matrix_parallel(W, b, S, Co):
+    """``H[l, m] = prod_j sinc(b_j (W[l, j] - W[m, j]))`` (normalised, ``H[l, l] = 1``).
+
+    Iteration ``i`` fills row ``i`` and row ``s - 1 - i`` from the diagonal on
+    (and the mirrored columns), which balances the triangle; every entry is
+    written by exactly one iteration.
+    """
+    s = W.shape[0]
+    H = np.empty((s, s))
+    for i in prange((s + 1) // 2):
+        _matrix_row(W, b, S, Co, H, i)
+        if s - 1 - i != i:
+            _matrix_row(W, b, S, Co, H, s - 1 - i)
+    return H
