@@ -32,8 +32,9 @@ _LAZY = {
     "greedy_sequence": "qmc_orff.design",
     "weighted_sequence": "qmc_orff.design",
     "lattice_sequence": "qmc_orff.design",
-    "catalogue": "qmc_orff.catalogue",
-    "load_catalogue": "qmc_orff.catalogue",
+    "catalogue": "qmc_orff.precomputed",
+    "load_catalogue": "qmc_orff.precomputed",
+    "build_catalogue": "qmc_orff.precomputed",
     # feature maps and learning
     "make_frequencies": "qmc_orff.frequencies",
     "FourierFeatures": "qmc_orff.features",
@@ -41,7 +42,7 @@ _LAZY = {
     "ORFFRidge": "qmc_orff.learning",
 }
 _SUBMODULES = {"kernels", "generators", "densities", "discrepancy", "design", "sequence",
-               "weights", "catalogue", "frequencies", "features", "learning", "cli"}
+               "weights", "precomputed", "frequencies", "features", "learning", "cli"}
 
 __all__ = sorted(_LAZY) + ["__version__"]
 

@@ -1,0 +1,146 @@
+"""The shipped catalogue: index, package data, nearest-entry loading, stored D^2, resumable build."""
+import json
+import os
+import warnings
+from importlib import resources
+
+import numpy as np
+import pytest
+
+import qmc_orff
+import qmc_orff.precomputed as cat
+from qmc_orff import BoxDiscrepancy
+from qmc_orff.sequence import load_sequence
+
+ENTRIES = cat.catalogue()
+
+
+def needs_catalogue(test):
+    """The catalogue is shipped: its absence is a failure (see test_catalogue_is_shipped), not a skip."""
+    return test
+
+
+def test_catalogue_is_shipped():
+    grid = {(e["d"], e["s"], e["box_over_sigma"], e["method"]) for e in ENTRIES}
+    assert len(grid) == len(cat.D_VALUES) * len(cat.S_VALUES) * len(cat.BOX_OVER_SIGMA) * len(cat.METHODS)
+
+
+def box(r, d):
+    return BoxDiscrepancy(np.full(d, float(r)), sigma=np.ones(d))
+
+
+def test_public_names():
+    assert qmc_orff.load_catalogue is cat.load_catalogue
+    assert qmc_orff.catalogue is cat.catalogue
+    assert qmc_orff.catalogue() == cat.catalogue()
+    assert cat.catalogue(method="nonexistent") == []
+
+
+@needs_catalogue
+def test_index_matches_files_and_package_data():
+    root = resources.files("qmc_orff.sequences")
+    assert root.joinpath("index.json").is_file()
+    index = json.loads(root.joinpath("index.json").read_text())
+    assert index["density"] == "gaussian" and index["format_version"] == 1
+    for e in ENTRIES:
+        assert root.joinpath(e["file"]).is_file()
+        assert e["file"] == cat.entry_name(e["d"], e["s"], e["box_over_sigma"], e["method"])
+        assert e["method"] in cat.METHODS and e["d"] in cat.D_VALUES and e["s"] in cat.S_VALUES
+        if e["method"] == "global":
+            assert e["maxiter"] == cat.default_maxiter(e["d"], e["s"])
+            assert e["iterations"] <= e["maxiter"]
+    total = sum(os.path.getsize(os.path.join(str(root), e["file"])) for e in ENTRIES)
+    assert total < 30e6
+
+
+@needs_catalogue
+@pytest.mark.parametrize("d, s, r, method", [(2, 64, 2.0, "global"), (4, 64, 2.0, "weighted"),
+                                              (8, 128, 1.0, "global"), (4, 256, 4.0, "global")])
+def test_stored_d2_recomputed(d, s, r, method):
+    if not cat.catalogue(d=d, s=s, method=method):
+        pytest.skip("entry not built")
+    seq = cat.load_catalogue(d, s, r, method)
+    obj = box(r, d)
+    assert seq.meta["d2"] == pytest.approx(obj(seq.points, seq.weights), rel=1e-9)
+    halton = qmc_orff.design.to_frequencies(qmc_orff.design.unit_points("halton", s, d),
+                                            obj.density, 1.0)
+    assert seq.meta["halton_d2"] == pytest.approx(obj(halton), rel=1e-9)
+    assert seq.meta["d2"] < seq.meta["halton_d2"]
+    assert seq.meta["catalogue"] == {"file": cat.entry_name(d, s, r, method),
+                                     "requested_box_over_sigma": r, "chosen_box_over_sigma": r}
+
+
+@needs_catalogue
+def test_load_nearest_in_log_scale():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        exact = cat.load_catalogue(2, 64, 2.0, "global")
+    assert exact.meta["box_over_sigma"] == [2.0, 2.0]
+    with pytest.warns(UserWarning, match="log-nearest, box_over_sigma=4"):
+        seq = cat.load_catalogue(2, 64, 3.0, "global")  # log 3 is nearer log 4 than log 2
+    assert seq.meta["catalogue"]["chosen_box_over_sigma"] == 4.0
+    assert seq.meta["catalogue"]["requested_box_over_sigma"] == 3.0
+    with pytest.warns(UserWarning, match="box_over_sigma=1"):
+        seq = cat.load_catalogue(2, 64, 0.1, "global")
+    with pytest.warns(UserWarning, match="box_over_sigma=2"):  # tie at sqrt(2): larger box
+        seq = cat.load_catalogue(2, 64, float(np.sqrt(2.0)), "global")
+    np.testing.assert_array_equal(seq.frequencies(2.0), seq.points / 2.0)
+
+
+@needs_catalogue
+@pytest.mark.parametrize("args, exc, match", [
+    ((3, 64, 2.0, "global"), ValueError, r"'d' must be one of the catalogue's dimensions \[2, "),
+    ((2, 65, 2.0, "global"), ValueError, r"'s' must be one of the catalogue's sizes \[64"),
+    ((2, 64, 2.0, "greedy"), ValueError, "'method' must be one of 'global', 'weighted'"),
+    ((2, 64, -1.0, "global"), ValueError, "'box_over_sigma' must be positive"),
+    ((2, 64, "x", "global"), TypeError, "'box_over_sigma' must be a positive number"),
+    ((0, 64, 2.0, "global"), ValueError, "'d' must be >= 1"),
+])
+def test_load_errors(args, exc, match):
+    with pytest.raises(exc, match=match):
+        cat.load_catalogue(*args)
+
+
+def test_default_maxiter_fits_the_budget():
+    assert cat.default_maxiter(8, 256) == 1000
+    assert cat.default_maxiter(32, 1024) < cat.default_maxiter(32, 512) < 1000
+
+
+def test_build_resume_and_repair(tmp_path):
+    logs = []
+    kw = dict(d_values=(2,), s_values=(16,), box_over_sigma=(1.0, 2.0), maxiter=5)
+    entries = cat.build_catalogue(tmp_path, log=logs.append, **kw)
+    assert len(entries) == 4 and len(logs) == 4
+    names = sorted(e["file"] for e in entries)
+    assert sorted(f for f in os.listdir(tmp_path) if f.endswith(".npz")) == names
+    index = json.loads((tmp_path / "index.json").read_text())
+    assert sorted(e["file"] for e in index["entries"]) == names
+    for e in index["entries"]:
+        seq = load_sequence(tmp_path / e["file"])
+        assert seq.meta["d2"] == pytest.approx(box(e["box_over_sigma"], 2)(seq.points, seq.weights),
+                                               rel=1e-9)
+        assert seq.meta["catalogue_version"] == cat.CATALOGUE_VERSION
+        if e["method"] == "global":
+            assert seq.meta["maxiter"] == 5 and seq.meta["iterations"] <= 5
+    # resume keeps valid files untouched ...
+    target = tmp_path / names[0]
+    mtime = target.stat().st_mtime_ns
+    logs.clear()
+    cat.build_catalogue(tmp_path, resume=True, log=logs.append, **kw)
+    assert all("kept" in line for line in logs)
+    assert target.stat().st_mtime_ns == mtime
+    # ... and recomputes corrupted ones or ones built with another cap
+    target.write_bytes(target.read_bytes()[:50])
+    logs.clear()
+    cat.build_catalogue(tmp_path, resume=True, log=logs.append, **kw)
+    assert sum("kept" in line for line in logs) == 3
+    load_sequence(target)
+    logs.clear()
+    cat.build_catalogue(tmp_path, resume=True, log=logs.append, **dict(kw, maxiter=6))
+    assert sum("kept" in line for line in logs) == 2  # the two weighted entries
+    assert not [f for f in os.listdir(tmp_path) if f.endswith(".tmp")]
+
+
+def test_build_rejects_bad_method(tmp_path):
+    with pytest.raises(ValueError, match="'methods' must be one of 'global', 'weighted'"):
+        cat.build_catalogue(tmp_path, methods=("lattice",), d_values=(2,), s_values=(8,))

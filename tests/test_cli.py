@@ -1,0 +1,201 @@
+"""The qmc-orff command line, end to end in subprocesses (small sizes)."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from qmc_orff import BoxDiscrepancy
+from qmc_orff.cli import main
+from qmc_orff.sequence import Sequence, load_sequence, read_lattice
+
+
+def run(*args, check=True, timeout=120):
+    proc = subprocess.run([sys.executable, "-m", "qmc_orff.cli", *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"exit {proc.returncode}: {proc.stderr}")
+    return proc
+
+
+def call(*args, capsys=None):
+    """Run the CLI in-process (no interpreter start-up); return (status, stdout, stderr)."""
+    try:
+        status = main([str(a) for a in args])
+    except SystemExit as exc:
+        status = exc.code
+    if capsys is None:
+        return status, "", ""
+    cap = capsys.readouterr()
+    return status, cap.out, cap.err
+
+
+def box(r, d):
+    return BoxDiscrepancy(np.full(d, float(r)), sigma=np.ones(d))
+
+
+def test_generate_then_discrepancy(tmp_path):
+    out = tmp_path / "h.npz"
+    run("generate", "halton", "--d", 3, "--n", 32, "-o", out)
+    seq = load_sequence(out)
+    assert seq.s == 32 and seq.d == 3 and np.all(np.isfinite(seq.points))
+    proc = run("discrepancy", out, "--box", 4, "--sigma", 2, "--json")
+    res = json.loads(proc.stdout)
+    # box 4 at bandwidth 2: the frequencies are points / 2
+    obj = BoxDiscrepancy(np.full(3, 4.0), sigma=np.full(3, 2.0))
+    assert res["d2"] == pytest.approx(obj(seq.points / 2.0), rel=1e-12)
+    assert res["s"] == 32 and res["weighted"] is False
+
+
+def test_generate_formats(tmp_path, capsys):
+    assert call("generate", "sobol", "--d", 2, "--n", 16, "--unit-cube", "-o",
+                tmp_path / "s.txt") == (0, "", "")
+    t = np.loadtxt(tmp_path / "s.txt")
+    assert t.shape == (16, 2) and np.all((t >= 0) & (t < 1))
+    assert call("generate", "lattice", "--d", 2, "--n", 16, "-o", tmp_path / "l.npy")[0] == 0
+    W = np.load(tmp_path / "l.npy")
+    assert W.shape == (16, 2) and np.all(np.isfinite(W))
+    assert call("generate", "halton", "--d", 2, "--n", 8, "--scramble", "deterministic",
+                "-o", tmp_path / "r.csv")[0] == 0
+    assert np.all(np.isfinite(np.loadtxt(tmp_path / "r.csv", delimiter=",")))
+    capsys.readouterr()
+    status, out, _ = call("discrepancy", tmp_path / "l.npy", "--box", 1, capsys=capsys)
+    assert status == 0 and out.startswith("D^2 = ")
+
+
+def test_design_global_checkpoint_and_resume(tmp_path):
+    out = tmp_path / "g.npz"
+    proc = run("design", "global", "--d", 2, "--s", 16, "--box-over-sigma", 2, "--maxiter", 6,
+               "--checkpoint-every", 2, "-o", out)
+    assert "ratio to Halton" in proc.stderr  # the progress bar
+    first = load_sequence(out)
+    assert first.meta["complete"] is True and first.meta["iterations"] <= 6
+    out2 = tmp_path / "g2.npz"
+    run("design", "global", "--d", 2, "--s", 16, "--box-over-sigma", 2, "--maxiter", 12,
+        "--resume", out, "-o", out2, "--quiet")
+    second = load_sequence(out2)
+    m = second.meta
+    # continues from the checkpoint: its history starts with the first run's
+    assert m["history"][:len(first.meta["history"])] == first.meta["history"]
+    assert m["iterations"] == first.meta["iterations"] + len(m["history"]) - len(first.meta["history"])
+    assert m["iterations"] <= 12
+    assert m["d2"] <= first.meta["d2"]
+    assert m["d2"] == pytest.approx(box(2.0, 2)(second.points), rel=1e-12)
+
+
+def test_design_other_methods(tmp_path):
+    assert call("design", "weighted", "--d", 2, "--s", 16, "--box-over-sigma", 1, "-o",
+                tmp_path / "w.npz")[0] == 0
+    w = load_sequence(tmp_path / "w.npz")
+    assert w.weights is not None and w.meta["d2"] < w.meta["halton_d2"]
+    assert call("design", "lattice", "--d", 2, "--s", 16, "--box-over-sigma", 1, "-o",
+                tmp_path / "l.npz", "--lattice-txt", tmp_path / "l.txt")[0] == 0
+    n, z = read_lattice(tmp_path / "l.txt")
+    assert n == 16 and z.tolist() == load_sequence(tmp_path / "l.npz").meta["generating_vector"]
+    # greedy: checkpoints, then a resumed run continues after the checkpoint's points
+    assert call("design", "greedy", "--d", 2, "--s", 8, "--box-over-sigma", 1, "--maxiter", 10,
+                "--checkpoint-every", 3, "-o", tmp_path / "gr.npz", "--quiet")[0] == 0
+    gr = load_sequence(tmp_path / "gr.npz")
+    assert gr.s == 8 and len(gr.meta["history"]) == 8 and gr.meta["complete"] is True
+    Sequence(gr.points[:5], None, gr.meta | {"s": 5}).save(tmp_path / "part.npz")
+    assert call("design", "greedy", "--d", 2, "--s", 8, "--box-over-sigma", 1, "--maxiter", 10,
+                "--resume", tmp_path / "part.npz", "-o", tmp_path / "gr2.npz", "--quiet")[0] == 0
+    gr2 = load_sequence(tmp_path / "gr2.npz")
+    np.testing.assert_array_equal(gr2.points, gr.points)
+    assert gr2.meta["resumed_points"] == 5
+
+
+def test_catalogue_commands(tmp_path, capsys):
+    status, out, _ = call("catalogue", "list", capsys=capsys)
+    assert status == 0 and out
+    assert call("catalogue", "build", "--out", tmp_path, "--d-values", 2, "--s-values", 8,
+                "--box-values", 1, "--maxiter", 3)[0] == 0
+    assert (tmp_path / "index.json").is_file()
+    capsys.readouterr()
+    status, out, _ = call("catalogue", "build", "--out", tmp_path, "--d-values", 2, "--s-values",
+                          8, "--box-values", 1, "--maxiter", 3, "--resume", capsys=capsys)
+    assert status == 0 and out.count("kept") == 2
+
+
+@pytest.mark.parametrize("args, match", [
+    (["design", "global", "--d", "0", "--s", "4", "--box-over-sigma", "1", "-o", "x.npz"],
+     "argument --d: expected a positive integer; got '0'"),
+    (["design", "global", "--d", "2", "--s", "4", "--box-over-sigma", "-1", "-o", "x.npz"],
+     "argument --box-over-sigma"),
+    (["design", "simplex", "--d", "2"], "invalid choice: 'simplex'"),
+    (["discrepancy", "missing.npz", "--box", "1"], "cannot read 'missing.npz': no such file"),
+    (["discrepancy", "bad.npz", "--box", "1"], "invalid sequence file 'bad.npz'"),
+    (["generate", "halton", "--d", "2", "--n", "4", "-o", "x.dat"],
+     "output file must end in .npz, .npy, .txt or .csv"),
+    (["design", "global", "--d", "2", "--s", "4", "--box-over-sigma", "1", "-o", "y.npz",
+      "--resume", "missing.npz"], "cannot read 'missing.npz'"),
+    (["catalogue", "show", "--d", "3", "--s", "64"], "'d' must be one of the catalogue's"),
+    (["generate", "sobol", "--d", "2", "--n", "4", "--scramble", "deterministic", "-o", "x.npz"],
+     "--scramble deterministic (RR2) applies to halton only"),
+    ([], "the following arguments are required"),
+])
+def test_errors_one_line_exit_2(tmp_path, monkeypatch, capsys, args, match):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bad.npz").write_bytes(b"not a zip file")
+    try:
+        status = main(args)
+    except SystemExit as exc:  # argparse errors
+        status = exc.code
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.count("\n") == 1 and err.startswith("qmc-orff")
+    assert match in err
+
+
+def test_resume_mismatch_is_an_error(tmp_path, capsys):
+    out = tmp_path / "g.npz"
+    assert call("design", "weighted", "--d", 2, "--s", 8, "--box-over-sigma", 1, "-o", out)[0] == 0
+    capsys.readouterr()
+    status, _, err = call("design", "global", "--d", 2, "--s", 8, "--box-over-sigma", 1, "-o",
+                          tmp_path / "h.npz", "--resume", out, capsys=capsys)
+    assert status == 2
+    assert "holds a 'weighted' design, not 'global'" in err
+    status, _, err = call("design", "weighted", "--d", 2, "--s", 8, "--box-over-sigma", 1, "-o",
+                          tmp_path / "h.npz", "--resume", out, capsys=capsys)
+    assert status == 2 and "--resume applies to the global and greedy designs only" in err
+
+
+@pytest.mark.parametrize("cmd", [[], ["generate"], ["discrepancy"], ["design"], ["catalogue"]])
+def test_help(cmd, capsys):
+    status, out, _ = call(*cmd, "--help", capsys=capsys)
+    assert status == 0 and out.startswith("usage: qmc-orff")
+
+
+def test_console_script_help():
+    exe = os.path.join(os.path.dirname(sys.executable), "qmc-orff")
+    if not os.path.exists(exe):
+        pytest.skip("the console script is not installed")
+    proc = subprocess.run([exe, "design", "--help"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and "--checkpoint-every" in proc.stdout
+
+
+def test_ctrl_c_saves_best_iterate(tmp_path):
+    out = tmp_path / "g.npz"
+    proc = subprocess.Popen([sys.executable, "-m", "qmc_orff.cli", "design", "global", "--d", "8",
+                             "--s", "200", "--box-over-sigma", "2", "--maxiter", "100000",
+                             "--tol", "1e-300", "--checkpoint-every", "1", "-o", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while not out.exists() and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.1)
+    assert out.exists(), proc.communicate()[1]
+    ckpt = load_sequence(out)
+    assert ckpt.meta["complete"] is False
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "interrupted: saved the best iterate" in stdout
+    final = load_sequence(out)
+    assert final.meta["stop_reason"] == "interrupted"
+    assert final.meta["d2"] <= final.meta["initial_d2"]
+    assert final.meta["d2"] == pytest.approx(box(2.0, 8)(final.points), rel=1e-10)
+    assert not [f for f in os.listdir(tmp_path) if f.endswith(".tmp")]

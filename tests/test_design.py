@@ -1,0 +1,352 @@
+"""Adaptive designs: global, greedy (incremental running sums), weighted, lattice (CBC)."""
+import math
+
+import numpy as np
+import pytest
+from scipy.special import erf, wofz
+from scipy.stats import norm, qmc
+
+import qmc_orff
+from qmc_orff import BoxDiscrepancy, design
+from qmc_orff._design_kernels import greedy_pair_sum, greedy_pair_sum_value
+from qmc_orff.sequence import Sequence
+
+
+# ----------------------------------------------------------- plain numpy references (tests only)
+def ref_sinc_factors(x, b):
+    """sin(b x) / (pi x) and its x-derivative by quadrature, with no cancellation:
+    sin(b x) / x = int_0^b cos(x t) dt,  d/dx = -int_0^b t sin(x t) dt (80-point Gauss-Legendre)."""
+    x = np.asarray(x, dtype=float)[..., None]
+    b = np.asarray(b, dtype=float)[..., None]
+    nodes, wts = np.polynomial.legendre.leggauss(80)
+    tt = 0.5 * b * (nodes + 1.0)
+    ww = 0.5 * b * wts
+    f = np.sum(ww * np.cos(x * tt), axis=-1)
+    df = -np.sum(ww * tt * np.sin(x * tt), axis=-1)
+    return f / np.pi, df / np.pi
+
+
+def ref_pair_sum(w, W, b):
+    f, df = ref_sinc_factors(w[None, :] - W, b)
+    total = np.prod(f, axis=1).sum()
+    grad = np.array([(df[:, j] * np.prod(np.delete(f, j, axis=1), axis=1)).sum()
+                     for j in range(W.shape[1])])
+    return total, grad
+
+
+def ref_D2(W, b, xi=None):
+    """Gaussian density at unit bandwidth, box b (scalar): D^2 from formulas.md."""
+    s, d = W.shape
+    xi = np.full(s, 1 / s) if xi is None else xi
+    diff = W[:, None, :] - W[None, :, :]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f = np.where(diff == 0, b, np.sin(b * diff) / np.where(diff == 0, 1, diff))
+    H = np.prod(f / np.pi, axis=2)
+    A, y = b / np.sqrt(2), W / np.sqrt(2)
+    g = (np.exp(-y ** 2) - np.exp(-A ** 2) * np.real(np.exp(2j * A * y) * wofz(y + 1j * A)))
+    v = np.prod(g / np.sqrt(2 * np.pi), axis=1)
+    C = (erf(b) / (2 * np.sqrt(np.pi))) ** d
+    return C - 2 * v @ xi + xi @ H @ xi
+
+
+def box(b, d, sigma=1.0):
+    return BoxDiscrepancy(np.full(d, float(b)), sigma=np.full(d, float(sigma)))
+
+
+def halton_w(s, d):
+    return norm.ppf(qmc.Halton(d, scramble=False).random(s + 1)[1:])
+
+
+# --------------------------------------------------------------------------- greedy kernel
+@pytest.mark.parametrize("d", [1, 3, 6])
+def test_greedy_kernel_matches_reference(d):
+    rng = np.random.default_rng(d)
+    W = rng.standard_normal((30, d))
+    b = rng.uniform(0.5, 3.0, d)
+    w = rng.standard_normal(d)
+    # coincident and nearly coincident coordinates exercise the Taylor branch
+    W[3, 0] = w[0]
+    W[5, -1] = w[-1] + 1e-9
+    W[7, :] = w + 0.03 / b
+    grad = np.empty(d)
+    val = greedy_pair_sum(w, W, 25, b, grad)
+    rv, rg = ref_pair_sum(w, W[:25], b)
+    assert val == pytest.approx(rv, rel=1e-13, abs=1e-15)
+    np.testing.assert_allclose(grad, rg, rtol=1e-11, atol=1e-14 * np.abs(rg).max())
+    assert greedy_pair_sum_value(w, W, 25, b) == pytest.approx(val, rel=1e-14)
+    assert greedy_pair_sum(w, W, 0, b, grad) == 0.0 and np.all(grad == 0)
+
+
+def test_greedy_kernel_taylor_branch_continuity():
+    # the series and the direct form agree at the switch |b x| = 0.1
+    b = np.array([2.0])
+    W = np.zeros((1, 1))
+    g1, g2 = np.empty(1), np.empty(1)
+    x_in, x_out = 0.05 * (1 - 1e-12), 0.05 * (1 + 1e-12)
+    v1 = greedy_pair_sum(np.array([x_in]), W, 1, b, g1)
+    v2 = greedy_pair_sum(np.array([x_out]), W, 1, b, g2)
+    assert v1 == pytest.approx(v2, rel=1e-14)
+    assert g1[0] == pytest.approx(g2[0], rel=1e-11)
+
+
+def test_greedy_kernel_gradient_finite_differences():
+    rng = np.random.default_rng(5)
+    d = 4
+    W = rng.standard_normal((20, d))
+    b = np.full(d, 2.0)
+    w = rng.standard_normal(d)
+    grad = np.empty(d)
+    greedy_pair_sum(w, W, 20, b, grad)
+    h = 1e-6
+    for j in range(d):
+        e = np.zeros(d)
+        e[j] = h
+        fd = (greedy_pair_sum_value(w + e, W, 20, b) - greedy_pair_sum_value(w - e, W, 20, b)) / (2 * h)
+        assert grad[j] == pytest.approx(fd, rel=1e-6, abs=1e-9)
+
+
+# --------------------------------------------------------------------------- greedy state
+def test_greedy_incremental_equals_full_recompute():
+    d, b = 3, 1.7
+    obj = box(b, d)
+    state = design._GreedyState(obj, 40, d)
+    rng = np.random.default_rng(7)
+    pts = rng.standard_normal((40, d))
+    for t in range(40):
+        w = np.ascontiguousarray(pts[t])
+        cand, grad = state.candidate(w)
+        full = obj(pts[:t + 1])
+        assert cand == pytest.approx(full, rel=1e-11, abs=1e-16)
+        # and against the plain numpy reference
+        assert cand == pytest.approx(ref_D2(pts[:t + 1], b), rel=1e-10, abs=1e-16)
+        # gradient of the incremental objective = gradient of the full D^2 in the new point
+        _, g_full = obj.value_and_grad(pts[:t + 1])
+        np.testing.assert_allclose(grad, g_full[t], rtol=1e-8, atol=1e-12 * np.abs(g_full).max())
+        assert state.add(w) == pytest.approx(full, rel=1e-11, abs=1e-16)
+
+
+def test_greedy_sequence_history_is_prefix_D2_and_beats_halton():
+    d, s, b = 4, 40, 2.0
+    obj = box(b, d)
+    seq = design.greedy_sequence(obj, s)
+    hist = np.array(seq.meta["history"])
+    assert seq.s == s and len(hist) == s
+    for n in (1, 5, 17, 40):
+        assert hist[n - 1] == pytest.approx(obj(seq.points[:n]), rel=1e-10)
+    assert seq.meta["d2"] == pytest.approx(obj(seq.points), rel=1e-10)
+    H = halton_w(s, d)
+    halton = np.array([obj(H[:n]) for n in range(1, s + 1)])
+    # issue 4 floor: greedy beats Halton at every prefix length >= 32 (d=4, b/sigma=2)
+    assert np.all(hist[31:] < halton[31:])
+
+
+def test_greedy_resume_from_prefix_is_identical():
+    obj = box(2.0, 3)
+    full = design.greedy_sequence(obj, 20, maxiter=20)
+    part = design.greedy_sequence(obj, 12, maxiter=20)
+    resumed = design.greedy_sequence(obj, 20, maxiter=20, prefix=part)
+    np.testing.assert_array_equal(resumed.points, full.points)
+    assert resumed.meta["resumed_points"] == 12
+    np.testing.assert_allclose(resumed.meta["history"], full.meta["history"], rtol=1e-12)
+
+
+def test_greedy_checkpoints_and_single_start():
+    obj = box(2.0, 2)
+    seen = []
+    seq = design.greedy_sequence(obj, 10, starts=1, maxiter=10,
+                                 checkpoint=seen.append, checkpoint_every=4)
+    assert [c.s for c in seen] == [4, 8]
+    np.testing.assert_array_equal(seen[1].points, seq.points[:8])
+    assert seq.meta["starts"] == 1
+    with pytest.raises(TypeError, match="'checkpoint' must be callable"):
+        design.greedy_sequence(obj, 3, checkpoint=1)
+
+
+# --------------------------------------------------------------------------- global
+@pytest.mark.parametrize("method", ["cg", "l-bfgs-b"])
+def test_global_never_worse_than_init_and_keeps_best(method):
+    obj = box(2.0, 3)
+    seq = design.global_sequence(obj, 24, method=method, maxiter=15)
+    m = seq.meta
+    assert m["d2"] <= m["initial_d2"]
+    assert m["initial_d2"] == pytest.approx(obj(halton_w(24, 3)), rel=1e-12)
+    assert m["d2"] == pytest.approx(obj(seq.points), rel=1e-12)
+    assert m["d2"] <= min(m["history"]) * (1 + 1e-12)
+    assert m["history"][0] == m["initial_d2"] and m["iterations"] == len(m["history"]) - 1
+    assert m["iterations"] <= 15
+    assert m["stop_reason"]
+    assert m["method"] == "global" and m["optimizer"] == method and m["maxiter"] == 15
+    assert m["halton_d2"] == pytest.approx(m["initial_d2"], rel=1e-12)
+    assert m["d2"] == pytest.approx(ref_D2(seq.points, 2.0), rel=1e-10)
+
+
+def test_global_reference_floor_d4():
+    # issue 4: d=4, s=64, b/sigma=2: global D^2 <= 0.1 x Halton's (1.2e-3)
+    seq = design.global_sequence(box(2.0, 4), 64, maxiter=30)
+    assert seq.meta["halton_d2"] == pytest.approx(1.2e-3, rel=0.01)
+    assert seq.meta["d2"] <= 0.1 * seq.meta["halton_d2"]
+
+
+def test_global_deterministic():
+    a = design.global_sequence(box(1.0, 2), 16, maxiter=10)
+    b = design.global_sequence(box(1.0, 2), 16, maxiter=10)
+    np.testing.assert_array_equal(a.points, b.points)
+
+
+def test_global_stored_at_unit_bandwidth():
+    # a design at box b, bandwidth sigma is the unit-bandwidth design for box b / sigma
+    sig = np.array([2.0, 0.5])
+    obj = BoxDiscrepancy(np.array([4.0, 1.0]), sigma=sig)
+    seq = design.global_sequence(obj, 16, maxiter=10)
+    ref = design.global_sequence(box(2.0, 2), 16, maxiter=10)
+    assert seq.meta["box_over_sigma"] == [2.0, 2.0]
+    np.testing.assert_allclose(seq.points, ref.points, rtol=1e-7, atol=1e-9)
+    W = seq.frequencies(sig)
+    assert obj(W) == pytest.approx(seq.meta["d2"], rel=1e-12)
+
+
+def test_global_callback_stop_and_interrupt():
+    obj = box(2.0, 2)
+    calls = []
+
+    def cb(it, W, d2):
+        calls.append((it, d2))
+        assert W.shape == (12, 2)
+        return it >= 3
+
+    seq = design.global_sequence(obj, 12, maxiter=50, callback=cb)
+    assert [c[0] for c in calls] == [1, 2, 3]
+    assert seq.meta["stop_reason"] == "callback requested stop"
+
+    def interrupt(it, W, d2):
+        if it == 2:
+            raise KeyboardInterrupt
+        return False
+
+    seq = design.global_sequence(obj, 12, maxiter=50, callback=interrupt)
+    assert seq.meta["stop_reason"] == "interrupted"
+    assert seq.meta["d2"] <= seq.meta["initial_d2"]
+    assert seq.meta["d2"] == pytest.approx(obj(seq.points), rel=1e-12)
+
+
+def test_global_init_options():
+    obj = box(1.5, 2)
+    seq0 = design.global_sequence(obj, 8, maxiter=0)
+    np.testing.assert_array_equal(seq0.points, halton_w(8, 2))
+    assert seq0.meta["stop_reason"] == "maxiter = 0"
+    resumed = design.global_sequence(obj, 8, init=seq0, maxiter=0)
+    np.testing.assert_array_equal(resumed.points, seq0.points)
+    arr = design.global_sequence(obj, 8, init=np.ones((8, 2)) * 0.3 + halton_w(8, 2), maxiter=0)
+    assert arr.meta["init"] == "array"
+    r1 = design.global_sequence(obj, 8, init="random", seed=3, maxiter=0)
+    r2 = design.global_sequence(obj, 8, init="random", seed=3, maxiter=0)
+    np.testing.assert_array_equal(r1.points, r2.points)
+
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    (dict(method="newton"), ValueError, "'method' must be one of 'cg', 'l-bfgs-b'"),
+    (dict(init="faure"), ValueError, "'init' must be one of"),
+    (dict(init=np.zeros((3, 2))), ValueError, r"'init' must be a generator name .* shape \(8, 2\)"),
+    (dict(init=np.full((8, 2), np.nan)), ValueError, "'init' must contain only finite"),
+    (dict(maxiter=-1), ValueError, "'maxiter' must be >= 0"),
+    (dict(tol=0.0), ValueError, "'tol' must be positive"),
+    (dict(callback=3), TypeError, "'callback' must be callable"),
+    (dict(d=3), ValueError, "'d' = 3 conflicts with the objective's d = 2"),
+])
+def test_global_bad_input(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        design.global_sequence(box(1.0, 2), 8, **kwargs)
+
+
+def test_d_required_when_objective_has_none():
+    obj = BoxDiscrepancy(2.0)  # scalar box and bandwidth, no d
+    assert obj.d is None
+    for f in (design.global_sequence, design.greedy_sequence, design.weighted_sequence,
+              design.lattice_sequence):
+        with pytest.raises(ValueError, match="'d' is required"):
+            f(obj, 8)
+    a = design.global_sequence(obj, 8, d=2, maxiter=3)
+    b = design.global_sequence(box(2.0, 2), 8, maxiter=3)
+    np.testing.assert_array_equal(a.points, b.points)
+    assert a.meta["d2"] == b.meta["d2"] and a.meta["expected_mc"] == b.meta["expected_mc"]
+    w = design.weighted_sequence(obj, 8, d=2)
+    assert w.meta["box_over_sigma"] == [2.0, 2.0]
+
+
+# --------------------------------------------------------------------------- points from the cube
+def test_unit_points_policy():
+    for init in ("halton", "halton-rr2", "sobol"):
+        t = design.unit_points(init, 64, 5)
+        assert t.shape == (64, 5)
+        assert np.all(t > 0) and np.all(t < 1)
+        w = design.to_frequencies(t, qmc_orff.GaussianDensity(), 1.0)
+        assert np.all(np.isfinite(w))
+    # unscrambled Halton from index 1 (index 0 is the origin)
+    np.testing.assert_array_equal(design.unit_points("halton", 10, 3),
+                                  qmc.Halton(3, scramble=False).random(11)[1:])
+    t = design.unit_points("random", 5, 2, seed=1)
+    np.testing.assert_array_equal(t, np.random.default_rng(1).random((5, 2)))
+
+
+def test_to_frequencies_never_infinite():
+    with pytest.raises(ValueError, match="non-finite frequencies"):
+        design.to_frequencies(np.array([[0.0, 0.5]]), qmc_orff.GaussianDensity(), 1.0)
+
+
+# --------------------------------------------------------------------------- weighted
+def test_weighted_sequence():
+    obj = box(2.0, 4)
+    seq = design.weighted_sequence(obj, 64)
+    m = seq.meta
+    assert seq.weights is not None and np.all(seq.weights >= 0)
+    np.testing.assert_array_equal(seq.points, halton_w(64, 4))
+    assert m["d2"] == pytest.approx(obj(seq.points, seq.weights), rel=1e-12)
+    assert m["d2"] == pytest.approx(ref_D2(seq.points, 2.0, seq.weights), rel=1e-9)
+    assert m["d2"] < m["uniform_d2"] == pytest.approx(m["halton_d2"], rel=1e-12)
+    assert m["kkt_residual"] < 1e-8
+    assert m["method"] == "weighted" and m["solver"] == "nnls"
+
+
+# --------------------------------------------------------------------------- lattice
+def test_lattice_cbc_is_componentwise_optimal():
+    s, d, b = 16, 3, 2.0
+    obj = box(b, d)
+    seq = design.lattice_sequence(obj, s)
+    z = seq.meta["generating_vector"]
+    assert z[0] == 1 and all(math.gcd(zj, s) == 1 for zj in z)
+    shift = np.full(d, 0.5 / s)
+
+    def lat_D2(zz):
+        k = len(zz)
+        t = (np.arange(s)[:, None] * np.array(zz)[None, :] % s) / s + shift[:k]
+        return ref_D2(norm.ppf(t), b)
+
+    # each component minimises D^2 of the projection given the previous ones
+    for j in range(1, d):
+        best = min(lat_D2(z[:j] + [c]) for c in range(1, s // 2 + 1) if math.gcd(c, s) == 1)
+        assert lat_D2(z[:j + 1]) == pytest.approx(best, rel=1e-10)
+        assert seq.meta["history"][j] == pytest.approx(best, rel=1e-10)
+    assert seq.meta["d2"] == pytest.approx(lat_D2(z), rel=1e-10)
+    assert np.all(np.isfinite(seq.points))
+
+
+def test_lattice_export_and_options(tmp_path):
+    obj = box(1.0, 2)
+    seq = design.lattice_sequence(obj, 13, candidates=3)
+    assert seq.meta["n_candidates"] == 3
+    seq.write_lattice(tmp_path / "l.txt")
+    from qmc_orff.sequence import read_lattice
+    n, z = read_lattice(tmp_path / "l.txt")
+    assert n == 13 and z.tolist() == seq.meta["generating_vector"]
+    with pytest.raises(ValueError, match="puts a lattice point at 0"):
+        design.lattice_sequence(obj, 8, shift=[0.0, 0.5])
+    with pytest.raises(ValueError, match=r"'shift' must be a finite array of shape \(2,\)"):
+        design.lattice_sequence(obj, 8, shift=[0.1])
+    with pytest.raises(ValueError, match="'s' must be >= 2"):
+        design.lattice_sequence(obj, 1)
+
+
+def test_public_names():
+    for name in ("global_sequence", "greedy_sequence", "weighted_sequence", "lattice_sequence"):
+        assert getattr(qmc_orff, name) is getattr(design, name)
+    assert isinstance(design.weighted_sequence(box(1.0, 1), 4), Sequence)

@@ -1,0 +1,45 @@
+"""The wheel carries everything an installed user needs: code, shipped data and the catalogue."""
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def wheel_names(tmp_path_factory):
+    out = tmp_path_factory.mktemp("wheel")
+    cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+           "--quiet", "-w", str(out), str(ROOT)]
+    subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=300)
+    (wheel,) = out.glob("qmc_orff-*.whl")
+    with zipfile.ZipFile(wheel) as zf:
+        return set(zf.namelist())
+
+
+def test_wheel_has_every_module(wheel_names):
+    for path in ROOT.joinpath("qmc_orff").rglob("*.py"):
+        rel = path.relative_to(ROOT).as_posix()
+        assert rel in wheel_names, f"{rel} missing from the wheel"
+
+
+def test_wheel_has_lattice_data(wheel_names):
+    assert "qmc_orff/data/kuo.lattice-33002-1024-1048576.9125.npy" in wheel_names
+    assert "qmc_orff/data/README.md" in wheel_names
+
+
+def test_wheel_has_the_catalogue(wheel_names):
+    index = ROOT / "sequences" / "index.json"
+    if not index.exists():
+        pytest.fail("sequences/index.json is missing from the source tree")
+    assert "qmc_orff/sequences/index.json" in wheel_names
+    entries = json.loads(index.read_text())
+    entries = entries["entries"] if isinstance(entries, dict) else entries
+    files = {e["file"] for e in entries}
+    assert files, "the catalogue index lists no files"
+    for name in files:
+        assert f"qmc_orff/sequences/{name}" in wheel_names, f"catalogue file {name} not in the wheel"
