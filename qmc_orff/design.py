@@ -411,7 +411,7 @@ _POOL = 8  # greedy: extra starts are the best of the next _POOL init points
 
 
 def greedy_sequence(objective, s, *, d=None, init="halton", method="cg", maxiter=50,
-                    tol=1e-8, starts=2, seed=None, progress=False, prefix=None, checkpoint=None,
+                    tol=1e-8, starts=1, seed=None, progress=False, prefix=None, checkpoint=None,
                     checkpoint_every=None):
     """Greedy adaptive sequence: point ``t+1`` minimises ``D^2(S_t + {w})`` (eq. 15).
 
@@ -430,13 +430,13 @@ def greedy_sequence(objective, s, *, d=None, init="halton", method="cg", maxiter
         Iteration cap per local optimisation.
     tol : float, default=1e-8
         ``gtol`` on the per-step objective scaled by ``t^2 / (2 prod(b / pi))``.
-    starts : int, default=2
+    starts : int, default=1
         Local optimisations per step: one from the ``(t+1)``-th init point
-        and ``starts - 1`` from the best (lowest objective) of the next
-        8 init points.  ``starts=1`` is the paper's algorithm; the extra start
-        is a cheap guard against the poor local minima of eq. 15 (with one
-        start the greedy design at d=4, b/sigma=2 is barely better than
-        Halton at some prefixes; with two it is clearly better).
+        (the paper's algorithm, ``starts=1``) and ``starts - 1`` more from the
+        best (lowest objective) of the next 8 init points, a cheap guard
+        against the poor local minima of eq. 15.  At d=4, b/sigma=2, s=128 the
+        worst prefix ratio to Halton (prefixes >= 32) is 0.46 with one start
+        and 0.40 with two.
     seed : None, int or Generator, default=None
         Used by ``init="random"`` only.
     progress : bool, default=False
