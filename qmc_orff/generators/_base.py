@@ -5,7 +5,7 @@ from scipy.stats import qmc
 
 from .._validation import as_generator, check_int
 
-__all__ = ["init_engine", "check_n"]
+__all__ = ["IndexedEngine", "init_engine", "check_n"]
 
 
 def init_engine(engine: qmc.QMCEngine, d: int, seed) -> None:
@@ -28,3 +28,32 @@ def init_engine(engine: qmc.QMCEngine, d: int, seed) -> None:
 def check_n(n, name: str = "n") -> int:
     """Return the number of points ``n`` as an int >= 0."""
     return check_int(n, name, minimum=0)
+
+
+class IndexedEngine(qmc.QMCEngine):
+    """A `scipy.stats.qmc.QMCEngine` whose points depend on their index alone.
+
+    Skipping ahead therefore computes nothing.  Subclasses with a bounded
+    index range override ``_check_room(n)`` to raise before it is exceeded.
+    """
+
+    def _check_room(self, n):  # noqa: ARG002 - unbounded by default
+        return None
+
+    def fast_forward(self, n):
+        """Skip the next ``n`` points (no points are computed).
+
+        Parameters
+        ----------
+        n : int
+            Number of points to skip, ``n >= 0``.
+
+        Returns
+        -------
+        engine : QMCEngine
+            The engine itself.
+        """
+        n = check_n(n)
+        self._check_room(n)
+        self.num_generated += n
+        return self

@@ -4,11 +4,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.stats import qmc
 
 from .._validation import check_dimension
 from . import _halton
-from ._base import check_n, init_engine
+from ._base import IndexedEngine, check_n, init_engine
 
 __all__ = ["Halton", "first_primes", "rr2_permutation"]
 
@@ -74,7 +73,7 @@ def _digit_count(base):
     return math.ceil(54 / math.log2(base)) - 1
 
 
-class Halton(qmc.QMCEngine):
+class Halton(IndexedEngine):
     """Halton sequence, optionally digit-permuted.
 
     Coordinate ``j`` of point ``i`` is the radical inverse of ``i`` in the
@@ -186,21 +185,6 @@ class Halton(qmc.QMCEngine):
                                 self._offsets, self._strides, self._perms, _CHUNK, out)
         return out
 
-    def fast_forward(self, n):
-        """Skip the next ``n`` points (no points are computed).
-
-        Parameters
-        ----------
-        n : int
-            Number of points to skip, ``n >= 0``.
-
-        Returns
-        -------
-        engine : Halton
-            The engine itself.
-        """
-        self.num_generated += check_n(n)
-        return self
 
 
 def _n_digits(i, b):

@@ -7,11 +7,10 @@ import math
 import numbers
 
 import numpy as np
-from scipy.stats import qmc
 
 from .._validation import as_float_array, check_choice, check_dimension, check_int
 from . import _lattice
-from ._base import check_n, init_engine
+from ._base import IndexedEngine, check_n, init_engine
 
 __all__ = ["Lattice", "kuo_generating_vector", "KUO_MAXDIM", "KUO_MAX_LOG2N"]
 
@@ -55,7 +54,7 @@ def kuo_generating_vector(d):
     return _load_kuo()[:d].copy()
 
 
-class Lattice(qmc.QMCEngine):
+class Lattice(IndexedEngine):
     """Rank-1 lattice rule ``x_i = frac(phi(i) z / N)``, optionally shifted.
 
     Parameters
@@ -188,23 +187,6 @@ class Lattice(qmc.QMCEngine):
                                      use_shift, _CHUNK, out)
         return out
 
-    def fast_forward(self, n):
-        """Skip the next ``n`` points (no points are computed).
-
-        Parameters
-        ----------
-        n : int
-            Number of points to skip, ``n >= 0``.
-
-        Returns
-        -------
-        engine : Lattice
-            The engine itself.
-        """
-        n = check_n(n)
-        self._check_room(n)
-        self.num_generated += n
-        return self
 
 
 def _as_generating_vector(z, d, n_max):

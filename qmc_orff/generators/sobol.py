@@ -6,11 +6,10 @@ import importlib.resources
 import warnings
 
 import numpy as np
-from scipy.stats import qmc
 
 from .._validation import check_dimension, check_int
 from . import _sobol
-from ._base import check_n, init_engine
+from ._base import IndexedEngine, check_n, init_engine
 
 __all__ = ["Sobol", "direction_numbers", "MAXDIM", "BITS"]
 
@@ -93,7 +92,7 @@ def _lms_scramble(sv, ltm, bits):
     return out
 
 
-class Sobol(qmc.QMCEngine):
+class Sobol(IndexedEngine):
     """Sobol' sequence (Joe-Kuo direction numbers), optionally scrambled.
 
     Parameters
@@ -215,20 +214,3 @@ class Sobol(qmc.QMCEngine):
                 "the function 'Sobol.random()' can be used.")
         return self.random(n)
 
-    def fast_forward(self, n):
-        """Skip the next ``n`` points (no points are computed).
-
-        Parameters
-        ----------
-        n : int
-            Number of points to skip, ``n >= 0``.
-
-        Returns
-        -------
-        engine : Sobol
-            The engine itself.
-        """
-        n = check_n(n)
-        self._check_room(n)
-        self.num_generated += n
-        return self
