@@ -1,0 +1,559 @@
+"""Fourier feature maps: scalar (:class:`FourierFeatures`) and operator-valued (:class:`ORFF`).
+
+Both are scikit-learn transformers whose frequencies come from
+:func:`qmc_orff.make_frequencies`: i.i.d. (``"mc"``), orthogonal random
+features (``"orf"``), a low-discrepancy sequence (``"halton"``, ``"sobol"``,
+``"lattice"``), a designed :class:`~qmc_orff.Sequence` or an explicit array.
+
+Feature layout
+--------------
+With frequencies ``w_1..w_s``, weights ``xi_j`` and amplitudes
+``a_j = sqrt(xi_j)`` (times a measure factor for ORFF), the scalar feature
+matrix is ``F(X) = [a * cos(X W^T), a * sin(X W^T)]`` of shape ``(n, 2 s)``:
+all cosines first, then all sines, column ``j`` and ``s + j`` belonging to
+``w_j``.  The operator-valued map has ``Phi(x)`` of shape ``(2 s r, p)`` with
+row ``(c s + j) r + k`` equal to ``F(x)[c s + j] * B(w_j)[:, k]``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.sparse.linalg import LinearOperator
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._features_kernels import cos_sin_features
+from ._validation import check_choice
+from .frequencies import make_frequencies
+from .kernels import CurlFree, Decomposable, DivFree, Gaussian, Laplacian, Matern, SkewedChi2, \
+    check_psd_matrix
+
+__all__ = ["FourierFeatures", "ORFF", "householder_complement"]
+
+_SCALAR_KERNELS = ("gaussian", "laplacian", "matern", "skewed_chi2")
+_ORFF_KERNELS = ("decomposable", "curl_free", "div_free")
+_ORFF_MEASURES = ("spectral", "bounded", "trace")
+
+
+def _scalar_param(value, name):
+    if isinstance(value, (bool, np.bool_)) or np.ndim(value) != 0:
+        raise ValueError(f"'{name}' must be a real number; got {value!r}.")
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"'{name}' must be a real number; got {value!r}.") from None
+    if not math.isfinite(value):
+        raise ValueError(f"'{name}' must be finite; got {value!r}.")
+    return value
+
+
+# --------------------------------------------------------------------------- scalar maps
+class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Fourier features of a shift-invariant kernel, from random or QMC frequencies.
+
+    ``transform(X) = [sqrt(xi) cos(X W^T), sqrt(xi) sin(X W^T)]``, so that
+    ``transform(x) . transform(z) = sum_j xi_j cos<x - z, w_j> ~= k(x, z)``.
+
+    Parameters
+    ----------
+    kernel : {"gaussian", "laplacian", "matern", "skewed_chi2"}, default="gaussian"
+        ``exp(-|x - z|^2 / (2 sigma^2))``, ``exp(-|x - z|_1 / sigma)``, the
+        Matern kernel with smoothness ``nu`` and length scale ``sigma``, or the
+        skewed chi-squared kernel with skewness ``c`` (features of
+        ``log(x + c)``; inputs must satisfy ``x + c > 0``).  See
+        :mod:`qmc_orff.kernels`.
+    sigma : float or array_like of shape (d,), default=1.0
+        Bandwidth / length scale (per coordinate allowed).
+    n_components : int or None, default=256
+        Number ``s`` of frequencies; the output has ``2 s`` columns.  ``None``
+        takes all the points of a Sequence or array ``sequence``.
+    sequence : {"halton", "sobol", "lattice", "mc", "orf"}, Sequence or array_like, default="halton"
+        Point source; see :func:`qmc_orff.make_frequencies`.
+    seed : None, int, SeedSequence or Generator, default=None
+        Randomness of ``"mc"``/``"orf"`` and of the QMC scrambling.
+    scramble : bool or "deterministic", default=True
+        Randomise the QMC points (see :func:`qmc_orff.frequencies.unit_points`).
+    nu : float, default=1.5
+        Matern smoothness.
+    c : float, default=1.0
+        Skewness of the skewed chi-squared kernel.
+
+    Attributes
+    ----------
+    frequencies_ : ndarray of shape (s, d)
+    weights_ : ndarray of shape (s,)
+        Quadrature weights ``xi`` (``1/s`` unless a weighted Sequence was given).
+    kernel_ : qmc_orff.kernels.Kernel
+        The exact kernel approximated.
+    n_features_in_ : int
+
+    Notes
+    -----
+    Avron et al. (2016), Algorithm 1 (and section 5 for weights).  The product
+    ``X W^T`` is one BLAS call writing into the output's second half; the sine
+    and cosine of each argument are then computed together in one vectorised
+    pass, in place (:mod:`qmc_orff._features_kernels`), so the peak memory is
+    the output.  Values agree with numpy's ``cos``/``sin`` to one ulp.  The
+    output dtype is the input's (float32 or float64; anything else becomes
+    float64); float32 arguments are evaluated in float64 and rounded once.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qmc_orff import FourierFeatures
+    >>> X = np.random.default_rng(0).normal(size=(5, 3))
+    >>> ff = FourierFeatures(sigma=2.0, n_components=512, seed=0).fit(X)
+    >>> ff.transform(X).shape
+    (5, 1024)
+    """
+
+    def __init__(self, kernel="gaussian", *, sigma=1.0, n_components=256, sequence="halton",
+                 seed=None, scramble=True, nu=1.5, c=1.0):
+        self.kernel = kernel
+        self.sigma = sigma
+        self.n_components = n_components
+        self.sequence = sequence
+        self.seed = seed
+        self.scramble = scramble
+        self.nu = nu
+        self.c = c
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
+
+    def _input(self, X, reset):
+        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=reset)
+        if self.kernel == "skewed_chi2":
+            c = _scalar_param(self.c, "c")
+            shifted = X + X.dtype.type(c)
+            if np.any(shifted <= 0):
+                raise ValueError(f"'X' must satisfy X + c > 0 for kernel='skewed_chi2' (c={c!r}); "
+                                 f"got minimum {float(X.min())!r}.")
+            X = np.log(shifted)
+        return np.ascontiguousarray(X)
+
+    def fit(self, X, y=None):
+        """Draw the frequencies for inputs like ``X``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n, d)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        kernel = check_choice(self.kernel, "kernel", _SCALAR_KERNELS)
+        X = self._input(X, reset=True)
+        d = X.shape[1]
+        W, xi = make_frequencies(kernel, self.n_components, d, sigma=self.sigma,
+                                 sequence=self.sequence, seed=self.seed, scramble=self.scramble,
+                                 nu=self.nu)
+        if kernel == "gaussian":
+            exact = Gaussian(self.sigma)
+        elif kernel == "laplacian":
+            exact = Laplacian(self.sigma)
+        elif kernel == "matern":
+            exact = Matern(self.nu, self.sigma)
+        else:
+            exact = SkewedChi2(_scalar_param(self.c, "c"), self.sigma)
+        self.frequencies_ = W
+        self.weights_ = xi
+        self.kernel_ = exact
+        self._n_features_out = 2 * W.shape[0]
+        return self
+
+    def transform(self, X):
+        """Feature matrix ``[sqrt(xi) cos(X W^T), sqrt(xi) sin(X W^T)]``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n, d)
+
+        Returns
+        -------
+        ndarray of shape (n, 2 s), dtype of ``X`` (float32 or float64)
+        """
+        check_is_fitted(self)
+        X = self._input(X, reset=False)
+        dt = X.dtype
+        W = np.ascontiguousarray(self.frequencies_, dtype=dt)
+        scale = np.ascontiguousarray(np.sqrt(self.weights_), dtype=dt)
+        return cos_sin_features(X, W, scale)
+
+
+# --------------------------------------------------------------------------- operator-valued maps
+def householder_complement(W):
+    """Orthonormal bases ``Q(w)`` of the complements ``w^perp``.
+
+    Parameters
+    ----------
+    W : ndarray of shape (s, d), d >= 2
+
+    Returns
+    -------
+    ndarray of shape (s, d, d - 1)
+        ``Q[j]`` has orthonormal columns orthogonal to ``W[j]`` (for ``w = 0``:
+        those orthogonal to ``e_1``).
+
+    Notes
+    -----
+    Columns 2..d of the Householder reflection ``H = I - 2 v v^T / v^T v``,
+    ``v = w^ + sign(w^_1) e_1``, which maps ``e_1`` to ``-sign(w^_1) w^``.  In
+    2-D this is ``+-(-w_2, w_1) / |w|``.  ``O(d^2)`` per frequency.
+    """
+    s, d = W.shape
+    norm = np.sqrt(np.sum(W * W, axis=1))
+    U = np.zeros_like(W)
+    ok = norm > 0
+    U[ok] = W[ok] / norm[ok, None]
+    U[~ok, 0] = 1.0
+    sign = np.where(U[:, 0] >= 0, 1.0, -1.0)
+    V = U.copy()
+    V[:, 0] += sign
+    vv = np.sum(V * V, axis=1)  # = 2 (1 + |u_1|) >= 2
+    H = np.eye(d)[None] - (2.0 / vv)[:, None, None] * V[:, :, None] * V[:, None, :]
+    return np.ascontiguousarray(H[:, :, 1:])
+
+
+class ORFF(TransformerMixin, BaseEstimator):
+    """Operator-valued random Fourier features (ORFF) of Gaussian matrix-valued kernels.
+
+    ``Phi(x)^T Phi(z) = sum_j xi_j cos<x - z, w_j> A~(w_j) ~= K(x, z)`` with
+    ``A~(w) = B(w) B(w)^T`` (Brault et al. 2016, Proposition 2.3).
+
+    Parameters
+    ----------
+    kernel : {"decomposable", "curl_free", "div_free"}, default="decomposable"
+        ``k_0(delta) A``; ``-Hess k_0``; ``(Hess - Laplacian I) k_0`` with
+        ``k_0(delta) = exp(-|delta|^2 / (2 sigma^2))``; see
+        :class:`~qmc_orff.kernels.Decomposable`, :class:`~qmc_orff.kernels.CurlFree`,
+        :class:`~qmc_orff.kernels.DivFree`.  Curl- and div-free need ``p = d``
+        (div-free ``d >= 2``).
+    sigma : float, default=1.0
+        Bandwidth of ``k_0`` (``gamma = 1 / (2 sigma^2)``).  Per coordinate
+        allowed for the decomposable kernel.
+    A : array_like of shape (p, p) or None, default=None
+        Output matrix of the decomposable kernel (symmetric PSD); ``None`` is
+        the identity of size ``d``.  Ignored by the other kernels.
+    n_components : int or None, default=256
+        Number ``s`` of frequencies.
+    sequence : {"halton", "sobol", "lattice", "mc", "orf"}, Sequence or array_like, default="halton"
+        Point source; see :func:`qmc_orff.make_frequencies`.
+    measure : {"spectral", "bounded", "trace"}, default="spectral"
+        The probability measure ``rho`` the frequencies follow, and ``A~ = mu / rho``:
+
+        - ``"spectral"``: ``rho_0 = N(0, sigma^-2 I)``; ``A~(w) = A``, ``w w^T``,
+          ``|w|^2 I - w w^T`` (unbounded for curl/div; Brault et al. 2016).
+        - ``"bounded"``: ``rho = N(0, 2 sigma^-2 I)``, ``A~ = A(w) rho_0 / rho =
+          A(w) 2^(d/2) exp(-sigma^2 |w|^2 / 4)`` (Minh 2016, eq. 39-42).
+        - ``"trace"``: the trace-normalised measure (Minh 2016, Theorem 9,
+          Corollary 10), ``rho = sigma^2 |w|^2 rho_0 / d`` for curl/div, with
+          ``A~ = (d / sigma^2) w^ w^T`` (curl) and ``(d / sigma^2)(I - w^ w^T)``
+          (div), ``w^ = w / |w|``; for the decomposable kernel it is ``rho_0``.
+    seed : None, int, SeedSequence or Generator, default=None
+    scramble : bool or "deterministic", default=True
+
+    Attributes
+    ----------
+    frequencies_ : ndarray of shape (s, d)
+    weights_ : ndarray of shape (s,)
+        Quadrature weights ``xi``.
+    amplitudes_ : ndarray of shape (s,)
+        ``sqrt(xi_j)`` times the scalar part of ``B(w_j)`` (the bounded
+        measure's factor for the decomposable kernel).
+    factors_ : ndarray of shape (s, p, r), or (p, r) for the decomposable kernel
+        ``B(w_j)`` (``B = V_A diag(sqrt(lambda_A))`` on the nonzero eigenvalues of ``A``
+        for the decomposable kernel, so ``r = rank(A)``; ``r = 1`` curl-free;
+        ``r = d - 1`` div-free, ``B(w) = |w| Q(w)``).
+    n_outputs_ : int
+        ``p``.
+    rank_ : int
+        ``r``, the column count of ``B(w)``.
+    kernel_ : qmc_orff.kernels.OperatorKernel
+        The exact kernel approximated.
+    n_features_in_ : int
+
+    Notes
+    -----
+    ``transform`` materialises ``Phi(X)`` of shape ``(n, 2 s r, p)``; learning
+    should use :meth:`operator` (``theta -> Phi(X)^T theta`` and its adjoint in
+    ``O(n s p + s p r)`` per product, never forming ``Phi(X)``; Brault et al.
+    2016, appendix D, Table 2) or :class:`qmc_orff.ORFFRidge`.
+    """
+
+    def __init__(self, kernel="decomposable", *, sigma=1.0, A=None, n_components=256,
+                 sequence="halton", measure="spectral", seed=None, scramble=True):
+        self.kernel = kernel
+        self.sigma = sigma
+        self.A = A
+        self.n_components = n_components
+        self.sequence = sequence
+        self.measure = measure
+        self.seed = seed
+        self.scramble = scramble
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64"]
+        return tags
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X, y=None):
+        """Draw the frequencies and the factors ``B(w_j)`` for inputs like ``X``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n, d)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        kernel = check_choice(self.kernel, "kernel", _ORFF_KERNELS)
+        measure = check_choice(self.measure, "measure", _ORFF_MEASURES)
+        X = validate_data(self, X, dtype=np.float64, reset=True)
+        d = X.shape[1]
+        if kernel == "div_free" and d < 2:
+            raise ValueError(f"'X' must have d >= 2 columns for kernel='div_free'; got d={d}.")
+        sigma = self.sigma
+        if kernel != "decomposable" or np.ndim(sigma) == 0:
+            sig = _scalar_param(sigma, "sigma")
+            if not sig > 0:
+                raise ValueError(f"'sigma' must be positive; got {sig!r}.")
+            sigma = sig
+        if kernel == "decomposable":
+            A = np.eye(d) if self.A is None else check_psd_matrix(self.A, "A")
+            exact = Decomposable(Gaussian(sigma), A)
+        elif kernel == "curl_free":
+            exact = CurlFree(sigma)
+        else:
+            exact = DivFree(sigma)
+        sig_arr = np.asarray(Gaussian(sigma).sigma, dtype=np.float64)
+
+        radial = measure == "trace" and kernel != "decomposable"
+        if radial and not isinstance(self.sequence, (str, np.ndarray, list, tuple)):
+            raise ValueError("'sequence' must be a named source ('halton', 'sobol', 'lattice', "
+                             "'mc') or an array for measure='trace': a Sequence holds points of "
+                             "the spectral measure (use measure='spectral' or 'bounded').")
+        freq_sigma = sig_arr / math.sqrt(2.0) if measure == "bounded" else sig_arr
+        W, xi = make_frequencies("gaussian", self.n_components, d,
+                                 sigma=freq_sigma if freq_sigma.ndim else float(freq_sigma),
+                                 sequence=self.sequence, seed=self.seed, scramble=self.scramble,
+                                 measure="radial" if radial else "spectral")
+        amp = np.sqrt(xi)
+        if measure == "bounded":
+            # sqrt(rho_0 / rho) = 2^(d/4) exp(-sigma^2 |w|^2 / 8)
+            amp = amp * 2.0 ** (d / 4.0) * np.exp(-np.sum((W * sig_arr) ** 2, axis=1) / 8.0)
+
+        if kernel == "decomposable":
+            lam, V = np.linalg.eigh(A)
+            keep = lam > lam[-1] * A.shape[0] * np.finfo(np.float64).eps
+            B = np.ascontiguousarray(V[:, keep] * np.sqrt(lam[keep]))
+        else:
+            norm = np.sqrt(np.sum(W * W, axis=1))
+            if kernel == "curl_free":
+                if radial:
+                    safe = np.where(norm > 0, norm, 1.0)
+                    B = (math.sqrt(d) / sigma) * (W / safe[:, None])
+                else:
+                    B = W.copy()
+                B = B[:, :, None]
+            else:
+                Q = householder_complement(W)
+                scale = np.full(W.shape[0], math.sqrt(d) / sigma) if radial else norm
+                B = Q * scale[:, None, None]
+            B = np.ascontiguousarray(B)
+        self.frequencies_ = W
+        self.weights_ = xi
+        self.amplitudes_ = amp
+        self.factors_ = B
+        self.n_outputs_ = exact.output_dim(d)
+        self.rank_ = B.shape[-1]
+        self.kernel_ = exact
+        return self
+
+    # ------------------------------------------------------------------ evaluation
+    def _checked(self, X, name="X"):
+        check_is_fitted(self)
+        return np.ascontiguousarray(validate_data(self, X, dtype=np.float64, reset=False))
+
+    def scalar_features(self, X):
+        """``F(X) = [a cos(X W^T), a sin(X W^T)]`` of shape ``(n, 2 s)``, ``a = amplitudes_``."""
+        X = self._checked(X)
+        return cos_sin_features(X, self.frequencies_, self.amplitudes_)
+
+    def _factor_stack(self):
+        """``B(w_j)`` as ``(s, p, r)`` (materialised for the decomposable kernel)."""
+        B = self.factors_
+        if B.ndim == 2:
+            return np.broadcast_to(B, (self.frequencies_.shape[0],) + B.shape)
+        return B
+
+    def transform(self, X):
+        """The feature matrices ``Phi(x_i)``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n, d)
+
+        Returns
+        -------
+        ndarray of shape (n, 2 s r, p)
+            Row ``(c s + j) r + k`` of ``Phi(x)`` is ``F(x)[c s + j] B(w_j)[:, k]``.
+        """
+        F = self.scalar_features(X)
+        n, s2 = F.shape
+        s = s2 // 2
+        Bt = np.swapaxes(self._factor_stack(), 1, 2)  # (s, r, p)
+        r, p = Bt.shape[1], Bt.shape[2]
+        Phi = F.reshape(n, 2, s, 1, 1) * Bt[None, None]
+        return Phi.reshape(n, 2 * s * r, p)
+
+    def _A_tilde(self):
+        """``A~(w_j) = B_j B_j^T``, shape (s, p, p) (or (p, p) decomposable)."""
+        B = self.factors_
+        if B.ndim == 2:
+            return B @ B.T
+        return np.einsum("jak,jbk->jab", B, B)
+
+    def approximate_kernel(self, X, Z=None, *, block=False):
+        """``K~(x_i, z_l) = Phi(x_i)^T Phi(z_l) = sum_j xi_j cos<x_i - z_l, w_j> A~(w_j)``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n, d)
+        Z : array_like of shape (m, d), default=None
+            ``None`` means ``Z = X``.
+        block : bool, default=False
+            Return the flattened block matrix ``(n p, m p)`` (as
+            :meth:`~qmc_orff.kernels.OperatorKernel.block`).
+
+        Returns
+        -------
+        ndarray of shape (n, m, p, p), or (n p, m p) when ``block``
+        """
+        FX = self.scalar_features(X)
+        FZ = FX if Z is None else self.scalar_features(Z)
+        A = self._A_tilde()
+        n, m = FX.shape[0], FZ.shape[0]
+        p = self.n_outputs_
+        if A.ndim == 2:
+            K = (FX @ FZ.T)[:, :, None, None] * A
+        else:
+            K = np.empty((n, m, p, p))
+            for a in range(p):
+                for b in range(a, p):
+                    coef = np.concatenate([A[:, a, b], A[:, a, b]])
+                    K[:, :, a, b] = (FX * coef) @ FZ.T
+                    if b != a:
+                        K[:, :, b, a] = K[:, :, a, b]
+        if block:
+            return np.ascontiguousarray(K.transpose(0, 2, 1, 3).reshape(n * p, m * p))
+        return K
+
+    def operator(self, X):
+        """``P_X: theta -> Phi(X)^T theta`` as a LinearOperator, without forming ``Phi(X)``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n, d)
+
+        Returns
+        -------
+        scipy.sparse.linalg.LinearOperator of shape (n p, 2 s r)
+            ``matvec(theta)[i p + a] = (Phi(x_i)^T theta)[a]``; ``rmatvec`` is the
+            adjoint ``y -> sum_i Phi(x_i) y_i``.
+
+        Notes
+        -----
+        With ``F = F(X)`` (n, 2 s) computed once (``O(n s d)``): ``matvec`` forms
+        ``V[c s + j] = B(w_j) theta_{c s + j}`` (``O(s p r)``) and returns ``F V``
+        (``O(n s p)``); ``rmatvec`` forms ``G = F^T Y`` (``O(n s p)``) and
+        ``theta_{c s + j} = B(w_j)^T G[c s + j]`` (``O(s p r)``).  For the
+        decomposable kernel ``matvec`` is ``(F Theta) B^T`` (``O(n s r + n r p)``).
+        Per point this is Brault et al.'s Table 2, with ``O(s p)`` instead of
+        ``O(s p^2)`` for the div-free map.
+        """
+        F = self.scalar_features(X)
+        return _FeatureOperator(F, self.factors_)
+
+
+class _FeatureOperator(LinearOperator):
+    """``theta -> Phi(X)^T theta`` from ``F(X)`` (n, 2 s) and the factors ``B``."""
+
+    def __init__(self, F, B):
+        self.F = F
+        self.B = B
+        n, s2 = F.shape
+        self.s = s2 // 2
+        self.p = B.shape[-2]
+        self.r = B.shape[-1]
+        self.n = n
+        super().__init__(dtype=np.float64, shape=(n * self.p, s2 * self.r))
+
+    def _theta_to_V(self, T):
+        """``T`` (2 s, r, k) -> ``V`` (2 s, p, k), ``V[cj] = B_j T[cj]``."""
+        B = self.B
+        if B.ndim == 2:
+            return np.einsum("ak,jkq->jaq", B, T)
+        T = T.reshape(2, self.s, self.r, -1)
+        V = np.einsum("jak,cjkq->cjaq", B, T)
+        return V.reshape(2 * self.s, self.p, -1)
+
+    def _matmat(self, Theta):
+        k = Theta.shape[1]
+        T = np.asarray(Theta, dtype=np.float64).reshape(2 * self.s, self.r, k)
+        if self.B.ndim == 2:
+            FT = self.F @ T.reshape(2 * self.s, self.r * k)  # (n, r k)
+            Y = np.einsum("irq,ar->iaq", FT.reshape(self.n, self.r, k), self.B)
+        else:
+            V = self._theta_to_V(T)  # (2 s, p, k)
+            Y = (self.F @ V.reshape(2 * self.s, self.p * k)).reshape(self.n, self.p, k)
+        return Y.reshape(self.n * self.p, k)
+
+    def _rmatmat(self, Ymat):
+        k = Ymat.shape[1]
+        Y = np.asarray(Ymat, dtype=np.float64).reshape(self.n, self.p * k)
+        G = (self.F.T @ Y).reshape(2 * self.s, self.p, k)  # (2 s, p, k)
+        B = self.B
+        if B.ndim == 2:
+            T = np.einsum("ak,jaq->jkq", B, G)
+        else:
+            T = np.einsum("jak,cjaq->cjkq", B, G.reshape(2, self.s, self.p, k))
+        return T.reshape(2 * self.s * self.r, k)
+
+    def _matvec(self, theta):
+        return self._matmat(np.asarray(theta).reshape(-1, 1)).ravel()
+
+    def _rmatvec(self, y):
+        return self._rmatmat(np.asarray(y).reshape(-1, 1)).ravel()
+
+    def _adjoint(self):
+        return _AdjointOperator(self)
+
+
+class _AdjointOperator(LinearOperator):
+    def __init__(self, op):
+        self.op = op
+        super().__init__(dtype=np.float64, shape=(op.shape[1], op.shape[0]))
+
+    def _matvec(self, y):
+        return self.op._rmatvec(y)
+
+    def _matmat(self, Y):
+        return self.op._rmatmat(Y)
+
+    def _rmatvec(self, theta):
+        return self.op._matvec(theta)
+
+    def _rmatmat(self, Theta):
+        return self.op._matmat(Theta)
+
+    def _adjoint(self):
+        return self.op

@@ -1,0 +1,402 @@
+"""Frequencies (and quadrature weights) for a kernel from a point source.
+
+One function, :func:`make_frequencies`, turns any point source -- i.i.d.
+sampling, orthogonal random features, a low-discrepancy sequence, a designed
+:class:`~qmc_orff.Sequence` or an explicit array -- into frequencies
+``W`` of shape ``(s, d)`` and weights ``xi`` of shape ``(s,)`` such that
+
+    k(x, z) ~= sum_j xi_j cos<x - z, w_j>.
+
+Unit-cube points become frequencies by the inverse CDF, coordinate-wise for
+product densities; the Matern (multivariate t) and the radial measure use one
+extra coordinate (see :func:`make_frequencies`, Notes).
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+
+import numpy as np
+from scipy import special, stats
+
+from ._validation import as_generator, as_points, as_positive, check_choice, check_int
+
+__all__ = ["make_frequencies", "unit_points", "KERNELS", "SOURCES", "T_EPS"]
+
+#: Kernels whose spectral measures :func:`make_frequencies` samples.
+KERNELS = ("gaussian", "laplacian", "matern", "skewed_chi2")
+#: Named point sources.
+SOURCES = ("mc", "orf", "halton", "sobol", "lattice")
+_MEASURES = ("spectral", "radial")
+#: Safety clip of unit-cube coordinates: ``t`` is clipped to ``[T_EPS, 1 - T_EPS]``
+#: before the inverse CDF (``2**-53``, the spacing of doubles just below 1).
+T_EPS = 2.0 ** -53
+
+
+# --------------------------------------------------------------------------- unit-cube points
+def _n_digits(i, b):
+    """Number of base-``b`` digits of the integer ``i >= 0`` (at least 1)."""
+    count = 1
+    while i >= b:
+        i //= b
+        count += 1
+    return count
+
+
+def _engine(name, dim, scramble, seed):
+    """A QMC engine from :mod:`qmc_orff.generators` (SciPy's until it is there)."""
+    try:
+        from . import generators as gen
+    except ImportError:  # pragma: no cover - generators land with their helper
+        gen = None
+    if name == "halton":
+        if gen is not None and hasattr(gen, "Halton"):
+            return gen.Halton(dim, scramble=scramble, seed=seed)
+        if scramble == "deterministic":  # pragma: no cover
+            raise ValueError("'scramble'='deterministic' needs qmc_orff.generators.Halton.")
+        return stats.qmc.Halton(dim, scramble=bool(scramble), rng=seed)  # pragma: no cover
+    if name == "sobol":
+        if scramble == "deterministic":
+            raise ValueError("'scramble' must be True or False for sequence='sobol'; "
+                             "got 'deterministic'.")
+        if gen is not None and hasattr(gen, "Sobol"):
+            return gen.Sobol(dim, scramble=bool(scramble), seed=seed)
+        return stats.qmc.Sobol(dim, scramble=bool(scramble), rng=seed)  # pragma: no cover
+    # lattice
+    if scramble == "deterministic":
+        raise ValueError("'scramble' must be True or False for sequence='lattice'; "
+                         "got 'deterministic'.")
+    if gen is None or not hasattr(gen, "Lattice"):  # pragma: no cover
+        raise ValueError("sequence='lattice' needs qmc_orff.generators.Lattice, "
+                         "which is not available in this installation.")
+    return gen.Lattice(dim, order="radical_inverse", shift=bool(scramble), seed=seed)
+
+
+def unit_points(source, s, dim, *, scramble=True, seed=None):
+    """``s`` points of a low-discrepancy sequence in the open unit cube ``(0, 1)^dim``.
+
+    Parameters
+    ----------
+    source : {"halton", "sobol", "lattice"}
+    s : int
+        Number of points, ``s >= 1``.
+    dim : int
+        Dimension of the cube.
+    scramble : bool or "deterministic", default=True
+        ``True``: randomised QMC -- random digit permutations (Halton), LMS
+        scrambling plus digital shift (Sobol'), a uniform random shift modulo 1
+        (lattice), drawn from ``seed``.  ``False``: the plain sequence.
+        ``"deterministic"`` (Halton only): the RR2 permutations of Kocis and
+        Whiten (1997), as used by Avron et al. (2016).
+    seed : None, int, SeedSequence, BitGenerator or Generator, default=None
+
+    Returns
+    -------
+    ndarray of shape (s, dim)
+        Points in ``[T_EPS, 1 - T_EPS]``.
+
+    Notes
+    -----
+    Policy for the boundary (the inverse CDF is infinite at 0 and 1):
+
+    * Unrandomised points (``scramble=False`` or ``"deterministic"``) start at
+      the origin.  Their first ``s`` points have coordinates on the grid
+      ``b^-D Z`` with ``D`` the number of base-``b`` digits of ``s - 1``
+      (``D = 0`` for ``s = 1``; ``b = 2`` for Sobol' and lattices in radical-inverse order, the
+      coordinate's prime for Halton).  They are *centred*: shifted by half a
+      grid step, ``t <- t + b^-D / 2``.  Each one-dimensional projection of a
+      net then becomes the midpoint rule, the points stay inside ``(0, 1)``
+      and, for base 2, the shift is a digital shift that keeps the net
+      structure.  No point is dropped.
+    * Randomised points are in ``(0, 1)`` with probability one, but the
+      engines work with finitely many digits (Sobol': 30 bits), so a
+      coordinate can be exactly 0; as a safety net every coordinate is clipped
+      to ``[T_EPS, 1 - T_EPS]``, ``T_EPS = 2**-53``.  The clip changes nothing
+      in the centred case.
+    """
+    source = check_choice(source, "sequence", ("halton", "sobol", "lattice"))
+    s = check_int(s, "n_components", minimum=1)
+    if not (isinstance(scramble, (bool, np.bool_)) or scramble == "deterministic"):
+        raise ValueError("'scramble' must be one of True, False, 'deterministic'; "
+                         f"got {scramble!r}.")
+    engine = _engine(source, dim, scramble, seed)
+    with warnings.catch_warnings():
+        # the engine's warning points into this module; ours below names the parameter
+        warnings.filterwarnings("ignore", message="The balance properties of Sobol",
+                                category=UserWarning)
+        t = np.array(engine.random(s), dtype=np.float64)
+    if source == "sobol" and s & (s - 1):
+        warnings.warn(f"sequence='sobol' with n_components={s}: the balance properties of "
+                      "Sobol' points need a power of 2.", UserWarning, stacklevel=3)
+    if scramble is not True and not (isinstance(scramble, np.bool_) and scramble):
+        if source == "halton":
+            bases = np.asarray(engine.base if hasattr(engine, "base") else _first_primes(dim),
+                               dtype=np.int64)
+        else:
+            bases = np.full(dim, 2, dtype=np.int64)
+        for j, b in enumerate(bases.tolist()):
+            digits = 0 if s == 1 else _n_digits(s - 1, b)
+            t[:, j] += 0.5 * float(b) ** (-digits)
+    np.clip(t, T_EPS, 1.0 - T_EPS, out=t)
+    return t
+
+
+def _first_primes(n):  # pragma: no cover - only without qmc_orff.generators
+    primes = []
+    k = 2
+    while len(primes) < n:
+        if all(k % p for p in primes if p * p <= k):
+            primes.append(k)
+        k += 1
+    return primes
+
+
+# --------------------------------------------------------------------------- inverse CDFs
+def _ppf_normal(t):
+    return special.ndtri(t)
+
+
+def _ppf_cauchy(t):
+    from .densities import get_density
+    return get_density("laplacian").ppf(t)
+
+
+def _ppf_sech(t):
+    """Inverse CDF of the hyperbolic secant density ``sech(pi w)``: ``pi^-1 log(tan(pi t / 2))``."""
+    return np.log(np.tan(0.5 * np.pi * t)) / np.pi
+
+
+def _ppf_gaussian(t):
+    from .densities import get_density
+    return get_density("gaussian").ppf(t)
+
+
+def _from_unit(t, kernel, measure, nu, d):
+    """Map unit-cube points ``t`` of shape (s, d or d + 1) to unit-bandwidth frequencies."""
+    if measure == "radial":
+        z = _ppf_gaussian(t[:, :d])
+        r = np.sqrt(stats.chi2.ppf(t[:, d], d + 2))
+        return _radial(z, r)
+    if kernel == "gaussian":
+        return _ppf_gaussian(t)
+    if kernel == "laplacian":
+        return _ppf_cauchy(t)
+    if kernel == "skewed_chi2":
+        return _ppf_sech(t)
+    # matern: multivariate t with 2 nu degrees of freedom
+    z = _ppf_gaussian(t[:, :d])
+    g = stats.chi2.ppf(t[:, d], 2.0 * nu)
+    return z / np.sqrt(g / (2.0 * nu))[:, None]
+
+
+def _radial(z, r):
+    """``r * z / |z|`` (direction ``e_1`` where ``z = 0``)."""
+    norm = np.sqrt(np.sum(z * z, axis=1))
+    u = np.empty_like(z)
+    ok = norm > 0
+    u[ok] = z[ok] / norm[ok, None]
+    u[~ok] = 0.0
+    u[~ok, 0] = 1.0
+    return r[:, None] * u
+
+
+def _sample(kernel, measure, nu, s, d, rng):
+    """``s`` i.i.d. unit-bandwidth frequencies."""
+    if measure == "radial":
+        z = rng.standard_normal((s, d))
+        r = np.sqrt(rng.chisquare(d + 2, size=s))
+        return _radial(z, r)
+    if kernel == "gaussian":
+        return rng.standard_normal((s, d))
+    if kernel == "laplacian":
+        return rng.standard_cauchy((s, d))
+    if kernel == "skewed_chi2":
+        t = np.clip(rng.random((s, d)), T_EPS, 1.0 - T_EPS)
+        return _ppf_sech(t)
+    z = rng.standard_normal((s, d))
+    g = rng.chisquare(2.0 * nu, size=s)
+    return z / np.sqrt(g / (2.0 * nu))[:, None]
+
+
+def _orthogonal(s, d, rng):
+    """Orthogonal random features (Yu et al. 2016) at unit bandwidth.
+
+    Blocks of ``d`` rows ``S Q``: ``Q`` uniform on the orthogonal group (QR of a
+    Gaussian matrix with the signs of ``diag(R)`` moved into ``Q``), ``S``
+    diagonal with independent chi(d) entries, so that each row is marginally
+    ``N(0, I)``; ``ceil(s / d)`` independent blocks, the last one truncated.
+    """
+    blocks = []
+    for _ in range(-(-s // d)):
+        G = rng.standard_normal((d, d))
+        Q, R = np.linalg.qr(G)
+        Q = Q * np.where(np.diag(R) < 0, -1.0, 1.0)[None, :]
+        norms = np.sqrt(rng.chisquare(d, size=d))
+        blocks.append(norms[:, None] * Q.T)
+    return np.concatenate(blocks, axis=0)[:s]
+
+
+# --------------------------------------------------------------------------- public
+def _is_sequence(obj):
+    try:
+        from .sequence import Sequence
+    except ImportError:  # pragma: no cover
+        return False
+    return isinstance(obj, Sequence)
+
+
+def make_frequencies(kernel="gaussian", n_components=256, d=None, *, sigma=1.0,
+                     sequence="halton", seed=None, scramble=True, nu=1.5,
+                     measure="spectral"):
+    """Frequencies and quadrature weights for a shift-invariant kernel.
+
+    Parameters
+    ----------
+    kernel : {"gaussian", "laplacian", "matern", "skewed_chi2"}, default="gaussian"
+        The kernel whose spectral measure is sampled: ``N(0, sigma^-2 I)``,
+        a product of ``Cauchy(0, 1/sigma_j)``, the multivariate t with ``2 nu``
+        degrees of freedom and scale ``1/sigma`` (``sigma`` is the Matern length
+        scale), or a product of hyperbolic secant densities ``sigma sech(pi sigma w)``.
+    n_components : int or None, default=256
+        Number ``s`` of frequencies.  For a :class:`~qmc_orff.Sequence` or an
+        array: ``None`` takes all its points, an int ``<= s`` the first
+        ``n_components`` (extensible sequences are nested); a weighted
+        sequence cannot be truncated.
+    d : int or None, default=None
+        Input dimension.  Required for the named sources; for a Sequence or an
+        array it is checked against theirs when given.
+    sigma : float or array_like of shape (d,), default=1.0
+        Bandwidth (length scale); frequencies are unit-bandwidth frequencies
+        divided by ``sigma`` coordinate-wise.  Scalar for ``measure="radial"``.
+    sequence : {"mc", "orf", "halton", "sobol", "lattice"}, Sequence or array_like, default="halton"
+        The point source:
+
+        - ``"mc"``: i.i.d. draws from the spectral measure (seeded).
+        - ``"orf"``: orthogonal random features (Yu et al. 2016), Gaussian
+          kernel and spectral measure only.
+        - ``"halton"``, ``"sobol"``, ``"lattice"``: low-discrepancy points
+          mapped by the inverse CDF; see ``scramble``.
+        - a :class:`~qmc_orff.Sequence`: its points (unit bandwidth) divided by
+          ``sigma``, with its weights.  Its ``meta["density"]`` must be the
+          kernel's density (``"gaussian"`` or ``"laplacian"``).
+        - an array of shape ``(s, d)``: unit-bandwidth frequencies of the
+          requested measure (like ``Sequence.points``), divided by ``sigma``;
+          uniform weights.
+    seed : None, int, SeedSequence, BitGenerator or Generator, default=None
+        Randomness of ``"mc"``, ``"orf"`` and of the scrambling.
+    scramble : bool or "deterministic", default=True
+        For ``"halton"``, ``"sobol"``, ``"lattice"``: randomise (Owen/Matousek
+        scrambling, random lattice shift), or not (``False``), or Halton with
+        the deterministic RR2 permutations.  Boundary policy: see
+        :func:`unit_points`.
+    nu : float, default=1.5
+        Matern smoothness (``kernel="matern"`` only).
+    measure : {"spectral", "radial"}, default="spectral"
+        ``"radial"`` (Gaussian only) samples the trace-normalised measure of
+        the Gaussian curl- and div-free kernels (Minh 2016, eq. 54 and 56),
+        ``rho(w) = sigma^2 |w|^2 N(w; 0, sigma^-2 I) / d``.
+
+    Returns
+    -------
+    W : ndarray of shape (s, d)
+        Finite frequencies (float64).
+    weights : ndarray of shape (s,)
+        Nonnegative quadrature weights: ``1/s`` each unless a weighted Sequence
+        was given.
+
+    Notes
+    -----
+    Coordinate-wise inverse CDF for product densities, ``w_j = F^-1(t_j) / sigma_j``.
+    Matern: ``w = z / (sigma sqrt(g / (2 nu)))``, ``z = Phi^-1(t_1..t_d)``,
+    ``g = F^-1_{chi2(2 nu)}(t_{d+1})``.  Radial measure: ``w = r z / |z|`` with
+    ``sigma r = F^-1_{chi(d+2)}(t_{d+1})`` (a ``chi(d + 2)`` radius because the
+    density is ``|w|^2`` times a Gaussian).  These two use ``d + 1`` sequence
+    coordinates.
+
+    Examples
+    --------
+    >>> from qmc_orff import make_frequencies
+    >>> W, xi = make_frequencies("gaussian", 4, 2, sequence="halton", scramble=False)
+    >>> W.shape, float(xi.sum())
+    ((4, 2), 1.0)
+    """
+    kernel = check_choice(kernel, "kernel", KERNELS)
+    measure = check_choice(measure, "measure", _MEASURES)
+    if measure == "radial" and kernel != "gaussian":
+        raise ValueError(f"'measure'='radial' needs kernel='gaussian'; got kernel={kernel!r}.")
+    if kernel == "matern":
+        if isinstance(nu, (bool, np.bool_)) or not isinstance(nu, numbers.Real) \
+                or not math.isfinite(nu) or nu <= 0:
+            raise ValueError(f"'nu' must be a positive finite number; got {nu!r}.")
+        nu = float(nu)
+    if not (isinstance(scramble, (bool, np.bool_)) or scramble == "deterministic"):
+        raise ValueError("'scramble' must be one of True, False, 'deterministic'; "
+                         f"got {scramble!r}.")
+    if n_components is not None:
+        n_components = check_int(n_components, "n_components", minimum=1)
+    if d is not None:
+        d = check_int(d, "d", minimum=1)
+
+    weights = None
+    if isinstance(sequence, str):
+        sequence = check_choice(sequence, "sequence", SOURCES)
+        if d is None:
+            raise ValueError(f"'d' is required for sequence={sequence!r}.")
+        if n_components is None:
+            raise ValueError(f"'n_components' must be an integer for sequence={sequence!r}; got None.")
+        s = n_components
+        if sequence == "mc":
+            U = _sample(kernel, measure, nu, s, d, as_generator(seed))
+        elif sequence == "orf":
+            if kernel != "gaussian" or measure != "spectral":
+                raise ValueError("sequence='orf' (orthogonal random features) needs "
+                                 f"kernel='gaussian' and measure='spectral'; got kernel={kernel!r}, "
+                                 f"measure={measure!r}.")
+            U = _orthogonal(s, d, as_generator(seed))
+        else:
+            extra = 1 if (kernel == "matern" or measure == "radial") else 0
+            t = unit_points(sequence, s, d + extra, scramble=scramble, seed=seed)
+            U = _from_unit(t, kernel, measure, nu, d)
+    else:
+        if _is_sequence(sequence):
+            density = sequence.meta.get("density")
+            if measure != "spectral":
+                raise ValueError(f"'sequence' (a Sequence) needs measure='spectral'; got {measure!r}.")
+            if density != kernel:
+                raise ValueError(f"'sequence' was designed for the density {density!r}, "
+                                 f"not for kernel={kernel!r}.")
+            U = np.asarray(sequence.points, dtype=np.float64)
+            weights = None if sequence.weights is None else np.array(sequence.weights, dtype=np.float64)
+        else:
+            try:
+                U = as_points(sequence, "sequence")
+            except TypeError:
+                raise ValueError("'sequence' must be one of 'mc', 'orf', 'halton', 'sobol', "
+                                 f"'lattice', a Sequence or an (s, d) array; got {sequence!r}.") from None
+        if d is not None and U.shape[1] != d:
+            raise ValueError(f"'sequence' has dimension {U.shape[1]}, but d={d}.")
+        d = U.shape[1]
+        s_all = U.shape[0]
+        if n_components is not None and n_components != s_all:
+            if n_components > s_all:
+                raise ValueError(f"'n_components'={n_components} exceeds the {s_all} points of "
+                                 "'sequence'; pass n_components=None to use them all.")
+            if weights is not None:
+                raise ValueError(f"'n_components'={n_components} would truncate a weighted sequence "
+                                 f"of {s_all} points; pass n_components=None.")
+            U = U[:n_components]
+        s = U.shape[0]
+
+    if np.ndim(sigma) == 0:
+        sig = as_positive([sigma], "sigma").reshape(())
+    else:
+        sig = as_positive(sigma, "sigma", d=d)
+        if measure == "radial":
+            raise ValueError(f"'sigma' must be a scalar for measure='radial'; got shape {sig.shape}.")
+    W = np.ascontiguousarray(U / sig, dtype=np.float64)
+    if not np.all(np.isfinite(W)):  # defensive: the policies above exclude this
+        raise ValueError("'sequence' produced a non-finite frequency.")
+    if weights is None:
+        weights = np.full(s, 1.0 / s)
+    return W, weights

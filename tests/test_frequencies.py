@@ -1,0 +1,239 @@
+"""make_frequencies: every point source, the distributions, and the boundary policy."""
+import numpy as np
+import pytest
+from scipy import stats
+
+import qmc_orff.frequencies as freq
+from qmc_orff.frequencies import T_EPS, make_frequencies, unit_points
+from qmc_orff.sequence import Sequence
+
+# sizes that are not powers of 2 are used on purpose; the warning is tested once
+pytestmark = pytest.mark.filterwarnings("ignore:sequence='sobol' with n_components")
+
+KERNELS = ["gaussian", "laplacian", "matern", "skewed_chi2"]
+QMC = ["halton", "sobol", "lattice"]
+
+
+# --------------------------------------------------------------------------- boundary policy
+def test_unscrambled_points_are_centred():
+    # Halton s = 4: base 2 grid 1/4 -> +1/8; base 3 grid 1/9 (3 = "10" in base 3) -> +1/18
+    t = unit_points("halton", 4, 2, scramble=False)
+    np.testing.assert_allclose(t, [[1 / 8, 1 / 18], [5 / 8, 7 / 18], [3 / 8, 13 / 18],
+                                   [7 / 8, 3 / 18]], rtol=1e-15)
+    t = unit_points("sobol", 4, 2, scramble=False)
+    np.testing.assert_array_equal(t, [[0.125, 0.125], [0.625, 0.625], [0.875, 0.375],
+                                      [0.375, 0.875]])
+    t = unit_points("lattice", 4, 2, scramble=False)
+    np.testing.assert_array_equal(t, [[0.125, 0.125], [0.625, 0.625], [0.375, 0.875],
+                                      [0.875, 0.375]])
+
+
+@pytest.mark.parametrize("source", QMC)
+@pytest.mark.parametrize("s", [1, 2, 7, 64, 100])
+def test_unscrambled_points_inside_and_midpoint_1d(source, s):
+    t = unit_points(source, s, 3, scramble=False)
+    assert np.all(t > 0) and np.all(t < 1)
+    if s & (s - 1) == 0 and source != "halton":
+        # a (0, m, 1)-net in each coordinate becomes the midpoint rule
+        np.testing.assert_allclose(np.sort(t[:, 0]), (np.arange(s) + 0.5) / s, rtol=1e-15)
+
+
+def test_zero_from_an_engine_is_clipped(monkeypatch):
+    """Safety net: a randomised engine that returns exact 0 and 1 gives finite frequencies."""
+    class Degenerate:
+        def random(self, n):
+            t = np.zeros((n, 3))
+            t[1::2] = 1.0
+            return t
+
+    monkeypatch.setattr(freq, "_engine", lambda *args: Degenerate())
+    for kernel in KERNELS:
+        W, _ = make_frequencies(kernel, 4, 2, sequence="sobol", scramble=True)
+        assert np.all(np.isfinite(W))
+    t = unit_points("sobol", 4, 3, scramble=True)
+    assert t.min() == T_EPS and t.max() == 1.0 - T_EPS
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("source", QMC + ["mc"])
+@pytest.mark.parametrize("scramble", [True, False])
+def test_no_infinite_frequency(kernel, source, scramble):
+    W, xi = make_frequencies(kernel, 257, 4, sequence=source, scramble=scramble, seed=3)
+    assert W.shape == (257, 4) and W.dtype == np.float64
+    assert np.all(np.isfinite(W))
+    np.testing.assert_allclose(xi, 1 / 257)
+
+
+def test_radial_no_infinite_frequency():
+    for source in QMC + ["mc"]:
+        for scramble in (True, False):
+            W, _ = make_frequencies("gaussian", 33, 3, sequence=source, scramble=scramble,
+                                    measure="radial", seed=0)
+            assert np.all(np.isfinite(W)) and np.all(np.linalg.norm(W, axis=1) > 0)
+
+
+# --------------------------------------------------------------------------- distributions
+def _marginal_cdf(kernel, sigma, nu=1.5):
+    if kernel == "gaussian":
+        return stats.norm(scale=1 / sigma).cdf
+    if kernel == "laplacian":
+        return stats.cauchy(scale=1 / sigma).cdf
+    if kernel == "matern":  # multivariate t: marginals Student t(2 nu) / lengthscale
+        return stats.t(df=2 * nu, scale=1 / sigma).cdf
+    return lambda w: 2 / np.pi * np.arctan(np.exp(np.pi * sigma * w))  # hyperbolic secant
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_mc_marginals(kernel):
+    sigma = 0.7
+    W, _ = make_frequencies(kernel, 4000, 3, sigma=sigma, sequence="mc", seed=11)
+    for j in range(3):
+        assert stats.kstest(W[:, j], _marginal_cdf(kernel, sigma)).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("source", QMC)
+def test_qmc_marginals_are_nearly_exact(kernel, source):
+    # one-dimensional projections of low-discrepancy points: KS distance ~ 1/s.  A Matern
+    # coordinate depends on two sequence coordinates (z_j and the chi-squared one), so its
+    # KS distance is bounded by a two-dimensional discrepancy, ~ log(s)^2 / s.
+    s, sigma = 1024, 1.3
+    bound = (12.0 if kernel == "matern" else 4.0) / s
+    W, _ = make_frequencies(kernel, s, 3, sigma=sigma, sequence=source, seed=2)
+    for j in range(3):
+        assert stats.kstest(W[:, j], _marginal_cdf(kernel, sigma)).statistic < bound
+    # i.i.d. points are far from that (KS distance ~ 0.87 / sqrt(s))
+    W, _ = make_frequencies(kernel, s, 3, sigma=sigma, sequence="mc", seed=2)
+    assert max(stats.kstest(W[:, j], _marginal_cdf(kernel, sigma)).statistic for j in range(3)) > bound
+
+
+def test_matern_is_multivariate_t():
+    # |w|^2 l^2 / d ~ F(d, 2 nu) for the multivariate t with 2 nu degrees of freedom
+    d, nu, l = 3, 2.5, 0.6
+    for source in ("mc", "halton"):
+        W, _ = make_frequencies("matern", 2048, d, sigma=l, nu=nu, sequence=source, seed=4)
+        r2 = np.sum((W * l) ** 2, axis=1) / d
+        assert stats.kstest(r2, stats.f(d, 2 * nu).cdf).pvalue > 1e-3
+
+
+def test_radial_measure_radius_and_direction():
+    d, sigma = 3, 0.5
+    for source in ("mc", "sobol"):
+        W, _ = make_frequencies("gaussian", 2048, d, sigma=sigma, sequence=source,
+                                measure="radial", seed=5)
+        r = np.linalg.norm(W, axis=1) * sigma
+        assert stats.kstest(r, stats.chi(d + 2).cdf).pvalue > 1e-3
+        # isotropic directions: E[u u^T] = I / d
+        U = W / np.linalg.norm(W, axis=1, keepdims=True)
+        np.testing.assert_allclose(U.T @ U / len(U), np.eye(d) / d, atol=0.03)
+
+
+def test_orf_blocks_are_orthogonal():
+    d, s, sigma = 4, 10, 2.0
+    W, xi = make_frequencies("gaussian", s, d, sigma=sigma, sequence="orf", seed=7)
+    assert W.shape == (s, d)
+    for block in (W[:4], W[4:8], W[8:]):
+        G = block @ block.T
+        np.testing.assert_allclose(G - np.diag(np.diag(G)), 0.0, atol=1e-12)
+    # rows are marginally N(0, sigma^-2 I): norms chi(d) / sigma
+    W, _ = make_frequencies("gaussian", 4000, d, sigma=sigma, sequence="orf", seed=8)
+    assert stats.kstest(np.linalg.norm(W, axis=1) * sigma, stats.chi(d).cdf).pvalue > 1e-3
+    assert stats.kstest(W[:, 0] * sigma, stats.norm.cdf).pvalue > 1e-3
+
+
+@pytest.mark.filterwarnings("error")
+def test_sobol_size_warning():
+    with pytest.warns(UserWarning, match="sequence='sobol' with n_components=12: the balance"):
+        make_frequencies("gaussian", 12, 2, sequence="sobol", seed=0)
+    make_frequencies("gaussian", 16, 2, sequence="sobol", seed=0)  # no warning
+
+
+def test_seed_reproducible():
+    for source in ("mc", "orf", "halton", "sobol", "lattice"):
+        a, _ = make_frequencies("gaussian", 16, 3, sequence=source, seed=1)
+        b, _ = make_frequencies("gaussian", 16, 3, sequence=source, seed=1)
+        c, _ = make_frequencies("gaussian", 16, 3, sequence=source, seed=2)
+        np.testing.assert_array_equal(a, b)
+        assert not np.array_equal(a, c)
+
+
+def test_sigma_scales_frequencies():
+    a, _ = make_frequencies("laplacian", 16, 2, sequence="halton", scramble=False)
+    b, _ = make_frequencies("laplacian", 16, 2, sigma=[2.0, 0.5], sequence="halton", scramble=False)
+    np.testing.assert_allclose(b, a / [2.0, 0.5], rtol=1e-15)
+
+
+def test_deterministic_halton_rr2():
+    a, _ = make_frequencies("gaussian", 8, 2, sequence="halton", scramble="deterministic")
+    b, _ = make_frequencies("gaussian", 8, 2, sequence="halton", scramble="deterministic", seed=9)
+    np.testing.assert_array_equal(a, b)
+    assert np.all(np.isfinite(a))
+
+
+# --------------------------------------------------------------------------- Sequence and arrays
+def _seq(points, weights=None, density="gaussian"):
+    return Sequence(points, weights, meta={"density": density, "box_over_sigma": [1.0] * points.shape[1],
+                                           "method": "test"})
+
+
+def test_sequence_source_with_weights():
+    P = np.random.default_rng(0).normal(size=(6, 2))
+    w = np.linspace(0.1, 0.3, 6)
+    W, xi = make_frequencies("gaussian", None, 2, sigma=0.5, sequence=_seq(P, w))
+    np.testing.assert_allclose(W, P / 0.5, rtol=1e-15)
+    np.testing.assert_array_equal(xi, w)
+    W, xi = make_frequencies("gaussian", 6, None, sequence=_seq(P, w))
+    np.testing.assert_array_equal(W, P)
+
+
+def test_sequence_truncation_rules():
+    P = np.random.default_rng(0).normal(size=(6, 2))
+    W, xi = make_frequencies("gaussian", 4, 2, sequence=_seq(P))
+    np.testing.assert_array_equal(W, P[:4])
+    np.testing.assert_allclose(xi, 0.25)
+    with pytest.raises(ValueError, match="'n_components'=4 would truncate a weighted sequence"):
+        make_frequencies("gaussian", 4, 2, sequence=_seq(P, np.ones(6)))
+    with pytest.raises(ValueError, match="'n_components'=7 exceeds the 6 points"):
+        make_frequencies("gaussian", 7, 2, sequence=_seq(P))
+    with pytest.raises(ValueError, match="designed for the density 'laplacian'"):
+        make_frequencies("gaussian", None, 2, sequence=_seq(P, density="laplacian"))
+    with pytest.raises(ValueError, match="'sequence' has dimension 2, but d=3"):
+        make_frequencies("gaussian", None, 3, sequence=_seq(P))
+    with pytest.raises(ValueError, match="needs measure='spectral'"):
+        make_frequencies("gaussian", None, 2, sequence=_seq(P), measure="radial")
+
+
+def test_array_source():
+    P = np.arange(6.0).reshape(3, 2)
+    W, xi = make_frequencies("laplacian", None, 2, sigma=2.0, sequence=P)
+    np.testing.assert_array_equal(W, P / 2.0)
+    np.testing.assert_allclose(xi, 1 / 3)
+    with pytest.raises(ValueError, match="'sequence' must contain only finite"):
+        make_frequencies("gaussian", None, 2, sequence=np.array([[np.inf, 0.0]]))
+
+
+# --------------------------------------------------------------------------- errors
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(kernel="cauchy"), "'kernel' must be one of 'gaussian', 'laplacian'"),
+    (dict(sequence="random"), "'sequence' must be one of 'mc', 'orf'"),
+    (dict(sequence=object()), "'sequence' must be one of 'mc', 'orf', 'halton', 'sobol', 'lattice', a Sequence"),
+    (dict(measure="trace"), "'measure' must be one of 'spectral', 'radial'"),
+    (dict(kernel="laplacian", measure="radial"), "'measure'='radial' needs kernel='gaussian'"),
+    (dict(kernel="laplacian", sequence="orf"), "sequence='orf' .* needs kernel='gaussian'"),
+    (dict(d=None), "'d' is required"),
+    (dict(n_components=None), "'n_components' must be an integer"),
+    (dict(n_components=0), "'n_components' must be >= 1"),
+    (dict(sigma=-1.0), "'sigma' must be positive"),
+    (dict(sigma=[1.0, 2.0]), "'sigma' must have length d=3"),
+    (dict(sigma=[1.0, 2.0, 3.0], measure="radial"), "'sigma' must be a scalar for measure='radial'"),
+    (dict(kernel="matern", nu=-0.5), "'nu' must be a positive finite number"),
+    (dict(scramble="yes"), "'scramble' must be one of True, False, 'deterministic'"),
+    (dict(sequence="mc", scramble=None), "'scramble' must be one of True, False, 'deterministic'"),
+    (dict(sequence="sobol", scramble="deterministic"), "'scramble' must be True or False for sequence='sobol'"),
+])
+def test_errors(kwargs, match):
+    args = dict(kernel="gaussian", n_components=8, d=3)
+    args.update(kwargs)
+    kernel, n, d = args.pop("kernel"), args.pop("n_components"), args.pop("d")
+    with pytest.raises(ValueError, match=match):
+        make_frequencies(kernel, n, d, **args)
