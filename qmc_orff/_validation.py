@@ -7,12 +7,14 @@ what was expected and show what was given, e.g.
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
 
 __all__ = [
     "check_int",
+    "check_positive_real",
     "check_dimension",
     "as_float_array",
     "as_points",
@@ -32,6 +34,16 @@ def check_int(value, name, *, minimum=None, maximum=None):
         raise ValueError(f"'{name}' must be >= {minimum}; got {value}.")
     if maximum is not None and value > maximum:
         raise ValueError(f"'{name}' must be <= {maximum}; got {value}.")
+    return value
+
+
+def check_positive_real(value, name):
+    """Return ``value`` as a positive finite Python float (a real number, not a bool)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"'{name}' must be a positive finite number; got {value!r}.")
+    value = float(value)
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"'{name}' must be a positive finite number; got {value!r}.")
     return value
 
 
@@ -63,8 +75,10 @@ def as_float_array(x, name, *, ndim=None, finite=True, dtype=np.float64):
 
 
 def as_points(x, name="W", *, d=None):
-    """Return a finite C-contiguous float64 array of shape ``(s, d)``."""
+    """Return a finite C-contiguous float64 array of shape ``(s, d)``, ``s, d >= 1``."""
     arr = as_float_array(x, name, ndim=2)
+    if arr.shape[0] < 1:
+        raise ValueError(f"'{name}' must contain at least one point; got shape {arr.shape}.")
     if arr.shape[1] < 1:
         raise ValueError(f"'{name}' must have at least one column; got shape {arr.shape}.")
     if d is not None and arr.shape[1] != d:

@@ -38,24 +38,21 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(EXIT_USAGE)
 
 
-def _positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer; got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer; got {text!r}")
-    return value
+def _int_at_least(minimum, what):
+    """An argparse type: an integer >= ``minimum`` (``what`` names it in the error)."""
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < minimum:
+            raise argparse.ArgumentTypeError(f"expected {what}; got {text!r}")
+        return value
+    return parse
 
 
-def _nonneg_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0; got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0; got {text!r}")
-    return value
+_positive_int = _int_at_least(1, "a positive integer")
+_nonneg_int = _int_at_least(0, "an integer >= 0")
 
 
 def _positive_floats(text):
@@ -410,7 +407,11 @@ def main(argv=None):
         msg = " ".join(str(exc).split())
         sys.stderr.write(f"qmc-orff: error: {msg}\n")
         return EXIT_USAGE
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, SystemError) as exc:
+        from .design import _is_interrupt
+
+        if not _is_interrupt(exc):
+            raise
         sys.stderr.write("qmc-orff: interrupted\n")
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # e.g. `qmc-orff catalogue list | head`

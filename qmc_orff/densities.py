@@ -429,6 +429,16 @@ _MAX_SPLIT = float(1 << 20)  # at most 2^20 sub-panels per panel (|x| h <= 2 eac
 _CHUNK = 1 << 21  # elements x nodes per vectorised block
 
 
+def _char_values(density, t):
+    """``phi_1(t)`` as float64, checked finite (a NaN would refine panels without end)."""
+    f = np.asarray(density.char_fn(t), dtype=np.float64)
+    if not np.all(np.isfinite(f)):
+        bad = float(np.broadcast_to(t, f.shape)[~np.isfinite(f)].ravel()[0])
+        raise ValueError(f"'char_fn' of density {density.name!r} must return finite values; "
+                         f"got {float(f[~np.isfinite(f)].ravel()[0])!r} at t={bad!r}.")
+    return f
+
+
 def _panels(density, a):
     """Panel edges on [0, a] that resolve phi_1 and phi_1^2 (cached per density and a)."""
     cache = getattr(density, "_panel_cache", None)
@@ -444,8 +454,8 @@ def _panels(density, a):
 
     def rules(lo, hi):
         h = hi - lo
-        f16 = np.asarray(density.char_fn(lo + h * x16), dtype=np.float64)
-        f32 = np.asarray(density.char_fn(lo + h * x32), dtype=np.float64)
+        f16 = _char_values(density, lo + h * x16)
+        f32 = _char_values(density, lo + h * x32)
         return (h * np.dot(w16, f16), h * np.dot(w32, f32),
                 h * np.dot(w16, f16 * f16), h * np.dot(w32, f32 * f32), h * np.dot(w32, np.abs(f32)))
 
@@ -474,7 +484,7 @@ def _quad_C(density, a):
     x32, w32 = _gauss_legendre(2 * _GL_N)
     h = edges[:, 1] - edges[:, 0]
     t = edges[:, :1] + h[:, None] * x32[None, :]
-    f = np.asarray(density.char_fn(t), dtype=np.float64)
+    f = _char_values(density, t)
     return float(np.sum(h[:, None] * w32[None, :] * f * f)) / math.pi
 
 
@@ -507,7 +517,7 @@ def _quad_g(density, x, a, *, derivative):
             sub_h = np.repeat(h, k)
             t = (sub_lo[:, None] + sub_h[:, None] * nodes[None, :]).ravel()
             wt = (sub_h[:, None] * weights[None, :]).ravel()
-            phi = np.asarray(density.char_fn(t), dtype=np.float64)
+            phi = _char_values(density, t)
             wphi = wt * phi
             wtphi = wphi * t
             step = max(1, _CHUNK // t.size)

@@ -41,7 +41,7 @@ import scipy.optimize
 
 from . import __version__
 from ._design_kernels import greedy_pair_sum, greedy_pair_sum_value
-from ._validation import as_generator, check_choice, check_dimension, check_int
+from ._validation import as_generator, check_choice, check_dimension, check_int, check_positive_real
 from .sequence import Sequence
 from .weights import optimal_weights
 
@@ -67,6 +67,30 @@ def _resolve_d(objective, d):
     return d
 
 
+def _is_interrupt(exc):
+    """Whether ``exc`` is a ``KeyboardInterrupt`` or was raised from one.
+
+    A Ctrl-C that lands while compiled (numba) code calls back into Python
+    surfaces as a ``SystemError`` chained from the ``KeyboardInterrupt``.
+    """
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def _check_optimizer_args(objective, d, s, method, maxiter, tol):
+    """Checked ``(d, s, maxiter, tol)`` of the optimising designs (global, greedy)."""
+    d = _resolve_d(objective, d)
+    s = check_int(s, "s", minimum=1)
+    check_choice(method, "method", _METHODS)
+    maxiter = check_int(maxiter, "maxiter", minimum=0)
+    return d, s, maxiter, check_positive_real(tol, "tol")
+
+
 def unit_points(init, s, d, *, seed=None):
     """``s`` points in the open unit cube ``(0, 1)^d`` from the named generator.
 
@@ -84,6 +108,13 @@ def unit_points(init, s, d, *, seed=None):
     -------
     ndarray of shape (s, d)
         Coordinates clipped into ``[2^-53, 1 - 2^-53]``.
+
+    See Also
+    --------
+    qmc_orff.frequencies.unit_points : the feature maps' policy for the same
+        generators, which keeps index 0 and centres unrandomised points by half a
+        grid step instead (no point dropped, nets kept).  Designs skip index 0 so
+        that their Halton reference values match Avron et al. and the issue.
     """
     check_choice(init, "init", _INITS)
     s = check_int(s, "s", minimum=1)
@@ -267,13 +298,7 @@ def global_sequence(objective, s, *, d=None, init="halton", method="cg", maxiter
     ``D^2 / expected_mc(s)``: raw values near 1e-6 would otherwise sit below
     SciPy's default tolerances.
     """
-    d = _resolve_d(objective, d)
-    s = check_int(s, "s", minimum=1)
-    check_choice(method, "method", _METHODS)
-    maxiter = check_int(maxiter, "maxiter", minimum=0)
-    tol = float(tol)
-    if not tol > 0:
-        raise ValueError(f"'tol' must be positive; got {tol!r}.")
+    d, s, maxiter, tol = _check_optimizer_args(objective, d, s, method, maxiter, tol)
     if callback is not None and not callable(callback):
         raise TypeError(f"'callback' must be callable or None; got {type(callback).__name__}.")
     P = _Unit(objective, d)
@@ -323,7 +348,9 @@ def global_sequence(objective, s, *, d=None, init="halton", method="cg", maxiter
             message = str(res.message)
             success = bool(res.success)
             nit = int(res.nit)
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, SystemError) as exc:
+            if not _is_interrupt(exc):
+                raise
             stop["reason"] = "interrupted"
             success, nit = False, len(history) - 1
     else:
@@ -467,13 +494,7 @@ def greedy_sequence(objective, s, *, d=None, init="halton", method="cg", maxiter
     each evaluation costs O(t d), not O(t^2 d).  A step never accepts a point
     worse than its init point.
     """
-    d = _resolve_d(objective, d)
-    s = check_int(s, "s", minimum=1)
-    check_choice(method, "method", _METHODS)
-    maxiter = check_int(maxiter, "maxiter", minimum=0)
-    tol = float(tol)
-    if not tol > 0:
-        raise ValueError(f"'tol' must be positive; got {tol!r}.")
+    d, s, maxiter, tol = _check_optimizer_args(objective, d, s, method, maxiter, tol)
     starts = check_int(starts, "starts", minimum=1)
     pool = _POOL if starts > 1 else 0
     P = _Unit(objective, d)
@@ -543,7 +564,9 @@ def greedy_sequence(objective, s, *, d=None, init="halton", method="cg", maxiter
                     "method": "greedy", "density": meta["density"],
                     "box_over_sigma": meta["box_over_sigma"], "d2": history[-1],
                     "history": history, "stop_reason": "checkpoint", "checkpoint": True}))
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, SystemError) as exc:
+        if not _is_interrupt(exc):
+            raise
         interrupted = True
     if bar is not None:
         bar.close()

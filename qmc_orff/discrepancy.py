@@ -23,7 +23,6 @@ Internally every term is computed in these normalised units (all factors in
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
@@ -35,6 +34,7 @@ from ._validation import (
     as_weights,
     check_dimension,
     check_int,
+    check_positive_real,
 )
 from .densities import get_density
 
@@ -380,11 +380,7 @@ def box_from_data(X, *, fraction=1.0):
     X = as_float_array(X, "X", ndim=2)
     if X.shape[0] < 1 or X.shape[1] < 1:
         raise ValueError(f"'X' must have at least one row and one column; got shape {X.shape}.")
-    if isinstance(fraction, (bool, np.bool_)) or not isinstance(fraction, numbers.Real):
-        raise TypeError(f"'fraction' must be a positive real number; got {fraction!r}.")
-    fraction = float(fraction)
-    if not (math.isfinite(fraction) and fraction > 0):
-        raise ValueError(f"'fraction' must be positive and finite; got {fraction!r}.")
+    fraction = check_positive_real(fraction, "fraction")
     with np.errstate(over="ignore"):
         b = fraction * (X.max(axis=0) - X.min(axis=0))
     bad = ~(np.isfinite(b) & (b > 0))

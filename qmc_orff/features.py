@@ -127,12 +127,8 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     def _input(self, X, reset):
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=reset)
         if self.kernel == "skewed_chi2":
-            c = _scalar_param(self.c, "c")
-            shifted = X + X.dtype.type(c)
-            if np.any(shifted <= 0):
-                raise ValueError(f"'X' must satisfy X + c > 0 for kernel='skewed_chi2' (c={c!r}); "
-                                 f"got minimum {float(X.min())!r}.")
-            X = np.log(shifted)
+            # log(X + c) in X's dtype, checking X + c > 0
+            X = SkewedChi2(_scalar_param(self.c, "c")).log_transform(X)
         return np.ascontiguousarray(X)
 
     def fit(self, X, y=None):

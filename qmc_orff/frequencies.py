@@ -13,14 +13,16 @@ extra coordinate (see :func:`make_frequencies`, Notes).
 """
 from __future__ import annotations
 
-import math
-import numbers
 import warnings
 
 import numpy as np
-from scipy import special, stats
+from scipy import stats
 
-from ._validation import as_generator, as_points, as_positive, check_choice, check_int
+from ._validation import (as_generator, as_points, as_positive, check_choice, check_int,
+                          check_positive_real)
+from .generators import Halton, Lattice, Sobol
+from .generators.halton import _n_digits
+from .sequence import Sequence
 
 __all__ = ["make_frequencies", "unit_points", "KERNELS", "SOURCES", "T_EPS"]
 
@@ -35,42 +37,22 @@ T_EPS = 2.0 ** -53
 
 
 # --------------------------------------------------------------------------- unit-cube points
-def _n_digits(i, b):
-    """Number of base-``b`` digits of the integer ``i >= 0`` (at least 1)."""
-    count = 1
-    while i >= b:
-        i //= b
-        count += 1
-    return count
-
-
 def _engine(name, dim, scramble, seed):
-    """A QMC engine from :mod:`qmc_orff.generators` (SciPy's until it is there)."""
-    try:
-        from . import generators as gen
-    except ImportError:  # pragma: no cover - generators land with their helper
-        gen = None
+    """The :mod:`qmc_orff.generators` engine for ``name``."""
     if name == "halton":
-        if gen is not None and hasattr(gen, "Halton"):
-            return gen.Halton(dim, scramble=scramble, seed=seed)
-        if scramble == "deterministic":  # pragma: no cover
-            raise ValueError("'scramble'='deterministic' needs qmc_orff.generators.Halton.")
-        return stats.qmc.Halton(dim, scramble=bool(scramble), rng=seed)  # pragma: no cover
-    if name == "sobol":
-        if scramble == "deterministic":
-            raise ValueError("'scramble' must be True or False for sequence='sobol'; "
-                             "got 'deterministic'.")
-        if gen is not None and hasattr(gen, "Sobol"):
-            return gen.Sobol(dim, scramble=bool(scramble), seed=seed)
-        return stats.qmc.Sobol(dim, scramble=bool(scramble), rng=seed)  # pragma: no cover
-    # lattice
+        return Halton(dim, scramble=scramble, seed=seed)
     if scramble == "deterministic":
-        raise ValueError("'scramble' must be True or False for sequence='lattice'; "
+        raise ValueError(f"'scramble' must be True or False for sequence={name!r}; "
                          "got 'deterministic'.")
-    if gen is None or not hasattr(gen, "Lattice"):  # pragma: no cover
-        raise ValueError("sequence='lattice' needs qmc_orff.generators.Lattice, "
-                         "which is not available in this installation.")
-    return gen.Lattice(dim, order="radical_inverse", shift=bool(scramble), seed=seed)
+    if name == "sobol":
+        return Sobol(dim, scramble=bool(scramble), seed=seed)
+    return Lattice(dim, order="radical_inverse", shift=bool(scramble), seed=seed)
+
+
+def _check_scramble(scramble):
+    if not (isinstance(scramble, (bool, np.bool_)) or scramble == "deterministic"):
+        raise ValueError("'scramble' must be one of True, False, 'deterministic'; "
+                         f"got {scramble!r}.")
 
 
 def unit_points(source, s, dim, *, scramble=True, seed=None):
@@ -114,12 +96,13 @@ def unit_points(source, s, dim, *, scramble=True, seed=None):
       coordinate can be exactly 0; as a safety net every coordinate is clipped
       to ``[T_EPS, 1 - T_EPS]``, ``T_EPS = 2**-53``.  The clip changes nothing
       in the centred case.
+
+    The designs (:func:`qmc_orff.design.unit_points`) and ``qmc-orff generate``
+    skip index 0 of unrandomised Halton/Sobol' points instead.
     """
     source = check_choice(source, "sequence", ("halton", "sobol", "lattice"))
     s = check_int(s, "n_components", minimum=1)
-    if not (isinstance(scramble, (bool, np.bool_)) or scramble == "deterministic"):
-        raise ValueError("'scramble' must be one of True, False, 'deterministic'; "
-                         f"got {scramble!r}.")
+    _check_scramble(scramble)
     engine = _engine(source, dim, scramble, seed)
     with warnings.catch_warnings():
         # the engine's warning points into this module; ours below names the parameter
@@ -130,33 +113,14 @@ def unit_points(source, s, dim, *, scramble=True, seed=None):
         warnings.warn(f"sequence='sobol' with n_components={s}: the balance properties of "
                       "Sobol' points need a power of 2.", UserWarning, stacklevel=3)
     if scramble is not True and not (isinstance(scramble, np.bool_) and scramble):
-        if source == "halton":
-            bases = np.asarray(engine.base if hasattr(engine, "base") else _first_primes(dim),
-                               dtype=np.int64)
-        else:
-            bases = np.full(dim, 2, dtype=np.int64)
+        bases = engine.base if source == "halton" else np.full(dim, 2, dtype=np.int64)
         for j, b in enumerate(bases.tolist()):
-            digits = 0 if s == 1 else _n_digits(s - 1, b)
-            t[:, j] += 0.5 * float(b) ** (-digits)
+            t[:, j] += 0.5 * float(b) ** (-_n_digits(s - 1, b))
     np.clip(t, T_EPS, 1.0 - T_EPS, out=t)
     return t
 
 
-def _first_primes(n):  # pragma: no cover - only without qmc_orff.generators
-    primes = []
-    k = 2
-    while len(primes) < n:
-        if all(k % p for p in primes if p * p <= k):
-            primes.append(k)
-        k += 1
-    return primes
-
-
 # --------------------------------------------------------------------------- inverse CDFs
-def _ppf_normal(t):
-    return special.ndtri(t)
-
-
 def _ppf_cauchy(t):
     from .densities import get_density
     return get_density("laplacian").ppf(t)
@@ -187,7 +151,8 @@ def _from_unit(t, kernel, measure, nu, d):
     # matern: multivariate t with 2 nu degrees of freedom
     z = _ppf_gaussian(t[:, :d])
     g = stats.chi2.ppf(t[:, d], 2.0 * nu)
-    return z / np.sqrt(g / (2.0 * nu))[:, None]
+    with np.errstate(divide="ignore"):  # g = 0 (tiny nu): refused by the caller
+        return z / np.sqrt(g / (2.0 * nu))[:, None]
 
 
 def _radial(z, r):
@@ -216,7 +181,8 @@ def _sample(kernel, measure, nu, s, d, rng):
         return _ppf_sech(t)
     z = rng.standard_normal((s, d))
     g = rng.chisquare(2.0 * nu, size=s)
-    return z / np.sqrt(g / (2.0 * nu))[:, None]
+    with np.errstate(divide="ignore"):  # g = 0 (tiny nu): refused by the caller
+        return z / np.sqrt(g / (2.0 * nu))[:, None]
 
 
 def _orthogonal(s, d, rng):
@@ -238,14 +204,6 @@ def _orthogonal(s, d, rng):
 
 
 # --------------------------------------------------------------------------- public
-def _is_sequence(obj):
-    try:
-        from .sequence import Sequence
-    except ImportError:  # pragma: no cover
-        return False
-    return isinstance(obj, Sequence)
-
-
 def make_frequencies(kernel="gaussian", n_components=256, d=None, *, sigma=1.0,
                      sequence="halton", seed=None, scramble=True, nu=1.5,
                      measure="spectral"):
@@ -326,13 +284,8 @@ def make_frequencies(kernel="gaussian", n_components=256, d=None, *, sigma=1.0,
     if measure == "radial" and kernel != "gaussian":
         raise ValueError(f"'measure'='radial' needs kernel='gaussian'; got kernel={kernel!r}.")
     if kernel == "matern":
-        if isinstance(nu, (bool, np.bool_)) or not isinstance(nu, numbers.Real) \
-                or not math.isfinite(nu) or nu <= 0:
-            raise ValueError(f"'nu' must be a positive finite number; got {nu!r}.")
-        nu = float(nu)
-    if not (isinstance(scramble, (bool, np.bool_)) or scramble == "deterministic"):
-        raise ValueError("'scramble' must be one of True, False, 'deterministic'; "
-                         f"got {scramble!r}.")
+        nu = check_positive_real(nu, "nu")
+    _check_scramble(scramble)
     if n_components is not None:
         n_components = check_int(n_components, "n_components", minimum=1)
     if d is not None:
@@ -359,7 +312,7 @@ def make_frequencies(kernel="gaussian", n_components=256, d=None, *, sigma=1.0,
             t = unit_points(sequence, s, d + extra, scramble=scramble, seed=seed)
             U = _from_unit(t, kernel, measure, nu, d)
     else:
-        if _is_sequence(sequence):
+        if isinstance(sequence, Sequence):
             density = sequence.meta.get("density")
             if measure != "spectral":
                 raise ValueError(f"'sequence' (a Sequence) needs measure='spectral'; got {measure!r}.")
@@ -388,15 +341,18 @@ def make_frequencies(kernel="gaussian", n_components=256, d=None, *, sigma=1.0,
             U = U[:n_components]
         s = U.shape[0]
 
-    if np.ndim(sigma) == 0:
-        sig = as_positive([sigma], "sigma").reshape(())
-    else:
-        sig = as_positive(sigma, "sigma", d=d)
-        if measure == "radial":
-            raise ValueError(f"'sigma' must be a scalar for measure='radial'; got shape {sig.shape}.")
-    W = np.ascontiguousarray(U / sig, dtype=np.float64)
-    if not np.all(np.isfinite(W)):  # defensive: the policies above exclude this
-        raise ValueError("'sequence' produced a non-finite frequency.")
+    sig = as_positive(sigma, "sigma", d=d)
+    if sig.ndim and measure == "radial":
+        raise ValueError(f"'sigma' must be a scalar for measure='radial'; got shape {sig.shape}.")
+    if not np.all(np.isfinite(U)):  # e.g. a Matern nu so small that chi2.ppf underflows to 0
+        raise ValueError(f"the {kernel!r} spectral measure produced a non-finite frequency "
+                         f"(nu={nu!r})." if kernel == "matern"
+                         else "'sequence' produced a non-finite frequency.")
+    with np.errstate(over="ignore"):
+        W = np.ascontiguousarray(U / sig, dtype=np.float64)
+    if not np.all(np.isfinite(W)):
+        raise ValueError(f"'sigma' is too small: the frequencies divided by 'sigma' overflow "
+                         f"float64 (min sigma {float(np.min(sig))!r}).")
     if weights is None:
         weights = np.full(s, 1.0 / s)
     return W, weights

@@ -43,13 +43,6 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- helpers
-def _positive(x, name):
-    """Positive finite scalar (0-D) or 1-D array, float64."""
-    if np.ndim(x) == 0:
-        return as_positive([x], name).reshape(())
-    return as_positive(x, name)
-
-
 def _check_pair(X, Z):
     """Validate ``X`` (n, d) and ``Z`` (m, d) (``Z=None`` means ``Z = X``)."""
     X = as_float_array(X, "X", ndim=2)
@@ -174,7 +167,7 @@ class Gaussian(Kernel):
     name = "gaussian"
 
     def __init__(self, sigma=1.0):
-        self.sigma = _positive(sigma, "sigma")
+        self.sigma = as_positive(sigma, "sigma")
 
     def _params(self):
         return {"sigma": self.sigma.tolist()}
@@ -206,7 +199,7 @@ class Laplacian(Kernel):
     name = "laplacian"
 
     def __init__(self, sigma=1.0):
-        self.sigma = _positive(sigma, "sigma")
+        self.sigma = as_positive(sigma, "sigma")
 
     def _params(self):
         return {"sigma": self.sigma.tolist()}
@@ -266,11 +259,11 @@ class Matern(Kernel):
     name = "matern"
 
     def __init__(self, nu=1.5, lengthscale=1.0):
-        nu_arr = _positive(nu, "nu")
+        nu_arr = as_positive(nu, "nu")
         if nu_arr.ndim != 0:
             raise ValueError(f"'nu' must be a positive scalar; got shape {nu_arr.shape}.")
         self.nu = float(nu_arr)
-        self.lengthscale = _positive(lengthscale, "lengthscale")
+        self.lengthscale = as_positive(lengthscale, "lengthscale")
 
     @property
     def sigma(self):
@@ -319,7 +312,7 @@ class SkewedChi2(Kernel):
         if np.ndim(c) != 0:
             raise ValueError(f"'c' must be a scalar; got shape {np.shape(c)}.")
         self.c = float(as_float_array([c], "c")[0])
-        self.sigma = _positive(sigma, "sigma")
+        self.sigma = as_positive(sigma, "sigma")
 
     def _params(self):
         return {"c": self.c, "sigma": self.sigma.tolist()}
@@ -445,7 +438,7 @@ class Decomposable(OperatorKernel):
 
 class _GaussianDerivativeKernel(OperatorKernel):
     def __init__(self, sigma=1.0):
-        sigma = _positive(sigma, "sigma")
+        sigma = as_positive(sigma, "sigma")
         if sigma.ndim != 0:
             raise ValueError(f"'sigma' must be a positive scalar; got shape {sigma.shape}.")
         self.sigma = float(sigma)

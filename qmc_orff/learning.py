@@ -6,8 +6,6 @@ Scalar kernels need no estimator of their own: put
 """
 from __future__ import annotations
 
-import math
-import numbers
 import warnings
 
 import numpy as np
@@ -17,7 +15,7 @@ from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._validation import check_choice
+from ._validation import check_choice, check_int, check_positive_real
 from .features import ORFF, _FeatureOperator
 
 __all__ = ["ORFFRidge"]
@@ -118,14 +116,10 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         self
         """
         solver = check_choice(self.solver, "solver", _SOLVERS)
-        alpha = self.alpha
-        if isinstance(alpha, (bool, np.bool_)) or not isinstance(alpha, numbers.Real) \
-                or not math.isfinite(alpha) or alpha <= 0:
-            raise ValueError(f"'alpha' must be a positive finite number; got {alpha!r}.")
-        alpha = float(alpha)
-        tol = self.tol
-        if isinstance(tol, (bool, np.bool_)) or not isinstance(tol, numbers.Real) or not tol > 0:
-            raise ValueError(f"'tol' must be a positive number; got {tol!r}.")
+        alpha = check_positive_real(self.alpha, "alpha")
+        tol = check_positive_real(self.tol, "tol")
+        max_iter = None if self.max_iter is None else check_int(self.max_iter, "max_iter",
+                                                                minimum=1)
         orff = ORFF() if self.orff is None else self.orff
         if not isinstance(orff, ORFF):
             raise TypeError(f"'orff' must be an ORFF instance or None; got {type(orff).__name__}.")
@@ -161,7 +155,7 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
                 theta = scipy.linalg.solve(_normal_matrix(F, op) + alpha * np.eye(b.size), b,
                                            assume_a="pos")
             else:
-                theta, self.n_iter_ = _cg_solve(F, op, b, alpha, tol, self.max_iter)
+                theta, self.n_iter_ = _cg_solve(F, op, b, alpha, tol, max_iter)
         self.orff_ = orff
         self.coef_ = theta
         self.solver_ = solver
@@ -249,7 +243,7 @@ def _cg_solve(F, op, b, alpha, tol, max_iter):
     def count(_):
         iters[0] += 1
 
-    maxiter = 10 * n_dim if max_iter is None else int(max_iter)
+    maxiter = 10 * n_dim if max_iter is None else max_iter
     theta, info = cg(normal, b, rtol=tol, atol=0.0, maxiter=maxiter, M=precond, callback=count)
     if info > 0:
         warnings.warn(f"conjugate gradient did not reach tol={tol!r} in {maxiter} iterations; "

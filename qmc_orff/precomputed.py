@@ -24,7 +24,7 @@ from importlib import resources
 
 import numpy as np
 
-from ._validation import check_choice, check_dimension, check_int
+from ._validation import check_choice, check_dimension, check_int, check_positive_real
 from .sequence import Sequence, atomic_write, load_sequence
 
 __all__ = ["catalogue", "load_catalogue", "build_catalogue", "default_maxiter",
@@ -152,13 +152,7 @@ def load_catalogue(d, s, box_over_sigma=2.0, method="global"):
     d = check_dimension(d)
     s = check_int(s, "s", minimum=1)
     check_choice(method, "method", METHODS)
-    try:
-        r = float(box_over_sigma)
-    except (TypeError, ValueError):
-        raise TypeError(f"'box_over_sigma' must be a positive number; got {box_over_sigma!r}.") \
-            from None
-    if not (math.isfinite(r) and r > 0):
-        raise ValueError(f"'box_over_sigma' must be positive and finite; got {box_over_sigma!r}.")
+    r = check_positive_real(box_over_sigma, "box_over_sigma")
     entries = catalogue(method=method)
     if not entries:
         raise ValueError("the catalogue is empty; build it with `qmc-orff catalogue build`.")

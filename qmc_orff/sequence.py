@@ -84,17 +84,6 @@ def _digest(arr):
     return hashlib.sha256(data.tobytes()).hexdigest()
 
 
-def _positive(x, name, d):
-    """Positive finite scalar (returned 0-D) or ``(d,)`` array.
-
-    Wraps :func:`as_positive` so that scalars stay 0-D whatever
-    ``np.ascontiguousarray`` does with 0-D input.
-    """
-    if np.ndim(x) == 0:
-        return as_positive([x], name).reshape(())
-    return as_positive(x, name, d=d)
-
-
 def _fsync_dir(directory):
     try:
         fd = os.open(directory, os.O_RDONLY)
@@ -208,8 +197,6 @@ class Sequence:
 
     def __post_init__(self):
         pts = np.array(as_points(self.points, "points"), dtype=np.float64, order="C", copy=True)
-        if pts.shape[0] < 1:
-            raise ValueError(f"'points' must contain at least one point; got shape {pts.shape}.")
         pts.setflags(write=False)
         s, d = pts.shape
         w = None
@@ -226,13 +213,18 @@ class Sequence:
         meta.setdefault("density", None)
         bos = meta.get("box_over_sigma")
         if bos is not None:
-            bos = _positive(bos, "box_over_sigma", d)
+            bos = as_positive(bos, "box_over_sigma", d=d)
             meta["box_over_sigma"] = [float(x) for x in np.broadcast_to(bos, (d,))]
         else:
             meta["box_over_sigma"] = None
         object.__setattr__(self, "points", pts)
         object.__setattr__(self, "weights", w)
         object.__setattr__(self, "meta", meta)
+
+    def __reduce__(self):
+        # copy, deepcopy (e.g. sklearn.clone of an estimator holding a Sequence) and
+        # pickle rebuild through __post_init__, so the arrays stay read-only and checked
+        return type(self), (self.points, self.weights, self.meta)
 
     # ------------------------------------------------------------------ properties
     @property
@@ -273,9 +265,20 @@ class Sequence:
         -------
         ndarray of shape (s, d)
             ``points / sigma`` (a new, writeable array).
+
+        Raises
+        ------
+        ValueError
+            If ``sigma`` is not positive and finite, or so small that
+            ``points / sigma`` overflows float64.
         """
-        sigma = _positive(sigma, "sigma", self.d)
-        return self.points / sigma
+        sigma = as_positive(sigma, "sigma", d=self.d)
+        with np.errstate(over="ignore"):
+            W = self.points / sigma
+        if not np.all(np.isfinite(W)):
+            raise ValueError(f"'sigma' is too small: points / sigma overflows float64 "
+                             f"(min sigma {float(np.min(sigma))!r}).")
+        return W
 
     # ------------------------------------------------------------------ files
     def _header(self):

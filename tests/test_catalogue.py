@@ -92,8 +92,8 @@ def test_load_nearest_in_log_scale():
     ((3, 64, 2.0, "global"), ValueError, r"'d' must be one of the catalogue's dimensions \[2, "),
     ((2, 65, 2.0, "global"), ValueError, r"'s' must be one of the catalogue's sizes \[64"),
     ((2, 64, 2.0, "greedy"), ValueError, "'method' must be one of 'global', 'weighted'"),
-    ((2, 64, -1.0, "global"), ValueError, "'box_over_sigma' must be positive"),
-    ((2, 64, "x", "global"), TypeError, "'box_over_sigma' must be a positive number"),
+    ((2, 64, -1.0, "global"), ValueError, "'box_over_sigma' must be a positive finite number"),
+    ((2, 64, "x", "global"), TypeError, "'box_over_sigma' must be a positive finite number"),
     ((0, 64, 2.0, "global"), ValueError, "'d' must be >= 1"),
 ])
 def test_load_errors(args, exc, match):

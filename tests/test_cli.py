@@ -199,3 +199,26 @@ def test_ctrl_c_saves_best_iterate(tmp_path):
     assert final.meta["d2"] <= final.meta["initial_d2"]
     assert final.meta["d2"] == pytest.approx(box(2.0, 8)(final.points), rel=1e-10)
     assert not [f for f in os.listdir(tmp_path) if f.endswith(".tmp")]
+
+
+@pytest.mark.parametrize("error, status", [("interrupt", 130), ("other", None)])
+def test_ctrl_c_inside_compiled_code_exits_130(monkeypatch, capsys, error, status):
+    # a Ctrl-C inside a numba call arrives as SystemError chained from KeyboardInterrupt;
+    # it used to escape main() as a traceback with exit status 1
+    import qmc_orff.cli as cli
+
+    def command(args):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as exc:
+            if error == "interrupt":
+                raise SystemError("returned a result with an exception set") from exc
+        raise SystemError("other")
+
+    monkeypatch.setattr(cli, "_cmd_catalogue", command)
+    if status is None:
+        with pytest.raises(SystemError, match="other"):
+            main(["catalogue", "list"])
+    else:
+        assert main(["catalogue", "list"]) == status
+        assert "qmc-orff: interrupted" in capsys.readouterr().err

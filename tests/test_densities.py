@@ -235,6 +235,18 @@ def test_characteristic_density_validation():
     assert dens.ppf(0.5) == 0.0
 
 
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_char_fn_is_refused(bad):
+    # a NaN used to make the panel refinement bisect to depth 40 everywhere (a hang)
+    dens = CharacteristicDensity(lambda t: np.where(np.abs(t) > 0.5, bad, _phi_gauss(t)),
+                                 ppf=special.ndtri, name="broken")
+    for call in (lambda: dens.C(1.0), lambda: dens.g(np.array([0.3, 2.0]), 1.0),
+                 lambda: dens.g_and_derivative(0.3, 1.0)):
+        with pytest.raises(ValueError, match="'char_fn' of density 'broken' must return finite "
+                                             "values; got (nan|inf) at t=0.5"):
+            call()
+
+
 @pytest.mark.parametrize("key", ["gaussian", "laplacian"])
 def test_closed_forms_finite_at_any_finite_x(key):
     dens = DENSITIES[key][0]

@@ -229,6 +229,53 @@ def test_global_callback_stop_and_interrupt():
     assert seq.meta["d2"] == pytest.approx(obj(seq.points), rel=1e-12)
 
 
+def _interrupt_in_compiled_code():
+    """What a Ctrl-C inside a numba call raises: SystemError chained from KeyboardInterrupt."""
+    try:
+        raise KeyboardInterrupt
+    except KeyboardInterrupt as exc:
+        err = SystemError("CPUDispatcher(...) returned a result with an exception set")
+        err.__cause__ = exc
+        return err
+
+
+def test_ctrl_c_inside_compiled_code_counts_as_an_interrupt(monkeypatch):
+    # seen in test_cli's Ctrl-C test: the CLI used to exit with status 1 and save nothing
+    obj = box(2.0, 2)
+    calls = [0]
+    original = BoxDiscrepancy.value_and_grad
+
+    def flaky(self, *args, **kwargs):
+        calls[0] += 1
+        if calls[0] == 6:
+            raise _interrupt_in_compiled_code()
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(BoxDiscrepancy, "value_and_grad", flaky)
+    seq = design.global_sequence(obj, 12, maxiter=50)
+    assert seq.meta["stop_reason"] == "interrupted"
+    assert seq.meta["d2"] <= seq.meta["initial_d2"]
+    assert seq.meta["d2"] == pytest.approx(obj(seq.points), rel=1e-12)
+
+    steps = [0]
+
+    def flaky_pair_sum(*args):
+        steps[0] += 1
+        if steps[0] == 40:
+            raise _interrupt_in_compiled_code()
+        return greedy_pair_sum(*args)
+
+    monkeypatch.setattr(design, "greedy_pair_sum", flaky_pair_sum)
+    seq = design.greedy_sequence(obj, 12, maxiter=5)
+    assert seq.meta["stop_reason"] == "interrupted" and 1 <= seq.s < 12
+    # other SystemErrors still propagate
+    monkeypatch.setattr(design, "greedy_pair_sum",
+                        lambda *args: (_ for _ in ()).throw(SystemError("other")))
+    with pytest.raises(SystemError, match="other"):
+        design.greedy_sequence(obj, 4, maxiter=5)
+    assert design._is_interrupt(KeyboardInterrupt()) and not design._is_interrupt(ValueError())
+
+
 def test_global_init_options():
     obj = box(1.5, 2)
     seq0 = design.global_sequence(obj, 8, maxiter=0)
@@ -249,13 +296,25 @@ def test_global_init_options():
     (dict(init=np.zeros((3, 2))), ValueError, r"'init' must be a generator name .* shape \(8, 2\)"),
     (dict(init=np.full((8, 2), np.nan)), ValueError, "'init' must contain only finite"),
     (dict(maxiter=-1), ValueError, "'maxiter' must be >= 0"),
-    (dict(tol=0.0), ValueError, "'tol' must be positive"),
+    (dict(tol=0.0), ValueError, "'tol' must be a positive finite number"),
+    (dict(tol=np.inf), ValueError, "'tol' must be a positive finite number"),  # used to stop at once
     (dict(callback=3), TypeError, "'callback' must be callable"),
     (dict(d=3), ValueError, "'d' = 3 conflicts with the objective's d = 2"),
 ])
 def test_global_bad_input(kwargs, exc, match):
     with pytest.raises(exc, match=match):
         design.global_sequence(box(1.0, 2), 8, **kwargs)
+
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    (dict(method="newton"), ValueError, "'method' must be one of 'cg', 'l-bfgs-b'"),
+    (dict(maxiter=-1), ValueError, "'maxiter' must be >= 0"),
+    (dict(tol=np.nan), ValueError, "'tol' must be a positive finite number"),
+    (dict(tol=np.inf), ValueError, "'tol' must be a positive finite number"),
+])
+def test_greedy_bad_input(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        design.greedy_sequence(box(1.0, 2), 8, **kwargs)
 
 
 def test_d_required_when_objective_has_none():

@@ -483,15 +483,23 @@ def test_bad_call_arguments():
         obj.expected_mc(2.5)
 
 
+def test_empty_point_set_is_rejected():
+    # s = 0 used to fail with ZeroDivisionError (uniform weights 1/s)
+    obj = BoxDiscrepancy(1.0)
+    for call in (obj, obj.value_and_grad, obj.pair_matrix, obj.linear_term):
+        with pytest.raises(ValueError, match="'W' must contain at least one point; got shape"):
+            call(np.ones((0, 2)))
+
+
 def test_box_from_data():
     X = np.array([[0.0, 1.0, -2.0], [3.0, 1.5, 2.0], [1.0, 1.25, 0.0]])
     np.testing.assert_array_equal(box_from_data(X), [3.0, 0.5, 4.0])
     np.testing.assert_array_equal(box_from_data(X, fraction=0.25), [0.75, 0.125, 1.0])
     with pytest.raises(ValueError, match="column 1 has width 0.0"):
         box_from_data(np.array([[0.0, 1.0], [1.0, 1.0]]))
-    with pytest.raises(ValueError, match="'fraction' must be positive and finite; got -1.0"):
+    with pytest.raises(ValueError, match="'fraction' must be a positive finite number; got -1.0"):
         box_from_data(X, fraction=-1.0)
-    with pytest.raises(TypeError, match="'fraction' must be a positive real number"):
+    with pytest.raises(TypeError, match="'fraction' must be a positive finite number; got 'half'"):
         box_from_data(X, fraction="half")
     with pytest.raises(ValueError, match="'X' must be a 2-D array"):
         box_from_data(np.ones(3))

@@ -210,6 +210,26 @@ def test_array_source():
     np.testing.assert_allclose(xi, 1 / 3)
     with pytest.raises(ValueError, match="'sequence' must contain only finite"):
         make_frequencies("gaussian", None, 2, sequence=np.array([[np.inf, 0.0]]))
+    # used to fail with ZeroDivisionError (uniform weights 1/s)
+    with pytest.raises(ValueError, match="'sequence' must contain at least one point"):
+        make_frequencies("gaussian", None, 2, sequence=np.ones((0, 2)))
+
+
+@pytest.mark.parametrize("sequence", ["mc", "halton"])
+def test_matern_tiny_nu_is_refused_by_name(sequence):
+    # chi2(2 nu).ppf / chi2 draws underflow to 0 for tiny nu: infinite frequencies
+    with pytest.raises(ValueError, match="the 'matern' spectral measure produced a non-finite "
+                                         r"frequency \(nu=0.001\)"):
+        make_frequencies("matern", 64, 3, nu=1e-3, sequence=sequence, seed=0)
+
+
+@pytest.mark.parametrize("sigma", [1e-310, [1.0, 1e-310]])
+def test_tiny_sigma_overflow_names_sigma(sigma):
+    with pytest.raises(ValueError, match="'sigma' is too small: the frequencies divided by"):
+        make_frequencies("gaussian", 8, 2, sigma=sigma, sequence="halton")
+    seq = Sequence(np.full((3, 2), 10.0))
+    with pytest.raises(ValueError, match="'sigma' is too small: points / sigma overflows"):
+        seq.frequencies(sigma)  # used to return inf silently
 
 
 # --------------------------------------------------------------------------- errors

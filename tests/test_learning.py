@@ -176,6 +176,23 @@ def test_errors():
         m.predict(np.zeros((2, 3)))
 
 
+@pytest.mark.parametrize("kwargs, exc, match", [
+    # these used to return theta = 0 (a zero predictor) without an error
+    (dict(max_iter=0), ValueError, "'max_iter' must be >= 1; got 0"),
+    (dict(max_iter=-1), ValueError, "'max_iter' must be >= 1; got -1"),
+    (dict(max_iter=2.5), TypeError, "'max_iter' must be an integer"),
+    (dict(tol=np.inf), ValueError, "'tol' must be a positive finite number"),
+    (dict(tol=0.0), ValueError, "'tol' must be a positive finite number"),
+    (dict(alpha="1"), TypeError, "'alpha' must be a positive finite number; got '1'"),
+    (dict(alpha=np.nan), ValueError, "'alpha' must be a positive finite number; got nan"),
+])
+def test_cg_settings_are_validated(kwargs, exc, match):
+    rng = np.random.default_rng(6)
+    X, Y = rng.uniform(-1, 1, (20, 2)), rng.normal(size=(20, 2))
+    with pytest.raises(exc, match=match):
+        ORFFRidge(ORFF("curl_free", n_components=4, seed=0), solver="cg", **kwargs).fit(X, Y)
+
+
 def test_orff_param_not_modified():
     orff = ORFF("decomposable", n_components=4, seed=0)
     ORFFRidge(orff).fit(np.zeros((5, 2)), np.ones((5, 3)))

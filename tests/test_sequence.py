@@ -55,6 +55,26 @@ def test_frozen_and_read_only():
     assert seq2.meta["method"] == "m"
 
 
+def test_copies_stay_read_only_and_checked():
+    # sklearn.clone deep-copies a Sequence held by FourierFeatures/ORFF: the copy used to
+    # get writeable arrays
+    import copy
+    import pickle
+
+    from sklearn.base import clone
+
+    seq = Sequence(np.arange(6.0).reshape(3, 2), [0.5, 0.25, 0.25],
+                   meta={"density": "gaussian", "box_over_sigma": 2.0})
+    copies = [copy.copy(seq), copy.deepcopy(seq), pickle.loads(pickle.dumps(seq)),
+              clone(qmc_orff.FourierFeatures(sequence=seq)).sequence]
+    for c in copies:
+        assert isinstance(c, Sequence)
+        np.testing.assert_array_equal(c.points, seq.points)
+        np.testing.assert_array_equal(c.weights, seq.weights)
+        assert c.meta == seq.meta
+        assert not c.points.flags.writeable and not c.weights.flags.writeable
+
+
 def test_effective_weights():
     seq = Sequence(np.zeros((4, 1)))
     np.testing.assert_array_equal(seq.effective_weights, np.full(4, 0.25))
