@@ -72,8 +72,10 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         Point source; see :func:`qmc_orff.make_frequencies`.
     seed : None, int, SeedSequence or Generator, default=None
         Randomness of ``"mc"``/``"orf"`` and of the QMC scrambling.
-    scramble : bool or "deterministic", default=True
-        Randomise the QMC points (see :func:`qmc_orff.frequencies.unit_points`).
+    scramble : "auto", bool or "deterministic", default="auto"
+        Scrambling of the QMC points (see :func:`qmc_orff.frequencies.unit_points`):
+        by default Halton points get the deterministic RR2 permutations, so the
+        default map is the same on every fit, with no seed.
     nu : float, default=1.5
         Matern smoothness.
     c : float, default=1.0
@@ -109,7 +111,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     """
 
     def __init__(self, kernel="gaussian", *, sigma=1.0, n_components=256, sequence="halton",
-                 seed=None, scramble=True, nu=1.5, c=1.0):
+                 seed=None, scramble="auto", nu=1.5, c=1.0):
         self.kernel = kernel
         self.sigma = sigma
         self.n_components = n_components
@@ -252,7 +254,8 @@ class ORFF(TransformerMixin, BaseEstimator):
           ``A~ = (d / sigma^2) w^ w^T`` (curl) and ``(d / sigma^2)(I - w^ w^T)``
           (div), ``w^ = w / |w|``; for the decomposable kernel it is ``rho_0``.
     seed : None, int, SeedSequence or Generator, default=None
-    scramble : bool or "deterministic", default=True
+    scramble : "auto", bool or "deterministic", default="auto"
+        As in :class:`FourierFeatures`.
 
     Attributes
     ----------
@@ -283,7 +286,7 @@ class ORFF(TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, kernel="decomposable", *, sigma=1.0, A=None, n_components=256,
-                 sequence="halton", measure="spectral", seed=None, scramble=True):
+                 sequence="halton", measure="spectral", seed=None, scramble="auto"):
         self.kernel = kernel
         self.sigma = sigma
         self.A = A

@@ -50,12 +50,19 @@ def _engine(name, dim, scramble, seed):
 
 
 def _check_scramble(scramble):
-    if not (isinstance(scramble, (bool, np.bool_)) or scramble == "deterministic"):
-        raise ValueError("'scramble' must be one of True, False, 'deterministic'; "
+    if not (isinstance(scramble, (bool, np.bool_)) or scramble in ("deterministic", "auto")):
+        raise ValueError("'scramble' must be one of 'auto', True, False, 'deterministic'; "
                          f"got {scramble!r}.")
 
 
-def unit_points(source, s, dim, *, scramble=True, seed=None):
+def _resolve_scramble(scramble, source):
+    """``"auto"``: the deterministic RR2 permutations for Halton, randomised otherwise."""
+    if isinstance(scramble, str) and scramble == "auto":
+        return "deterministic" if source == "halton" else True
+    return scramble
+
+
+def unit_points(source, s, dim, *, scramble="auto", seed=None):
     """``s`` points of a low-discrepancy sequence in the open unit cube ``(0, 1)^dim``.
 
     Parameters
@@ -65,7 +72,9 @@ def unit_points(source, s, dim, *, scramble=True, seed=None):
         Number of points, ``s >= 1``.
     dim : int
         Dimension of the cube.
-    scramble : bool or "deterministic", default=True
+    scramble : "auto", bool or "deterministic", default="auto"
+        ``"auto"``: ``"deterministic"`` for Halton (no seed needed, the same
+        points every time) and ``True`` for Sobol' and lattices.
         ``True``: randomised QMC -- random digit permutations (Halton), LMS
         scrambling plus digital shift (Sobol'), a uniform random shift modulo 1
         (lattice), drawn from ``seed``.  ``False``: the plain sequence.
@@ -103,6 +112,7 @@ def unit_points(source, s, dim, *, scramble=True, seed=None):
     source = check_choice(source, "sequence", ("halton", "sobol", "lattice"))
     s = check_int(s, "n_components", minimum=1)
     _check_scramble(scramble)
+    scramble = _resolve_scramble(scramble, source)
     engine = _engine(source, dim, scramble, seed)
     with warnings.catch_warnings():
         # the engine's warning points into this module; ours below names the parameter
@@ -205,7 +215,7 @@ def _orthogonal(s, d, rng):
 
 # --------------------------------------------------------------------------- public
 def make_frequencies(kernel="gaussian", n_components=256, d=None, *, sigma=1.0,
-                     sequence="halton", seed=None, scramble=True, nu=1.5,
+                     sequence="halton", seed=None, scramble="auto", nu=1.5,
                      measure="spectral"):
     """Frequencies and quadrature weights for a shift-invariant kernel.
 
@@ -243,10 +253,11 @@ def make_frequencies(kernel="gaussian", n_components=256, d=None, *, sigma=1.0,
           uniform weights.
     seed : None, int, SeedSequence, BitGenerator or Generator, default=None
         Randomness of ``"mc"``, ``"orf"`` and of the scrambling.
-    scramble : bool or "deterministic", default=True
-        For ``"halton"``, ``"sobol"``, ``"lattice"``: randomise (Owen/Matousek
-        scrambling, random lattice shift), or not (``False``), or Halton with
-        the deterministic RR2 permutations.  Boundary policy: see
+    scramble : "auto", bool or "deterministic", default="auto"
+        For ``"halton"``, ``"sobol"``, ``"lattice"``: randomise (``True``:
+        Owen/Matousek scrambling, random lattice shift), or not (``False``), or
+        Halton with the deterministic RR2 permutations (``"deterministic"``).
+        ``"auto"``: RR2 for Halton (deterministic, no seed), ``True`` otherwise.  Boundary policy: see
         :func:`unit_points`.
     nu : float, default=1.5
         Matern smoothness (``kernel="matern"`` only).

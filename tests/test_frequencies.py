@@ -150,11 +150,24 @@ def test_sobol_size_warning():
 
 def test_seed_reproducible():
     for source in ("mc", "orf", "halton", "sobol", "lattice"):
-        a, _ = make_frequencies("gaussian", 16, 3, sequence=source, seed=1)
-        b, _ = make_frequencies("gaussian", 16, 3, sequence=source, seed=1)
-        c, _ = make_frequencies("gaussian", 16, 3, sequence=source, seed=2)
+        a, _ = make_frequencies("gaussian", 16, 3, sequence=source, seed=1, scramble=True)
+        b, _ = make_frequencies("gaussian", 16, 3, sequence=source, seed=1, scramble=True)
+        c, _ = make_frequencies("gaussian", 16, 3, sequence=source, seed=2, scramble=True)
         np.testing.assert_array_equal(a, b)
         assert not np.array_equal(a, c)
+
+
+def test_default_halton_is_deterministic_rr2():
+    """scramble="auto": Halton gets the RR2 permutations, whatever the seed."""
+    a, _ = make_frequencies("gaussian", 16, 3, seed=1)
+    b, _ = make_frequencies("gaussian", 16, 3, seed=2)
+    c, _ = make_frequencies("gaussian", 16, 3, scramble="deterministic")
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(a, c)
+    for source in ("sobol", "lattice"):  # no deterministic scrambling there: randomised
+        d1, _ = make_frequencies("gaussian", 16, 3, sequence=source, seed=1)
+        d2, _ = make_frequencies("gaussian", 16, 3, sequence=source, seed=1, scramble=True)
+        np.testing.assert_array_equal(d1, d2)
 
 
 def test_sigma_scales_frequencies():
@@ -247,8 +260,8 @@ def test_tiny_sigma_overflow_names_sigma(sigma):
     (dict(sigma=[1.0, 2.0]), "'sigma' must have length d=3"),
     (dict(sigma=[1.0, 2.0, 3.0], measure="radial"), "'sigma' must be a scalar for measure='radial'"),
     (dict(kernel="matern", nu=-0.5), "'nu' must be a positive finite number"),
-    (dict(scramble="yes"), "'scramble' must be one of True, False, 'deterministic'"),
-    (dict(sequence="mc", scramble=None), "'scramble' must be one of True, False, 'deterministic'"),
+    (dict(scramble="yes"), "'scramble' must be one of 'auto', True, False, 'deterministic'"),
+    (dict(sequence="mc", scramble=None), "'scramble' must be one of 'auto', True, False, 'deterministic'"),
     (dict(sequence="sobol", scramble="deterministic"), "'scramble' must be True or False for sequence='sobol'"),
 ])
 def test_errors(kwargs, match):

@@ -108,19 +108,29 @@ def div_free_field(X):
 
 
 def test_orff_ridge_beats_independent_scalar_ridge():
-    rng = np.random.default_rng(4)
-    Xtr, Xte = rng.uniform(-2, 2, (400, 2)), rng.uniform(-2, 2, (2000, 2))
-    Ytr = curl_free_field(Xtr) + 0.05 * rng.normal(size=(400, 2))
-    Yte = curl_free_field(Xte)
+    """Brault et al. section 4.2: at equal D, the curl-free ORFF model beats independent scalar ridge.
+
+    Both models get the best (sigma, alpha) of the same small grid (an oracle choice, the same
+    for both), on five data sets.  Measured test-MSE ratios ours / scalar for data seeds 0..4
+    (default deterministic Halton): 0.39, 0.33, 0.31, 0.42, 0.77.
+    """
     D = 100
-    ours = ORFFRidge(ORFF("curl_free", sigma=H, n_components=D, measure="trace", seed=0),
-                     alpha=1e-3).fit(Xtr, Ytr)
-    err = np.mean((ours.predict(Xte) - Yte) ** 2)
-    # the independent model gets the best of a small grid, at the same D
-    best = min(np.mean((make_pipeline(FourierFeatures(sigma=sig, n_components=D, seed=0),
-                                      Ridge(alpha=a)).fit(Xtr, Ytr).predict(Xte) - Yte) ** 2)
-               for sig in (0.2, H, 0.5) for a in (1e-3, 1e-2, 1e-1))
-    assert err < 0.5 * best, (err, best)
+    grid = [(sig, a) for sig in (0.2, H, 0.5) for a in (1e-3, 1e-2, 1e-1)]
+    ours, scalar = [], []
+    for data_seed in range(5):
+        rng = np.random.default_rng(data_seed)
+        Xtr, Xte = rng.uniform(-2, 2, (400, 2)), rng.uniform(-2, 2, (2000, 2))
+        Ytr = curl_free_field(Xtr) + 0.05 * rng.normal(size=(400, 2))
+        Yte = curl_free_field(Xte)
+        ours.append(min(np.mean((ORFFRidge(ORFF("curl_free", sigma=sig, n_components=D,
+                                                measure="trace"), alpha=a)
+                                 .fit(Xtr, Ytr).predict(Xte) - Yte) ** 2) for sig, a in grid))
+        scalar.append(min(np.mean((make_pipeline(FourierFeatures(sigma=sig, n_components=D),
+                                                 Ridge(alpha=a)).fit(Xtr, Ytr).predict(Xte)
+                                   - Yte) ** 2) for sig, a in grid))
+    ours, scalar = np.array(ours), np.array(scalar)
+    assert np.all(ours < scalar), ours / scalar
+    assert ours.sum() < 0.6 * scalar.sum(), ours / scalar
 
 
 def _jacobian(model, G, h=1e-5):
