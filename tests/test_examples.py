@@ -1,0 +1,237 @@
+"""Tests of the example scripts (examples/) and their shared helpers.
+
+The helpers (Gram errors, spectral norms, data loading, CSV round trip, the
+RESULTS.md generator) are tested directly and fast.  Each example script is run
+end to end with ``--quick`` in a subprocess writing into a temporary folder;
+those runs are marked ``slow`` (``make test-slow``), except one smoke test of
+the demo.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+sys.path.insert(0, str(EXAMPLES))
+
+import _common as C  # noqa: E402
+import make_results  # noqa: E402
+
+
+# --------------------------------------------------------------------------- helpers
+def test_sym_spectral_norm_dense_and_eigsh_agree():
+    rng = np.random.default_rng(11)
+    n = C.DENSE_EIG_MAX_N + 1  # just above the dense/ARPACK switch
+    B = rng.standard_normal((n, 40))
+    A = B @ B.T / 40 - np.diag(rng.random(n))  # indefinite, largest |eig| positive
+    A[0, 0] -= 200.0  # now the largest |eigenvalue| is negative
+    dense = C.sym_spectral_norm(A, method="dense")
+    arpack = C.sym_spectral_norm(A, method="eigsh")
+    assert dense > 199.0
+    assert arpack == pytest.approx(dense, rel=1e-9)
+    assert C.sym_spectral_norm(A) == pytest.approx(dense, rel=1e-9)  # auto -> eigsh for n > 1000
+
+
+def test_sym_spectral_norm_rejects_unknown_method():
+    with pytest.raises(ValueError, match="'method' must be one of 'auto', 'dense', 'eigsh'; got 'svd'"):
+        C.sym_spectral_norm(np.eye(3), method="svd")
+
+
+def test_gaussian_gram_matches_scikit_learn():
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    X = np.random.default_rng(3).standard_normal((50, 7)) * 3
+    sigma = 2.5
+    np.testing.assert_allclose(C.gaussian_gram(X, sigma), rbf_kernel(X, gamma=1 / (2 * sigma ** 2)),
+                               rtol=1e-12, atol=1e-14)
+    assert np.all(np.diag(C.gaussian_gram(X, sigma)) == 1.0)
+
+
+def test_gram_reference_errors_against_direct_computation():
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((80, 3))
+    ref = C.GramReference(X, 1.3)
+    Z = rng.standard_normal((80, 10)) * 0.3
+    spec, fro = ref.errors(Z)
+    K = C.gaussian_gram(X, 1.3)
+    E = Z @ Z.T - K
+    assert fro == pytest.approx(np.linalg.norm(E) / np.linalg.norm(K), rel=1e-12)
+    assert spec == pytest.approx(np.linalg.norm(E, 2) / np.linalg.norm(K, 2), rel=1e-10)
+    spec2, fro2 = ref.errors(Z, spectral=False)
+    assert np.isnan(spec2) and fro2 == fro
+    # exact features of a rank-revealing factorisation give zero error
+    w, V = np.linalg.eigh(K)
+    spec0, fro0 = ref.errors(V * np.sqrt(np.clip(w, 0, None)))
+    assert fro0 < 1e-12 and spec0 < 1e-12
+    with pytest.raises(ValueError, match="'Z' must have 80 rows"):
+        ref.errors(Z[:5])
+
+
+def test_median_heuristic_brute_force():
+    X = np.random.default_rng(1).standard_normal((31, 4))
+    dists = [np.linalg.norm(X[i] - X[j]) for i in range(31) for j in range(i + 1, 31)]
+    assert C.median_heuristic(X) == pytest.approx(np.median(dists), rel=1e-14)
+
+
+def test_load_dataset_shapes_and_standardisation():
+    X, y, info = C.load_dataset("diabetes")
+    assert X.shape == (442, 10) and y.shape == (442,)
+    np.testing.assert_allclose(X.mean(axis=0), 0, atol=1e-12)
+    np.testing.assert_allclose(X.std(axis=0), 1, rtol=1e-12)
+    X2, _, info2 = C.load_dataset("digits", n_max=100, pca=5, seed=2)
+    assert X2.shape == (100, 5) and info2["d"] == 5 and "PCA to 5" in info2["description"]
+    with pytest.raises(ValueError, match="'name' must be one of 'mnist', 'digits'"):
+        C.load_dataset("cifar")
+
+
+def test_csv_round_trip_and_summarize(tmp_path):
+    rows = [{"method": "mc", "s": 4, "err": 0.25}, {"method": "mc", "s": 4, "err": 0.75},
+            {"method": "halton", "s": 4, "err": 0.125}]
+    path = C.write_csv(tmp_path / "x.csv", rows)
+    back = C.read_csv(path)
+    assert back == rows
+    summ = {r["method"]: r for r in C.summarize(back, ["method", "s"], ["err"])}
+    assert summ["mc"]["err_mean"] == 0.5 and summ["mc"]["reps"] == 2
+    assert summ["mc"]["err_std"] == pytest.approx(np.std([0.25, 0.75], ddof=1))
+    assert summ["halton"]["err_std"] == 0.0
+
+
+def test_centred_kernel_ridge_is_the_limit_of_ridge_on_features():
+    """regression.py's exact reference is the limit of Ridge(fit_intercept=True) on features."""
+    import regression
+    from sklearn.kernel_ridge import KernelRidge
+    from sklearn.linear_model import Ridge
+
+    import qmc_orff
+
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((160, 3))
+    y = np.sin(X[:, 0]) + X[:, 1] ** 2 + 5.0 + 0.1 * rng.standard_normal(160)
+    Xtr, Xte, ytr = X[:120], X[120:], y[:120]
+    exact = regression.exact_centred_krr_predict(Xtr, ytr, Xte, 1.5, 0.1)
+    scale = np.linalg.norm(exact - ytr.mean())
+
+    def gap(s):
+        ff = qmc_orff.FourierFeatures(sigma=1.5, n_components=s, sequence="halton",
+                                      scramble="deterministic")
+        pred = Ridge(alpha=0.1).fit(ff.fit_transform(Xtr), ytr).predict(ff.transform(Xte))
+        return np.linalg.norm(pred - exact) / scale
+
+    assert gap(4096) < 0.01
+    assert gap(4096) < gap(64) / 5  # converges as features are added
+    # and it is not the uncentred kernel ridge (the intercept matters here)
+    plain = KernelRidge(alpha=0.1, kernel="rbf", gamma=1 / (2 * 1.5 ** 2)).fit(Xtr, ytr)
+    assert np.linalg.norm(plain.predict(Xte) - exact) / scale > 0.1
+
+
+def test_data_box_kinds():
+    X = np.array([[0.0, 1.0], [2.0, 1.5], [4.0, 3.0]])
+    np.testing.assert_allclose(C.data_box(X), [4.0, 2.0])
+    np.testing.assert_allclose(C.data_box(X, 0.25), [1.0, 0.5])
+    np.testing.assert_allclose(C.data_box(X, kind="moment"), np.sqrt(6 * X.var(axis=0)))
+    with pytest.raises(ValueError, match="'kind' must be one of 'range', 'moment'; got 'iqr'"):
+        C.data_box(X, kind="iqr")
+
+
+def test_catalogue_helpers():
+    assert C.catalogue_dimension(10) == 16
+    assert C.catalogue_dimension(32) == 32
+    assert C.catalogue_dimension(64) is None
+    assert C.log_nearest(1.4, C.CATALOGUE_BOXES) == 1.0
+    assert C.log_nearest(1.5, C.CATALOGUE_BOXES) == 2.0  # log-nearest, not nearest
+    assert C.log_nearest(100.0, C.CATALOGUE_BOXES) == 4.0
+
+
+def test_make_results_uses_only_files(tmp_path):
+    """RESULTS.md is assembled from the CSV/JSON files; a missing script is listed as not run."""
+    rows = [{"dataset": "digits", "n": 10, "d": 2, "sigma": 1.0, "method": m, "s": 64,
+             "columns": 128, "rep": r, "rel_spectral": v / 2, "rel_frobenius": v,
+             "features_s": 0.0}
+            for m, r, v in [("rbf_sampler", 0, 0.1234), ("rbf_sampler", 1, 0.1434),
+                            ("mc", 0, 0.2), ("halton", 0, 0.05)]]
+    C.write_csv(tmp_path / "gram_approximation.csv", rows)
+    meta = {"name": "gram_approximation", "command": "python examples/gram_approximation.py --x",
+            "quick": True, "started_utc": "now", "wall_s": 1.0, "notes": ["a note"],
+            "params": {"datasets": {"digits": {"description": "desc", "n": 10, "d": 2,
+                                               "sigma": 1.0, "catalogue_box_over_sigma": 1.0}}},
+            "environment": {"python": "3"}}
+    (tmp_path / "gram_approximation.json").write_text(json.dumps(meta))
+    out = make_results.build(tmp_path, tmp_path / "RESULTS.md")
+    text = out.read_text()
+    assert "python examples/gram_approximation.py --x" in text
+    assert "0.1334 ± 0.014" in text  # mean ± std of the two RBFSampler rows
+    assert "128 columns: here 0.133, reference 0.110" in text
+    assert "| Halton | 4.00 |" in text  # MC / Halton error ratio at s=64
+    assert "a note" in text and "--quick" in text
+    assert "`regression`" in text  # listed under "Not run"
+
+
+# --------------------------------------------------------------------------- scripts
+def run_script(name, tmp_path, *extra, timeout=600):
+    proc = subprocess.run([sys.executable, str(EXAMPLES / f"{name}.py"), "--quick",
+                           "--out", str(tmp_path), *extra],
+                          cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return proc.stdout
+
+
+def check_outputs(tmp_path, name, columns):
+    csv_path, png_path, json_path = (tmp_path / f"{name}.{ext}" for ext in ("csv", "png", "json"))
+    assert csv_path.stat().st_size > 0 and png_path.stat().st_size > 1000
+    assert png_path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with csv_path.open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert rows, f"{name}.csv has no rows"
+    assert set(columns) <= set(rows[0]), f"{name}.csv lacks {set(columns) - set(rows[0])}"
+    meta = json.loads(json_path.read_text())
+    assert meta["quick"] is True and meta["command"].startswith(f"python examples/{name}.py")
+    return rows
+
+
+def test_demo_quick_smoke(tmp_path):
+    out = run_script("demo", tmp_path)
+    assert "L2-star" in out and "rel_frobenius" in out and str(tmp_path) in out
+    rows = check_outputs(tmp_path, "demo", ["s", "method", "rep", "rel_frobenius"])
+    methods = {r["method"] for r in rows}
+    assert {"mc", "orf", "halton"} <= methods
+    errs = [float(r["rel_frobenius"]) for r in rows]
+    assert all(0 < e < 1 for e in errs)
+
+
+SCRIPTS = {
+    "gram_approximation": ["dataset", "method", "s", "rep", "rel_spectral", "rel_frobenius"],
+    "discrepancy_vs_error": ["dataset", "method", "design_box", "s", "D2_b", "D2_b/2", "D2_b/4",
+                             "rel_frobenius"],
+    "regression": ["dataset", "method", "design_box", "s", "rep", "test_rel_error"],
+    "integration_error": ["method", "mse_quadrature_b", "normalized_D2_b"],
+    "vector_fields": ["experiment", "field", "model", "D", "test_mse", "fit_seconds"],
+    "operator_kernel_error": ["setting", "kernel", "measure", "sequence", "D", "rel_frobenius",
+                              "max_pair_spectral"],
+}
+
+
+@pytest.mark.slow
+@pytest.mark.examples
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_example_quick_run(name, tmp_path):
+    run_script(name, tmp_path)
+    rows = check_outputs(tmp_path, name, SCRIPTS[name])
+    if name == "integration_error":
+        # Theorem 12: the quadrature MSE over the box equals normalized(D^2) for every point set
+        checked = 0
+        for r in C.read_csv(tmp_path / "integration_error.csv"):
+            if r["method"] != "mc-expected":
+                assert r["mse_quadrature_b"] == pytest.approx(r["normalized_D2_b"], rel=1e-6)
+                assert r["mse_quadrature_b/2"] == pytest.approx(r["normalized_D2_b/2"], rel=1e-6)
+                checked += 1
+        assert checked >= 4
+    if name == "gram_approximation":
+        errs = np.array([float(r["rel_frobenius"]) for r in rows])
+        assert np.all((errs > 0) & (errs < 2))
