@@ -2,9 +2,9 @@
 
 The helpers (Gram errors, spectral norms, data loading, CSV round trip, the
 RESULTS.md generator) are tested directly and fast.  Each example script is run
-end to end with ``--quick`` in a subprocess writing into a temporary folder;
-those runs are marked ``slow`` (``make test-slow``), except one smoke test of
-the demo.
+end to end with ``--quick`` in a subprocess writing into a temporary folder
+(marked ``examples``; about 50 s together on two cores, so they stay in the
+default run: ``pytest -m "not examples"`` leaves them out).
 """
 from __future__ import annotations
 
@@ -217,7 +217,6 @@ SCRIPTS = {
 }
 
 
-@pytest.mark.slow
 @pytest.mark.examples
 @pytest.mark.parametrize("name", sorted(SCRIPTS))
 def test_example_quick_run(name, tmp_path):
