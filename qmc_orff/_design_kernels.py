@@ -1,12 +1,16 @@
 """Numba kernels for the greedy design (no input checks: callers validate).
 
 The greedy step (Avron et al. 2016, eq. 15) needs, for a candidate frequency
-``w`` and the ``t`` points already chosen, the row sum of the pair term
+``w`` and the ``t`` points already chosen, the row sum of the *normalised* pair
+term
 
-    S(w) = sum_l prod_j sinc_j(w_j - W_lj),    sinc_j(x) = sin(b_j x) / (pi x)   (= b_j / pi at 0)
+    S(w) = sum_l prod_j sinc(b_j (w_j - W_lj)),    sinc(y) = sin(y) / y   (= 1 at 0)
 
-and its gradient in ``w``.  That is O(t d) per evaluation; the running pair and
-linear sums of the points already chosen are kept by the caller.
+and its gradient in ``w``: the pair term of ``D^2`` divided by ``prod_j b_j / pi``
+(the units of Theorem 12).  Every factor lies in ``[-1, 1]``, so nothing
+underflows in high dimension the way ``prod_j b_j / pi`` does.  That is O(t d)
+per evaluation; the running pair and linear sums of the points already chosen
+are kept by the caller.
 """
 from __future__ import annotations
 
@@ -21,24 +25,24 @@ _TAYLOR = 0.1
 
 @njit(cache=True, fastmath=False)
 def _sinc_and_derivative(x, b):
-    """``(sin(b x) / (pi x), d/dx sin(b x) / (pi x))`` with the right limits at 0."""
+    """``(sin(b x) / (b x), d/dx sin(b x) / (b x))`` with the right limits at 0."""
     y = b * x
     if abs(y) < _TAYLOR:
         y2 = y * y
-        f = b * (1.0 - y2 / 6.0 * (1.0 - y2 / 20.0 * (1.0 - y2 / 42.0 * (1.0 - y2 / 72.0))))
+        f = 1.0 - y2 / 6.0 * (1.0 - y2 / 20.0 * (1.0 - y2 / 42.0 * (1.0 - y2 / 72.0)))
         # sinc'(y) = -y/3 + y^3/30 - y^5/840 + y^7/45360
-        df = b * b * y * (-1.0 / 3.0 + y2 * (1.0 / 30.0 + y2 * (-1.0 / 840.0 + y2 / 45360.0)))
+        df = b * y * (-1.0 / 3.0 + y2 * (1.0 / 30.0 + y2 * (-1.0 / 840.0 + y2 / 45360.0)))
     else:
         sy = np.sin(y)
         cy = np.cos(y)
-        f = sy / x
-        df = (y * cy - sy) / (x * x)
-    return f / np.pi, df / np.pi
+        f = sy / y
+        df = b * (y * cy - sy) / (y * y)
+    return f, df
 
 
 @njit(cache=True, fastmath=False)
 def greedy_pair_sum(w, W, t, b, grad):
-    """Return ``S(w) = sum_{l<t} prod_j sinc_j(w_j - W_lj)``; write ``dS/dw`` into ``grad``.
+    """Return ``S(w) = sum_{l<t} prod_j sinc(b_j (w_j - W_lj))``; write ``dS/dw`` into ``grad``.
 
     Parameters
     ----------

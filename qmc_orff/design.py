@@ -28,6 +28,25 @@ sequence (the paper's choice), also from index 1 (RR2 keeps the origin at
 index 0); ``"random"`` uses i.i.d. uniform
 points (``seed``).  As a last guard every unit coordinate is clipped into
 ``[2^-53, 1 - 2^-53]`` before the inverse CDF, so no frequency is ever infinite.
+
+Units and high dimension
+------------------------
+Every design optimises and compares the *normalised* discrepancy
+``pi^d / prod(b) * D^2`` (the mean squared integration error over the box,
+Theorem 12 of Avron et al.; ``BoxDiscrepancy(..., normalize=True)``), whose
+factors all lie in ``[-1, 1]``: the designs work in any dimension (tested up
+to d = 512), where ``prod(b / pi)`` under- or overflows float64.  The optimal
+points are the same in either units (the two objectives differ by a positive
+constant).  ``meta`` records both: ``normalized_d2``,
+``normalized_halton_d2``, ``normalized_expected_mc`` (and
+``normalized_history``, ``normalized_initial_d2`` where the design has them)
+and, in the objective's units, ``d2``, ``halton_d2``, ``expected_mc``,
+``history``, ``initial_d2``.  The latter are ``prod(b / pi)`` times the former
+and, in high dimension, may underflow to 0.0 or, where the product overflows
+float64, be ``None``.  ``ratio_to_halton`` is the ratio of the normalised
+values (the same ratio, finite even where the raw values underflow).
+``sigma_product`` (``prod(sigma)``) is likewise 0.0 or ``None`` where it under-
+or overflows.
 """
 from __future__ import annotations
 
@@ -146,14 +165,35 @@ def to_frequencies(t, density, sigma):
     return np.ascontiguousarray(w)
 
 
-class _Unit:
-    """The design problem at unit bandwidth.
+def _scaled(value, log_scale):
+    """``value * exp(log_scale)`` without forming ``exp(log_scale)`` (which may under- or
+    overflow on its own).
 
-    With ``u = sigma w`` and ``a = b / sigma``, ``D^2_{b, sigma}(W) = prod(sigma) D^2_{a, 1}(U)``
-    (each of the pair, linear and constant terms carries one factor ``sigma_j`` per
-    coordinate).  Every design optimises ``U`` for the unit-bandwidth objective, so a
-    design at ``(b, sigma)`` is exactly the unit design at ``a = b / sigma``; values
-    reported to the user are in the objective's units (times ``factor``).
+    The result underflows to 0.0 only when the product itself does; where the
+    product overflows float64 the result is None (meta must stay JSON-finite).
+    """
+    value = float(value)
+    if value == 0.0 or not math.isfinite(value):
+        return value
+    e = math.log(abs(value)) + log_scale
+    try:
+        return math.copysign(math.exp(e), value)
+    except OverflowError:
+        return None
+
+
+class _Unit:
+    """The design problem at unit bandwidth, in normalised units.
+
+    With ``u = sigma w`` and ``a = b / sigma``, the normalised discrepancy
+    ``pi^d / prod(b) D^2`` (Theorem 12 of Avron et al.) is invariant under the
+    change of bandwidth: ``normalized D^2_{b, sigma}(W) = normalized D^2_{a, 1}(U)``
+    (every factor of the pair, linear and constant terms depends on ``b_j w_j``
+    and ``a_j`` only).  Every design optimises ``U`` for the normalised
+    unit-bandwidth objective, whose factors all lie in ``[-1, 1]``, so nothing
+    underflows in high dimension; values in the objective's units
+    (``D^2 = prod(b / pi) * normalised``) are formed only for reporting, and may
+    underflow to 0.0 (or overflow) there.
     """
 
     def __init__(self, objective, d):
@@ -165,14 +205,35 @@ class _Unit:
         self.a = b / self.sigma
         self.density = objective.density
         self.obj = BoxDiscrepancy(self.a, kernel=objective.density, sigma=np.ones(d), d=d)
-        self.factor = float(np.prod(self.sigma))
+        #: prod(sigma) for meta["sigma_product"] (0.0 on underflow, None on overflow)
+        self.factor = _scaled(1.0, float(np.sum(np.log(self.sigma))))
+        #: log prod(b / pi): D^2 in the objective's units = normalised value * exp(log_scale)
+        self.log_scale = float(np.sum(np.log(b / math.pi)))
+
+    def raw(self, value):
+        """A normalised value in the objective's units (``* prod(b / pi)``; may underflow)."""
+        return _scaled(value, self.log_scale)
+
+    def nd2(self, U, weights=None):
+        """Normalised ``D^2`` of the unit-bandwidth points ``U`` (= that of ``U / sigma``)."""
+        return float(self.obj(U, weights, normalize=True))
 
     def d2(self, U, weights=None):
-        """``D^2`` of the frequencies ``U / sigma`` for the user's objective."""
-        return self.factor * float(self.obj(U, weights))
+        """``D^2`` of the frequencies ``U / sigma`` in the objective's units."""
+        return self.raw(self.nd2(U, weights))
 
-    def halton_d2(self, s):
-        return self.d2(to_frequencies(unit_points("halton", s, self.d), self.density, 1.0))
+    def halton_nd2(self, s):
+        return self.nd2(to_frequencies(unit_points("halton", s, self.d), self.density, 1.0))
+
+    def expected_mc_meta(self, s):
+        """``{"expected_mc", "normalized_expected_mc"}`` for ``s`` points."""
+        emc = float(self.obj.expected_mc(s, normalize=True))
+        return {"expected_mc": self.raw(emc), "normalized_expected_mc": emc}
+
+    def halton_meta(self, s):
+        """``{"halton_d2", "normalized_halton_d2"}`` for the first ``s`` Halton points."""
+        h = self.halton_nd2(s)
+        return {"halton_d2": self.raw(h), "normalized_halton_d2": h}
 
     def init_points(self, init, s, seed):
         """Initial unit-bandwidth points ``(s, d)`` and a description."""
@@ -194,36 +255,44 @@ class _Unit:
         return np.ascontiguousarray(W * self.sigma), "array"
 
     def base_meta(self, s, method, init_name):
-        return {
+        meta = {
             "method": method,
             "init": init_name,
             "density": self.density.name,
             "box_over_sigma": [float(x) for x in self.a],
             "s": s,
             "d": self.d,
-            "expected_mc": float(self.objective.expected_mc(s, d=self.d)),
+        }
+        meta.update(self.expected_mc_meta(s))
+        meta.update({
             "library_version": __version__,
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        }
+        })
+        return meta
 
-    def finish(self, U, weights, meta, d2):
+    def finish(self, U, weights, meta, nd2):
         """The Sequence of unit-bandwidth points ``U`` with the final figures in ``meta``.
 
-        ``d2`` and the other values in ``meta`` are in the objective's units.
+        ``nd2`` is the normalised ``D^2``; ``meta["d2"]`` gets it in the objective's
+        units.  ``ratio_to_halton`` is the ratio of the normalised values (the same
+        number, but finite even where the raw values underflow).
         """
         meta = dict(meta)
-        meta["d2"] = float(d2)
-        meta["normalized_d2"] = float(self.objective.normalized(d2, d=self.d))
-        if "halton_d2" not in meta:
-            meta["halton_d2"] = self.halton_d2(U.shape[0])
-        meta["ratio_to_halton"] = (float(d2) / meta["halton_d2"] if meta["halton_d2"] > 0
-                                   else None)
+        meta["d2"] = self.raw(nd2)
+        meta["normalized_d2"] = float(nd2)
+        if "normalized_halton_d2" not in meta:
+            meta.update(self.halton_meta(U.shape[0]))
+        h = meta["normalized_halton_d2"]
+        meta["ratio_to_halton"] = float(nd2) / h if h > 0 else None
         meta["sigma_product"] = self.factor
         return Sequence(U, weights, meta)
 
 
 class _Progress:
-    """A one-line progress bar on stderr: iteration, D^2 and the ratio to Halton."""
+    """A one-line progress bar on stderr: iteration, normalised D^2 and the ratio to Halton.
+
+    ``halton`` and the values passed to :meth:`update` are normalised (``pi^d / prod(b) D^2``).
+    """
 
     def __init__(self, total, halton, stream=None, width=24):
         self.total = max(int(total), 1)
@@ -237,7 +306,7 @@ class _Progress:
         filled = int(round(frac * self.width))
         ratio = d2 / self.halton if self.halton > 0 else float("nan")
         self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {it}/{self.total} "
-                          f"D^2={d2:.4e} ratio to Halton={ratio:.3g} "
+                          f"normalised D^2={d2:.4e} ratio to Halton={ratio:.3g} "
                           f"({time.perf_counter() - self.start:.1f} s)")
         self.stream.flush()
 
@@ -284,19 +353,25 @@ def global_sequence(objective, s, *, d=None, init="halton", method="cg", maxiter
     -------
     Sequence
         The best iterate seen (never worse than the start).  ``meta`` holds
-        ``d2``, ``normalized_d2``, ``expected_mc``, ``halton_d2``,
-        ``initial_d2``, ``history`` (``D^2`` after each iteration, starting with
-        the initial value), ``iterations``, ``stop_reason``, ``maxiter``,
-        ``tol``, ``optimizer``.  A ``KeyboardInterrupt`` during the
+        ``d2``, ``normalized_d2``, ``expected_mc``, ``normalized_expected_mc``,
+        ``halton_d2``, ``normalized_halton_d2``, ``ratio_to_halton``,
+        ``initial_d2``, ``normalized_initial_d2``, ``history`` (``D^2`` after
+        each iteration, starting with the initial value),
+        ``normalized_history``, ``iterations``, ``stop_reason``, ``maxiter``,
+        ``tol``, ``optimizer``.  Values without ``normalized_`` are in the
+        objective's units and may underflow to 0.0 (or be ``None`` on
+        overflow) in high dimension; see the module docstring.  A
+        ``KeyboardInterrupt`` during the
         optimisation stops it and returns the best iterate with
         ``stop_reason = "interrupted"``.
 
     Notes
     -----
     ``D^2(S) = s^-2 sum_lm sinc_b(w_l, w_m) - 2 s^-1 sum_l prod_j g_j(w_lj) + prod_j C_j``
-    (Avron et al. 2016, eq. 12) with its gradient (eq. 14).  The optimiser sees
-    ``D^2 / expected_mc(s)``: raw values near 1e-6 would otherwise sit below
-    SciPy's default tolerances.
+    (Avron et al. 2016, eq. 12) with its gradient (eq. 14), both evaluated in
+    normalised units (times ``pi^d / prod(b)``).  The optimiser sees
+    ``D^2 / expected_mc(s)`` (the same ratio in either units): raw values near
+    1e-6 would otherwise sit below SciPy's default tolerances.
     """
     d, s, maxiter, tol = _check_optimizer_args(objective, d, s, method, maxiter, tol)
     if callback is not None and not callable(callback):
@@ -304,34 +379,38 @@ def global_sequence(objective, s, *, d=None, init="halton", method="cg", maxiter
     P = _Unit(objective, d)
     U0, init_name = P.init_points(init, s, seed)
     meta = P.base_meta(s, "global", init_name)
-    scale = float(P.obj.expected_mc(s))  # unit-bandwidth units, like the values below
-    factor = P.factor
-    halton = P.halton_d2(s)
-    meta["halton_d2"] = halton
+    # normalised units throughout (see _Unit); the optimiser sees D^2 / expected_mc(s),
+    # the same ratio in either units
+    scale = float(P.obj.expected_mc(s, normalize=True))
+    meta.update(P.halton_meta(s))
+    halton = meta["normalized_halton_d2"]
 
     best = {"d2": math.inf, "x": None}
 
     def fun(x):
-        val, grad = P.obj.value_and_grad(x.reshape(s, d))
+        val, grad = P.obj.value_and_grad(x.reshape(s, d), normalize=True)
         val = float(val)
         if val < best["d2"]:
             best["d2"], best["x"] = val, x.copy()
         return val / scale, np.asarray(grad, dtype=np.float64).ravel() / scale
 
     x0 = U0.ravel().copy()
-    d2_0 = fun(x0)[0] * scale * factor
-    history = [d2_0]
+    nd2_0 = fun(x0)[0] * scale
+    nhistory = [nd2_0]
+    history = [P.raw(nd2_0)]
     bar = _Progress(maxiter, halton) if progress else None
     stop = {"reason": None}
 
     def cb(intermediate_result):
         xk = intermediate_result.x if hasattr(intermediate_result, "x") else intermediate_result
         fk = getattr(intermediate_result, "fun", None)
-        d2k = factor * (float(fk) * scale if fk is not None else float(P.obj(xk.reshape(s, d))))
+        nd2k = float(fk) * scale if fk is not None else P.nd2(xk.reshape(s, d))
+        d2k = P.raw(nd2k)
+        nhistory.append(nd2k)
         history.append(d2k)
         it = len(history) - 1
         if bar is not None:
-            bar.update(it, factor * best["d2"])
+            bar.update(it, best["d2"])
         if callback is not None and callback(it, xk.reshape(s, d) / P.sigma, d2k):
             stop["reason"] = "callback requested stop"
             raise StopIteration
@@ -367,43 +446,49 @@ def global_sequence(objective, s, *, d=None, init="halton", method="cg", maxiter
             stop["reason"] = f"stopped: {message}"
     U = best["x"].reshape(s, d)
     meta.update({
-        "initial_d2": d2_0,
+        "initial_d2": history[0],
+        "normalized_initial_d2": nd2_0,
         "history": history,
+        "normalized_history": nhistory,
         "iterations": len(history) - 1,
         "stop_reason": stop["reason"],
         "optimizer": method,
         "maxiter": maxiter,
         "tol": tol,
-        "objective_scale": scale * factor,
+        "objective_scale": P.raw(scale),
         "seconds": time.perf_counter() - t0,
     })
-    return P.finish(U, None, meta, factor * best["d2"])
+    return P.finish(U, None, meta, best["d2"])
 
 
 # --------------------------------------------------------------------------- greedy
 class _GreedyState:
-    """Running sums for the greedy design, uniform weights ``1/t``.
+    """Running sums for the greedy design, uniform weights ``1/t``, in normalised units.
 
-    ``pair`` = sum over ordered pairs (diagonal included) of ``sinc_b`` among the
-    chosen points, ``lin`` = sum of ``v_l = prod_j g_j(w_lj)``; then
-    ``D^2(S_t) = pair / t^2 - 2 lin / t + C``.
+    ``pair`` = sum over ordered pairs (diagonal included) of the normalised
+    ``sinc_b`` (``prod_j sin(b_j x_j) / (b_j x_j)``, 1 on the diagonal) among the
+    chosen points, ``lin`` = sum of the normalised ``v_l = prod_j pi g_j(w_lj) / b_j``;
+    then ``pi^d / prod(b) D^2(S_t) = pair / t^2 - 2 lin / t + C`` with the normalised
+    constant ``C``.  Every factor lies in ``[-1, 1]``: nothing underflows in high
+    dimension.
     """
 
     def __init__(self, objective, s, d):
         self.b, self.sigma = objective.box_and_sigma(d)
         self.a = self.b / self.sigma
         self.density = objective.density
-        self.diag = float(np.prod(self.b / np.pi))  # sinc_b(w, w)
-        self.C = float(objective.constant(d))
+        self.diag = 1.0  # normalised sinc_b(w, w)
+        self.C = float(objective.constant(d, normalize=True))
         self.W = np.zeros((s, d))
         self.t = 0
         self.pair = 0.0
         self.lin = 0.0
 
     def v_and_grad(self, w):
+        """Normalised ``v(w) = prod_j pi g_j(w_j) / b_j`` and its gradient in ``w``."""
         g, dg = self.density.g_and_derivative(self.sigma * w, self.a)
-        g = np.asarray(g, dtype=np.float64) * self.sigma
-        dg = np.asarray(dg, dtype=np.float64) * self.sigma ** 2
+        g = np.asarray(g, dtype=np.float64) * (math.pi / self.a)
+        dg = np.asarray(dg, dtype=np.float64) * (math.pi * self.sigma / self.a)
         d = g.shape[0]
         prefix = np.concatenate(([1.0], np.cumprod(g)))
         suffix = np.concatenate((np.cumprod(g[::-1])[::-1], [1.0]))
@@ -411,7 +496,7 @@ class _GreedyState:
         return float(prefix[d]), grad
 
     def candidate(self, w):
-        """``D^2(S_t + {w})`` and its gradient in ``w`` in O(t d)."""
+        """Normalised ``D^2(S_t + {w})`` and its gradient in ``w`` in O(t d)."""
         n = self.t + 1
         grad_pair = np.empty_like(w)
         S = greedy_pair_sum(w, self.W, self.t, self.b, grad_pair)
@@ -456,7 +541,8 @@ def greedy_sequence(objective, s, *, d=None, init="halton", method="cg", maxiter
     maxiter : int, default=50
         Iteration cap per local optimisation.
     tol : float, default=1e-8
-        ``gtol`` on the per-step objective scaled by ``t^2 / (2 prod(b / pi))``.
+        ``gtol`` on the per-step normalised objective scaled by ``n^2 / 2``
+        (``n = t + 1``; the same as ``D^2`` scaled by ``n^2 / (2 prod(b / pi))``).
     starts : int, default=1
         Local optimisations per step: one from the ``(t+1)``-th init point
         (the paper's algorithm, ``starts=1``) and ``starts - 1`` more from the
@@ -481,7 +567,9 @@ def greedy_sequence(objective, s, *, d=None, init="halton", method="cg", maxiter
     -------
     Sequence
         Points in the order chosen: every prefix is itself a greedy design.
-        ``meta["history"]`` holds ``D^2`` of each prefix ``S_1, ..., S_s``.
+        ``meta["history"]`` holds ``D^2`` of each prefix ``S_1, ..., S_s``
+        (``meta["normalized_history"]`` the normalised values; the raw ones may
+        underflow to 0.0 in high dimension, see the module docstring).
 
     Notes
     -----
@@ -492,20 +580,22 @@ def greedy_sequence(objective, s, *, d=None, init="halton", method="cg", maxiter
 
     where ``P_t`` and ``L_t`` are the running pair and linear sums of ``S_t``:
     each evaluation costs O(t d), not O(t^2 d).  A step never accepts a point
-    worse than its init point.
+    worse than its init point.  The running sums are kept in normalised units
+    (every term divided by ``prod_j b_j / pi``: the diagonal term becomes 1 and
+    each sinc factor ``sin(b_j x) / (b_j x)`` lies in ``[-1, 1]``), so they never
+    underflow in high dimension.
     """
     d, s, maxiter, tol = _check_optimizer_args(objective, d, s, method, maxiter, tol)
     starts = check_int(starts, "starts", minimum=1)
     pool = _POOL if starts > 1 else 0
     P = _Unit(objective, d)
-    factor = P.factor
     if pool and isinstance(init, str):
         U0, init_name = P.init_points(init, s + pool, seed)
     else:
         U0, init_name = P.init_points(init, s, seed)
     meta = P.base_meta(s, "greedy", init_name)
-    state = _GreedyState(P.obj, s, d)  # unit bandwidth: values times `factor` for the user
-    history = []
+    state = _GreedyState(P.obj, s, d)  # unit bandwidth, normalised units (see _Unit)
+    nhistory = []
     if prefix is not None:
         if isinstance(prefix, Sequence):
             pre = np.array(prefix.points)
@@ -517,15 +607,14 @@ def greedy_sequence(objective, s, *, d=None, init="halton", method="cg", maxiter
             raise ValueError(f"'prefix' must be finite with shape (t0, {d}), t0 <= {s}; got "
                              f"shape {pre.shape}.")
         for w in pre:
-            history.append(factor * state.add(np.ascontiguousarray(w)))
+            nhistory.append(state.add(np.ascontiguousarray(w)))
         meta["resumed_points"] = int(pre.shape[0])
     if checkpoint is not None and not callable(checkpoint):
         raise TypeError(f"'checkpoint' must be callable or None; got {type(checkpoint).__name__}.")
     every = None if checkpoint_every is None else check_int(checkpoint_every, "checkpoint_every",
                                                             minimum=1)
-    halton = P.halton_d2(s)
-    meta["halton_d2"] = halton
-    bar = _Progress(s, halton) if progress else None
+    meta.update(P.halton_meta(s))
+    bar = _Progress(s, meta["normalized_halton_d2"]) if progress else None
     total_iter = 0
     t0 = time.perf_counter()
     interrupted = False
@@ -533,7 +622,7 @@ def greedy_sequence(objective, s, *, d=None, init="halton", method="cg", maxiter
     try:
         for t in range(state.t, s):
             n = t + 1
-            scale = n * n / (2.0 * state.diag)
+            scale = n * n / 2.0  # the pair sum's new diagonal term 1 / n^2 -> 1/2
 
             def fun(w):
                 val, grad = state.candidate(w)
@@ -556,14 +645,16 @@ def greedy_sequence(objective, s, *, d=None, init="halton", method="cg", maxiter
                         w, fw = res.x, float(res.fun)
             else:
                 w = w0
-            history.append(factor * state.add(np.ascontiguousarray(w, dtype=np.float64)))
+            nhistory.append(state.add(np.ascontiguousarray(w, dtype=np.float64)))
             if bar is not None:
-                bar.update(n, history[-1])
+                bar.update(n, nhistory[-1])
             if checkpoint is not None and every and n % every == 0 and n < s:
                 checkpoint(Sequence(state.W[:n].copy(), None, {
                     "method": "greedy", "density": meta["density"],
-                    "box_over_sigma": meta["box_over_sigma"], "d2": history[-1],
-                    "history": history, "stop_reason": "checkpoint", "checkpoint": True}))
+                    "box_over_sigma": meta["box_over_sigma"], "d2": P.raw(nhistory[-1]),
+                    "normalized_d2": nhistory[-1], "history": [P.raw(x) for x in nhistory],
+                    "normalized_history": list(nhistory), "stop_reason": "checkpoint",
+                    "checkpoint": True}))
     except (KeyboardInterrupt, SystemError) as exc:
         if not _is_interrupt(exc):
             raise
@@ -575,7 +666,8 @@ def greedy_sequence(objective, s, *, d=None, init="halton", method="cg", maxiter
     U = state.W[:state.t].copy()
     meta.update({
         "s": state.t,
-        "history": history,
+        "history": [P.raw(x) for x in nhistory],
+        "normalized_history": nhistory,
         "iterations": total_iter,
         "stop_reason": "interrupted" if interrupted else "all points placed",
         "optimizer": method,
@@ -585,9 +677,9 @@ def greedy_sequence(objective, s, *, d=None, init="halton", method="cg", maxiter
         "seconds": time.perf_counter() - t0,
     })
     if interrupted:
-        meta["expected_mc"] = float(objective.expected_mc(state.t, d=d))
-        meta["halton_d2"] = P.halton_d2(state.t)
-    return P.finish(U, None, meta, history[-1])
+        meta.update(P.expected_mc_meta(state.t))
+        meta.update(P.halton_meta(state.t))
+    return P.finish(U, None, meta, nhistory[-1])
 
 
 # --------------------------------------------------------------------------- weighted
@@ -610,8 +702,11 @@ def weighted_sequence(objective, s, *, d=None, init="halton", solver="nnls", see
     -------
     Sequence
         With ``weights``; ``meta`` records ``d2`` (the weighted ``D^2``),
-        ``uniform_d2`` (same points, weights ``1/s``), ``kkt_residual``,
-        ``solver``, ``n_zero_weights``.
+        ``normalized_d2``, ``uniform_d2`` and ``normalized_uniform_d2`` (same
+        points, weights ``1/s``), ``kkt_residual``, ``solver``,
+        ``n_zero_weights``.  In high dimension the optimal weights can be tiny
+        (the linear term ``v`` is a product of ``d`` factors below 1) and the
+        raw values may underflow to 0.0; see the module docstring.
     """
     d = _resolve_d(objective, d)
     s = check_int(s, "s", minimum=1)
@@ -619,11 +714,13 @@ def weighted_sequence(objective, s, *, d=None, init="halton", solver="nnls", see
     U, init_name = P.init_points(init, s, seed)
     meta = P.base_meta(s, "weighted", init_name)
     t0 = time.perf_counter()
-    # H and v of the unit problem are those of the objective divided by prod(sigma):
+    # the unit problem in normalised units is the objective's QP divided by prod(b / pi):
     # the same optimal weights
-    res = optimal_weights(P.obj, U, solver=solver)
+    res = optimal_weights(P.obj, U, solver=solver, normalize=True)
+    nuniform = P.nd2(U)
     meta.update({
-        "uniform_d2": P.d2(U),
+        "uniform_d2": P.raw(nuniform),
+        "normalized_uniform_d2": nuniform,
         "kkt_residual": res.kkt_residual,
         "solver": res.solver,
         "solver_status": res.status,
@@ -633,7 +730,7 @@ def weighted_sequence(objective, s, *, d=None, init="halton", solver="nnls", see
         "iterations": 0,
         "seconds": time.perf_counter() - t0,
     })
-    return P.finish(U, res.weights, meta, P.d2(U, res.weights))
+    return P.finish(U, res.weights, meta, P.nd2(U, res.weights))
 
 
 # --------------------------------------------------------------------------- lattice
@@ -666,9 +763,10 @@ def lattice_sequence(objective, s, *, d=None, shift=None, candidates=None):
     -------
     Sequence
         ``meta`` holds ``generating_vector`` (``z_1 = 1``), ``lattice_n = s``,
-        ``lattice_shift`` and the ``D^2`` after each component in
-        ``history``; :meth:`Sequence.write_lattice` exports it in the LDData
-        lattice format.
+        ``lattice_shift`` and the ``D^2`` of the ``j``-dimensional projection
+        after each component ``j`` in ``history`` (normalised by its own
+        ``prod_{i <= j} b_i / pi`` in ``normalized_history``);
+        :meth:`Sequence.write_lattice` exports it in the LDData lattice format.
 
     Notes
     -----
@@ -676,7 +774,10 @@ def lattice_sequence(objective, s, *, d=None, shift=None, candidates=None):
     is chosen with components ``1..j-1`` fixed, minimising the box discrepancy
     of the ``j``-dimensional projection (box ``b_1..b_j``).  The pair term is a
     product over coordinates, so the ``(s, s)`` product of the chosen
-    coordinates' sinc factors is kept: each candidate costs O(s^2).
+    coordinates' normalised sinc factors ``sin(b_j x) / (b_j x)`` is kept: each
+    candidate costs O(s^2).  Comparing the normalised values (all factors in
+    ``[-1, 1]``) picks the same component as the raw ones, which differ by the
+    positive factor ``prod_{i <= j} b_i / pi`` common to all candidates.
     """
     d = _resolve_d(objective, d)
     s = check_int(s, "s", minimum=2)
@@ -695,7 +796,8 @@ def lattice_sequence(objective, s, *, d=None, shift=None, candidates=None):
         if k < cand.size:
             cand = cand[np.unique(np.round(np.linspace(0, cand.size - 1, k)).astype(np.int64))]
     density = objective.density
-    # pair factors as products over coordinates; v and C likewise
+    # pair factors as products over coordinates; v and C likewise; all normalised (each
+    # coordinate's factor divided by b_j / pi, so in [-1, 1]: nothing underflows in high d)
     P = np.ones((s, s))
     v = np.ones(s)
     C = 1.0
@@ -710,13 +812,18 @@ def lattice_sequence(objective, s, *, d=None, shift=None, candidates=None):
         return np.asarray(density.ppf(tj), dtype=np.float64) / sigma[j]
 
     def factors(x, j):
-        diff = x[:, None] - x[None, :]
+        y = b[j] * (x[:, None] - x[None, :])
         with np.errstate(invalid="ignore", divide="ignore"):
-            F = np.where(diff == 0.0, b[j], np.sin(b[j] * diff) / np.where(diff == 0.0, 1.0, diff))
-        F /= np.pi
-        g = np.asarray(density.g(sigma[j] * x, b[j] / sigma[j]), dtype=np.float64) * sigma[j]
-        Cj = float(density.C(b[j] / sigma[j])) * sigma[j]
+            F = np.where(y == 0.0, 1.0, np.sin(y) / np.where(y == 0.0, 1.0, y))
+        g = np.asarray(density.g(sigma[j] * x, b[j] / sigma[j]), dtype=np.float64) * (
+            math.pi * sigma[j] / b[j])
+        Cj = float(density.C(b[j] / sigma[j])) * (math.pi * sigma[j] / b[j])
         return F, g, Cj
+
+    # history in the objective's units: the j-dimensional projection's normalised value
+    # times prod_{i <= j} (a_i / pi), times prod(sigma) (unit-bandwidth convention)
+    log_proj = float(np.sum(np.log(prob.sigma)))
+    nhistory = []
 
     for j in range(d):
         best = None
@@ -731,7 +838,9 @@ def lattice_sequence(objective, s, *, d=None, shift=None, candidates=None):
         P *= F
         v *= g
         C *= Cj
-        history.append(prob.factor * val)
+        log_proj += math.log(b[j] / math.pi)
+        nhistory.append(val)
+        history.append(_scaled(val, log_proj))
     t = _lattice_unit(z, s, shift)
     U = to_frequencies(t, density, 1.0)
     meta = prob.base_meta(s, "lattice", "lattice")
@@ -741,7 +850,8 @@ def lattice_sequence(objective, s, *, d=None, shift=None, candidates=None):
         "lattice_shift": [float(x) for x in shift],
         "n_candidates": int(cand.size),
         "history": history,
+        "normalized_history": nhistory,
         "iterations": d,
         "stop_reason": "all components chosen",
     })
-    return prob.finish(U, None, meta, prob.d2(U))
+    return prob.finish(U, None, meta, prob.nd2(U))

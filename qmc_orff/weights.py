@@ -23,15 +23,16 @@ Two solvers:
     a nonnegative least-squares problem solved by Lawson-Hanson
     (:func:`scipy.optimize.nnls`).  The weights are then polished on the
     unjittered problem by solving ``H_FF xi_F = v_F`` on the free set ``F``
-    (least squares, so a singular ``H_FF`` is fine) and kept only if that
-    lowers the true objective and stays nonnegative.  Jitter:
+    (least squares, so a singular ``H_FF`` is fine) and kept only if it stays
+    nonnegative and lowers the true objective (or matches it to rounding,
+    1e-12 relative, with a smaller KKT residual).  Jitter:
     ``delta = 1e-13 * s * max(diag H)`` (about ``s`` times machine precision
     relative to ``H``), raised 100-fold up to twice if the factorisation fails;
     it moves the objective by at most ``delta ||xi||^2``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.linalg
@@ -94,13 +95,29 @@ def _objective(H, v, xi):
     return float(xi @ (H @ xi) - 2.0 * (v @ xi))
 
 
+def _scaled_problem(H, v):
+    """``(Hs, vs, c)``: ``Hs = H / max diag H``, ``vs = v / (c max diag H)`` with ``c`` chosen
+    so that ``max |vs| = 1`` (``c = 1`` when ``v = 0``).
+
+    The QP ``min xi^T H xi - 2 v^T xi``, ``xi >= 0`` is positively homogeneous: its
+    solution for ``(H, v)`` is ``c`` times its solution for ``(Hs, vs)``.  Both scalings
+    keep the solvers' absolute tolerances meaningful whatever the units (in high
+    dimension ``v`` can be far below ``diag H``).
+    """
+    hmax = float(np.max(np.diag(H)))
+    if not hmax > 0:
+        raise ValueError("'H' must have a positive diagonal (a Gram matrix of distinct points).")
+    Hs = H / hmax
+    vs = v / hmax
+    c = float(np.max(np.abs(vs)))
+    if not c > 0:
+        return Hs, vs, 1.0
+    return Hs, vs / c, c
+
+
 def _solve_nnls(H, v):
     s = H.shape[0]
-    scale = float(np.max(np.diag(H)))
-    if not scale > 0:
-        raise ValueError("'H' must have a positive diagonal (a Gram matrix of distinct points).")
-    Hs = H / scale
-    vs = v / scale
+    Hs, vs, vscale = _scaled_problem(H, v)
     delta = JITTER * s
     R = None
     for _ in range(3):  # 1e-13 s, 1e-11 s, 1e-9 s: beyond that H is not a Gram matrix
@@ -123,9 +140,12 @@ def _solve_nnls(H, v):
             cand = np.zeros(s)
             cand[free] = sol
             val = _objective(Hs, vs, cand)
-            if val < best:
+            # objectives equal to rounding (1e-12 relative): keep the smaller KKT residual
+            # (deciding on rounding noise alone left residuals of 1e-11 instead of 1e-16)
+            tie = val <= best + 1e-12 * max(abs(best), abs(val))
+            if val < best or (tie and _kkt(Hs, vs, cand) < _kkt(Hs, vs, xi)):
                 xi, best = cand, val
-    return xi, "nnls", "optimal"
+    return xi * vscale, "nnls", "optimal"
 
 
 def _solve_cvxpy(H, v):
@@ -134,11 +154,8 @@ def _solve_cvxpy(H, v):
     import cvxpy as cp  # heavy, imported lazily
 
     s = H.shape[0]
-    scale = float(np.max(np.diag(H)))
-    if not scale > 0:
-        raise ValueError("'H' must have a positive diagonal (a Gram matrix of distinct points).")
-    Hs = 0.5 * (H + H.T) / scale
-    vs = v / scale
+    Hs, vs, vscale = _scaled_problem(H, v)
+    Hs = 0.5 * (Hs + Hs.T)
     # Least-squares form ||L x||^2 with H = L^T L from the eigendecomposition (eigenvalues
     # below 1e-15 * max dropped): interior-point solvers handle this far better than a
     # numerically singular quadratic form (Clarabel fails on quad_form for such H).
@@ -168,7 +185,7 @@ def _solve_cvxpy(H, v):
             continue
         if problem.status in ("optimal", "optimal_inaccurate") and x.value is not None:
             xi = np.maximum(np.asarray(x.value, dtype=np.float64), 0.0)
-            return xi, name, problem.status
+            return xi * vscale, name, problem.status
         errors.append(f"{name}: status {problem.status}")
     raise ValueError("the weights QP could not be solved with cvxpy (" + "; ".join(errors) + ").")
 
@@ -210,7 +227,7 @@ def solve_weights_qp(H, v, *, solver="nnls", constant=None):
                          solver=name, status=status, n_active=int(np.count_nonzero(xi == 0)))
 
 
-def optimal_weights(objective, W, *, solver="cvxpy"):
+def optimal_weights(objective, W, *, solver="cvxpy", normalize=False):
     """Optimal nonnegative weights for the points ``W`` under a box discrepancy (eq. 17).
 
     Parameters
@@ -223,6 +240,12 @@ def optimal_weights(objective, W, *, solver="cvxpy"):
         ``"cvxpy"``: Clarabel (OSQP fallback) through cvxpy; ``"nnls"``: the
         fast exact path (NNLS on a jittered Cholesky factor, then polished).
         Both agree to about 1e-10 relative in the objective value.
+    normalize : bool, default=False
+        Report ``objective`` and ``d2`` in normalised units (times
+        ``pi^d / prod(b)``, Theorem 12), as ``BoxDiscrepancy(..., normalize=True)``
+        does.  The weights are the same either way.  Needed in high dimension,
+        where ``prod(b / pi)`` under- or overflows float64 (the unnormalised
+        result then raises ``ValueError``).
 
     Returns
     -------
@@ -235,11 +258,25 @@ def optimal_weights(objective, W, *, solver="cvxpy"):
     -----
     ``D^2(S, xi) = C - 2 v^T xi + xi^T H xi`` with ``H = objective.pair_matrix(W)``
     and ``v = objective.linear_term(W)`` (Avron et al. 2016, section 5, eq. 17).
-    The weights need not sum to one.
+    The weights need not sum to one.  The QP is always solved in normalised
+    units (``H``, ``v``, ``C`` times ``pi^d / prod(b)``, so that ``H[l, l] = 1``):
+    the same QP up to a positive factor, hence the same weights, and every
+    term representable whatever ``d``; the solvers further rescale ``v`` to
+    ``max |v| = 1`` (the solution is positively homogeneous in ``v``).
     """
     check_choice(solver, "solver", _SOLVERS)
+    if not isinstance(normalize, (bool, np.bool_)):
+        raise TypeError(f"'normalize' must be a bool; got {type(normalize).__name__}.")
     W = as_points(W, "W", d=getattr(objective, "d", None))
-    H = objective.pair_matrix(W)
-    v = objective.linear_term(W)
-    constant = objective.constant(W.shape[1])
-    return solve_weights_qp(H, v, solver=solver, constant=constant)
+    d = W.shape[1]
+    if not normalize:
+        objective.constant(d)  # ValueError where prod(b / pi) is not representable
+    H = objective.pair_matrix(W, normalize=True)
+    v = objective.linear_term(W, normalize=True)
+    constant = objective.constant(d, normalize=True)
+    res = solve_weights_qp(H, v, solver=solver, constant=constant)
+    if normalize:
+        return res
+    b, _ = objective.box_and_sigma(d)
+    scale = float(np.prod(b / np.pi))
+    return replace(res, objective=scale * res.objective, d2=scale * res.d2)

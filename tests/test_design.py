@@ -14,8 +14,9 @@ from qmc_orff.sequence import Sequence
 
 # ----------------------------------------------------------- plain numpy references (tests only)
 def ref_sinc_factors(x, b):
-    """sin(b x) / (pi x) and its x-derivative by quadrature, with no cancellation:
-    sin(b x) / x = int_0^b cos(x t) dt,  d/dx = -int_0^b t sin(x t) dt (80-point Gauss-Legendre)."""
+    """Normalised sinc sin(b x) / (b x) and its x-derivative by quadrature, with no cancellation:
+    sin(b x) / x = int_0^b cos(x t) dt,  d/dx = -int_0^b t sin(x t) dt (80-point Gauss-Legendre),
+    both divided by b (the greedy kernel's units: the pair term times pi / b per coordinate)."""
     x = np.asarray(x, dtype=float)[..., None]
     b = np.asarray(b, dtype=float)[..., None]
     nodes, wts = np.polynomial.legendre.leggauss(80)
@@ -23,7 +24,7 @@ def ref_sinc_factors(x, b):
     ww = 0.5 * b * wts
     f = np.sum(ww * np.cos(x * tt), axis=-1)
     df = -np.sum(ww * tt * np.sin(x * tt), axis=-1)
-    return f / np.pi, df / np.pi
+    return f / b[..., 0], df / b[..., 0]
 
 
 def ref_pair_sum(w, W, b):
@@ -58,7 +59,7 @@ def halton_w(s, d):
 
 
 # --------------------------------------------------------------------------- greedy kernel
-@pytest.mark.parametrize("d", [1, 3, 6])
+@pytest.mark.parametrize("d", [1, 3, 6, 250])
 def test_greedy_kernel_matches_reference(d):
     rng = np.random.default_rng(d)
     W = rng.standard_normal((30, d))
@@ -112,15 +113,16 @@ def test_greedy_incremental_equals_full_recompute():
     state = design._GreedyState(obj, 40, d)
     rng = np.random.default_rng(7)
     pts = rng.standard_normal((40, d))
+    norm_factor = (b / np.pi) ** d  # the state works in normalised units
     for t in range(40):
         w = np.ascontiguousarray(pts[t])
         cand, grad = state.candidate(w)
-        full = obj(pts[:t + 1])
+        full = obj(pts[:t + 1], normalize=True)
         assert cand == pytest.approx(full, rel=1e-11, abs=1e-16)
         # and against the plain numpy reference
-        assert cand == pytest.approx(ref_D2(pts[:t + 1], b), rel=1e-10, abs=1e-16)
+        assert cand * norm_factor == pytest.approx(ref_D2(pts[:t + 1], b), rel=1e-10, abs=1e-16)
         # gradient of the incremental objective = gradient of the full D^2 in the new point
-        _, g_full = obj.value_and_grad(pts[:t + 1])
+        _, g_full = obj.value_and_grad(pts[:t + 1], normalize=True)
         np.testing.assert_allclose(grad, g_full[t], rtol=1e-8, atol=1e-12 * np.abs(g_full).max())
         assert state.add(w) == pytest.approx(full, rel=1e-11, abs=1e-16)
 
@@ -409,3 +411,126 @@ def test_public_names():
     for name in ("global_sequence", "greedy_sequence", "weighted_sequence", "lattice_sequence"):
         assert getattr(qmc_orff, name) is getattr(design, name)
     assert isinstance(design.weighted_sequence(box(1.0, 1), 4), Sequence)
+
+
+# --------------------------------------------------------------------------- high dimension
+# sigma = 0.05 with b / sigma = 0.5 or 2 at d = 250: prod(b / pi) = (0.025/pi)^250 or
+# (0.1/pi)^250, both below the smallest float64 (the MNIST PCA-250 situation: data in
+# small units); the designs work in normalised units (pi^d / prod(b) D^2) throughout.
+HD, HS, HSIG = 250, 16, 0.05
+
+
+def hd_box(r, d=HD, sigma=HSIG):
+    return BoxDiscrepancy(np.full(d, r * sigma), sigma=np.full(d, sigma))
+
+
+def check_hd_meta(obj, seq, sigma=HSIG):
+    """Figures in meta against full normalised recomputes; raw values consistent."""
+    m = seq.meta
+    s, d = seq.points.shape
+    W = seq.points / sigma
+    assert np.all(np.isfinite(seq.points))
+    assert m["normalized_d2"] == pytest.approx(obj(W, seq.weights, normalize=True), rel=1e-10)
+    nh = obj(halton_w(s, d) / sigma, normalize=True)
+    assert m["normalized_halton_d2"] == pytest.approx(nh, rel=1e-12)
+    assert m["normalized_expected_mc"] == pytest.approx(obj.expected_mc(s, normalize=True),
+                                                        rel=1e-14)
+    assert math.isfinite(m["ratio_to_halton"])
+    assert m["ratio_to_halton"] == pytest.approx(m["normalized_d2"] / nh, rel=1e-10)
+    # raw values: prod(b / pi) times the normalised ones, 0.0 where that underflows
+    log_scale = float(np.sum(np.log(obj.box_and_sigma(d)[0] / np.pi)))
+    for key in ("d2", "halton_d2", "expected_mc"):
+        log_raw = math.log(m["normalized_" + key]) + log_scale
+        if log_raw < -746.0:  # below the smallest subnormal
+            assert m[key] == 0.0
+        else:
+            assert m[key] == pytest.approx(math.exp(log_raw), rel=1e-12)
+
+
+@pytest.mark.parametrize("r, sigma", [(0.5, HSIG), (2.0, HSIG), (2.0, 1.0)])
+def test_high_dimension_global(r, sigma):
+    # sigma = 1, b = 2: prod(b / pi) = (2/pi)^250 ~ 1e-49, raw values representable
+    obj = hd_box(r, sigma=sigma)
+    seq = design.global_sequence(obj, HS, maxiter=3)
+    m = seq.meta
+    check_hd_meta(obj, seq, sigma=sigma)
+    n0 = obj(halton_w(HS, HD) / sigma, normalize=True)
+    assert m["normalized_initial_d2"] == pytest.approx(n0, rel=1e-12)
+    assert m["normalized_d2"] <= m["normalized_initial_d2"]
+    assert m["normalized_d2"] <= min(m["normalized_history"]) * (1 + 1e-12)
+    if sigma == HSIG:
+        assert m["d2"] == 0.0  # prod(b / pi) underflows: documented
+    else:
+        assert m["d2"] == pytest.approx(obj(seq.points / sigma), rel=1e-10)
+
+
+@pytest.mark.parametrize("r", [0.5, 2.0])
+def test_high_dimension_greedy(r):
+    obj = hd_box(r)
+    seq = design.greedy_sequence(obj, HS, maxiter=3)
+    m = seq.meta
+    check_hd_meta(obj, seq)
+    W, H = seq.points / HSIG, halton_w(HS, HD) / HSIG
+    nhist = m["normalized_history"]
+    for t in range(HS):
+        assert nhist[t] == pytest.approx(obj(W[:t + 1], normalize=True), rel=1e-10)
+        # each step is never worse than its init point (the t-th Halton point)
+        init_val = obj(np.vstack([W[:t], H[t:t + 1]]), normalize=True)
+        assert nhist[t] <= init_val * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("r", [0.5, 2.0])
+def test_high_dimension_weighted_and_lattice(r):
+    obj = hd_box(r)
+    seq = design.weighted_sequence(obj, HS)
+    check_hd_meta(obj, seq)
+    m = seq.meta
+    assert m["normalized_d2"] <= m["normalized_uniform_d2"]
+    assert m["normalized_uniform_d2"] == pytest.approx(m["normalized_halton_d2"], rel=1e-12)
+    assert np.all(seq.weights >= 0) and seq.weights.max() > 0
+    lat = design.lattice_sequence(obj, HS, candidates=3)
+    check_hd_meta(obj, lat)
+    assert lat.meta["normalized_history"][-1] == pytest.approx(lat.meta["normalized_d2"],
+                                                                rel=1e-10)
+
+
+def test_high_dimension_greedy_incremental_equals_full_recompute():
+    d = HD
+    obj = hd_box(0.5)
+    state = design._GreedyState(obj, 12, d)
+    rng = np.random.default_rng(11)
+    pts = rng.standard_normal((12, d)) / HSIG  # b w ~ 0.5 N(0, 1): pair products ~ 1e-9
+    pts[5] = pts[2] + 0.01 / HSIG  # a close pair
+    for t in range(12):
+        w = np.ascontiguousarray(pts[t])
+        cand, grad = state.candidate(w)
+        full, g_full = obj.value_and_grad(pts[:t + 1], normalize=True)
+        assert cand == pytest.approx(full, rel=1e-11)
+        np.testing.assert_allclose(grad, g_full[t], rtol=1e-8, atol=1e-12 * np.abs(g_full).max())
+        assert state.add(w) == pytest.approx(full, rel=1e-11)
+    assert state.pair > 12  # the diagonal (12 x 1) and the close pair survive: no underflow
+
+
+@pytest.mark.parametrize("method", ["global", "greedy"])
+def test_d512_runs(method):
+    # sigma = 1, b = 0.5: prod(b / pi) = (0.5/pi)^512 ~ 1e-409 underflows
+    obj = BoxDiscrepancy(np.full(512, 0.5), sigma=np.ones(512))
+    f = design.global_sequence if method == "global" else design.greedy_sequence
+    seq = f(obj, 8, maxiter=3)
+    check_hd_meta(obj, seq, sigma=1.0)
+    assert seq.meta["normalized_d2"] <= seq.meta["normalized_halton_d2"]
+
+
+def test_raw_values_none_where_they_overflow():
+    # b / sigma = 100 with sigma = 1 at d = 250: prod(b / pi) = (100/pi)^250 overflows
+    obj = BoxDiscrepancy(np.full(250, 100.0), sigma=np.ones(250))
+    seq = design.global_sequence(obj, 4, maxiter=1)
+    m = seq.meta
+    assert m["d2"] is None and m["halton_d2"] is None and m["expected_mc"] is None
+    assert m["normalized_d2"] == pytest.approx(obj(seq.points, normalize=True), rel=1e-12)
+    assert math.isfinite(m["ratio_to_halton"])
+    # prod(sigma) = 100^250 overflows too: sigma_product is None, the design unchanged
+    big = BoxDiscrepancy(np.full(250, 1e4), sigma=np.full(250, 100.0))
+    seq2 = design.global_sequence(big, 4, maxiter=1)
+    assert seq2.meta["sigma_product"] is None and seq.meta["sigma_product"] == 1.0
+    np.testing.assert_allclose(seq2.points, seq.points, rtol=1e-12)

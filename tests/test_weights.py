@@ -157,3 +157,73 @@ def test_optimal_weights_checks_points():
         optimal_weights(box(1.0, 2), np.zeros((3, 2)), solver="x")
     with pytest.raises(ValueError, match="'W' must have 2 columns"):
         optimal_weights(box(1.0, 2), np.zeros((3, 3)))
+
+
+# --------------------------------------------------------------------------- units, high d
+@pytest.mark.parametrize("solver", ["nnls", "cvxpy"])
+def test_normalize_gives_same_weights_and_scaled_values(solver):
+    d, b = 3, 2.0
+    obj = box(b, d)
+    W = halton_w(40, d)
+    raw = optimal_weights(obj, W, solver=solver)
+    nrm = optimal_weights(obj, W, solver=solver, normalize=True)
+    np.testing.assert_allclose(nrm.weights, raw.weights, rtol=1e-8, atol=1e-10 * raw.weights.max())
+    scale = (b / np.pi) ** d
+    assert raw.d2 == pytest.approx(scale * nrm.d2, rel=1e-9)
+    assert raw.objective == pytest.approx(scale * nrm.objective, rel=1e-9)
+    assert nrm.d2 == pytest.approx(obj(W, nrm.weights, normalize=True), rel=1e-9)
+    # and the raw result against the plain references
+    H, v = ref_H(W, b), ref_v(W, b)
+    assert raw.d2 == pytest.approx(ref_C(b, d) - 2 * v @ raw.weights
+                                   + raw.weights @ H @ raw.weights, rel=1e-9)
+
+
+@pytest.mark.parametrize("solver", ["nnls", "cvxpy"])
+def test_high_dimension_normalised_weights(solver):
+    # d = 250, b/sigma = 0.5, sigma = 0.05: prod(b / pi) = (0.025/pi)^250 ~ 1e-525 underflows;
+    # the QP in normalised units has H[l, l] = 1 and tiny v, rescaled inside the solvers
+    d, s = 250, 24
+    obj = BoxDiscrepancy(np.full(d, 0.025), sigma=np.full(d, 0.05))
+    W = halton_w(s, d) / 0.05
+    res = optimal_weights(obj, W, solver=solver, normalize=True)
+    assert np.all(np.isfinite(res.weights)) and np.all(res.weights >= 0)
+    assert res.weights.max() > 0
+    # interior-point (cvxpy) weights are accurate to its tolerances only
+    assert res.kkt_residual < (1e-10 if solver == "nnls" else 1e-5)
+    if solver == "cvxpy":
+        fast = optimal_weights(obj, W, solver="nnls", normalize=True)
+        assert res.d2 == pytest.approx(fast.d2, rel=1e-9)
+    H = obj.pair_matrix(W, normalize=True)
+    v = obj.linear_term(W, normalize=True)
+    np.testing.assert_allclose(H.diagonal(), 1.0, rtol=1e-15)
+    # the optimum: no better point along random feasible directions (brute-force check)
+    f0 = res.weights @ H @ res.weights - 2 * v @ res.weights
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        trial = np.maximum(res.weights * (1 + 1e-3 * rng.standard_normal(s)), 0.0)
+        assert trial @ H @ trial - 2 * v @ trial >= f0 - 1e-12 * abs(f0)
+    assert res.d2 == pytest.approx(obj(W, res.weights, normalize=True), rel=1e-9, abs=1e-300)
+    assert res.d2 <= obj(W, normalize=True)
+    with pytest.raises(ValueError, match="normalize=True"):
+        optimal_weights(obj, W, solver=solver)
+
+
+def test_normalize_must_be_bool():
+    with pytest.raises(TypeError, match="'normalize' must be a bool; got str"):
+        optimal_weights(box(1.0, 2), np.zeros((3, 2)), normalize="yes")
+
+
+def test_nnls_polish_not_decided_by_rounding():
+    # d=16, s=512, b=2 (the benchmark's case): NNLS alone stops at KKT ~4e-11; the
+    # polished free-set solution ties in objective to rounding and has KKT ~5e-16: it must
+    # be kept whichever way the rounding of the two objective values falls
+    d = 16
+    obj = box(2.0, d)
+    W = halton_w(512, d)
+    res = optimal_weights(obj, W, solver="nnls", normalize=True)
+    assert res.kkt_residual < 1e-13
+    H = obj.pair_matrix(W, normalize=True)
+    v = obj.linear_term(W, normalize=True)
+    raw = solve_weights_qp(H, v, solver="nnls")
+    assert raw.kkt_residual < 1e-13
+    assert raw.objective == pytest.approx(res.objective, rel=1e-12)
