@@ -160,16 +160,21 @@ def _cmd_discrepancy(args):
     sigma = args.sigma if np.ndim(args.sigma) else np.full(d, args.sigma)
     obj = BoxDiscrepancy(b, kernel=args.kernel, sigma=sigma, d=d)
     W = seq.frequencies(sigma)
-    d2 = obj(W, seq.weights)
-    emc = obj.expected_mc(seq.s)
+    nd2 = obj(W, seq.weights, normalize=True)
+    nemc = obj.expected_mc(seq.s, normalize=True)
+    try:  # raw values carry prod(b / pi), which float64 cannot hold in high d
+        d2, emc = obj(W, seq.weights), obj.expected_mc(seq.s)
+    except ValueError:
+        d2 = emc = None
     result = {"file": args.file, "s": seq.s, "d": d, "kernel": args.kernel, "d2": d2,
-              "normalized_d2": obj.normalized(d2), "expected_mc": emc, "ratio_to_mc": d2 / emc,
-              "weighted": seq.weights is not None}
+              "normalized_d2": nd2, "expected_mc": emc, "normalized_expected_mc": nemc,
+              "ratio_to_mc": nd2 / nemc, "weighted": seq.weights is not None}
     if args.json:
         print(json.dumps(result))
     else:
-        print(f"D^2 = {d2:.6e}  (normalised {result['normalized_d2']:.6e}; expected for MC "
-              f"{emc:.6e}, ratio {d2 / emc:.4g}; s={seq.s}, d={d}, {args.kernel})")
+        raw = "not representable in float64" if d2 is None else f"{d2:.6e}"
+        print(f"D^2 = {raw}  (normalised {nd2:.6e}; expected for MC, normalised {nemc:.6e}, "
+              f"ratio {nd2 / nemc:.4g}; s={seq.s}, d={d}, {args.kernel})")
     return 0
 
 
@@ -259,8 +264,9 @@ def _cmd_design(args):
     save(seq, final=not interrupted)
     m = seq.meta
     print(f"{'interrupted: saved the best iterate' if interrupted else 'wrote'} {out}: "
-          f"{args.method} design, s={seq.s}, d={d}, D^2={m['d2']:.4e} (Halton "
-          f"{m['halton_d2']:.4e}, ratio {m['ratio_to_halton']:.3g}); stop: {m.get('stop_reason')}")
+          f"{args.method} design, s={seq.s}, d={d}, normalised D^2={m['normalized_d2']:.4e} "
+          f"(Halton {m['normalized_halton_d2']:.4e}, ratio {m['ratio_to_halton']:.3g}); "
+          f"stop: {m.get('stop_reason')}")
     if args.method == "lattice" and args.lattice_txt:
         seq.write_lattice(args.lattice_txt)
         print(f"wrote the generating vector to {args.lattice_txt} (LDData lattice format)")

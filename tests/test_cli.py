@@ -222,3 +222,22 @@ def test_ctrl_c_inside_compiled_code_exits_130(monkeypatch, capsys, error, statu
     else:
         assert main(["catalogue", "list"]) == status
         assert "qmc-orff: interrupted" in capsys.readouterr().err
+
+
+def test_high_dimension_design_and_discrepancy(tmp_path, capsys):
+    """d = 250: raw D^2 is not representable (prod(b/pi) underflows); the CLI reports normalised values."""
+    out = tmp_path / "g250.npz"
+    status, text, _ = call("design", "global", "--d", 250, "--s", 8, "--box-over-sigma", 0.05,
+                           "--maxiter", 2, "-o", out, capsys=capsys)
+    assert status == 0 and "normalised D^2=" in text
+    seq = load_sequence(out)
+    obj = BoxDiscrepancy(np.full(250, 0.05), sigma=np.ones(250))
+    assert seq.meta["normalized_d2"] == pytest.approx(obj(seq.points, normalize=True), rel=1e-12)
+    status, text, _ = call("discrepancy", out, "--box", 0.05, "--json", capsys=capsys)
+    res = json.loads(text)
+    assert status == 0 and res["d2"] is None
+    assert res["normalized_d2"] == pytest.approx(seq.meta["normalized_d2"], rel=1e-12)
+    assert res["ratio_to_mc"] == pytest.approx(
+        res["normalized_d2"] / obj.expected_mc(8, normalize=True), rel=1e-12)
+    status, text, _ = call("discrepancy", out, "--box", 0.05, capsys=capsys)
+    assert status == 0 and text.startswith("D^2 = not representable in float64")
