@@ -249,13 +249,13 @@ def _cmd_design(args):
             meta["resumed_from"] = os.path.abspath(args.resume)
         seq = Sequence(seq.points, seq.weights, meta)
     elif args.method == "greedy":
-        ckpt_cb = None
-        if every:
-            def ckpt_cb(partial):
-                save(partial, final=False)
+        def checkpoint(partial):
+            save(partial, final=False)
+
         seq = design.greedy_sequence(obj, s, d=d, init=args.init, method=args.optimizer,
                                      maxiter=args.maxiter, progress=progress, prefix=prefix,
-                                     checkpoint=ckpt_cb, checkpoint_every=every or None)
+                                     checkpoint=checkpoint if every else None,
+                                     checkpoint_every=every or None)
     elif args.method == "weighted":
         seq = design.weighted_sequence(obj, s, d=d, init=args.init, solver=args.solver)
     else:
