@@ -40,9 +40,11 @@ _LAZY = {
     "FourierFeatures": "qmc_orff.features",
     "ORFF": "qmc_orff.features",
     "ORFFRidge": "qmc_orff.learning",
+    # measuring a map
+    "gram_error": "qmc_orff.metrics",
 }
 _SUBMODULES = {"kernels", "generators", "densities", "discrepancy", "design", "sequence",
-               "weights", "precomputed", "frequencies", "features", "learning", "cli"}
+               "weights", "precomputed", "frequencies", "features", "learning", "metrics", "cli"}
 
 __all__ = sorted(_LAZY) + ["__version__"]
 

@@ -1,0 +1,115 @@
+"""Quality of a fitted feature map: its Gram error on data.
+
+Users choose a feature map for its accuracy on *their* data, so the measure
+is the relative error of the approximate Gram matrix against the exact
+kernel, on a sample of points (pass held-out points, never the points a
+design was fitted on).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import as_float_array, as_generator, check_choice, check_int
+
+__all__ = ["gram_error"]
+
+_NORMS = ("fro", "spectral")
+
+
+def _sample_rows(X, n_samples, seed):
+    """Rows of ``X`` (all, or ``n_samples`` drawn without replacement, in order)."""
+    n = X.shape[0]
+    if n <= n_samples:
+        return X
+    idx = np.sort(as_generator(seed).choice(n, size=n_samples, replace=False))
+    return X[idx]
+
+
+def _exact_and_approximate(feature_map, X, kernel):
+    """Exact and approximate Gram matrices of the rows of ``X`` (float64, same shape)."""
+    if kernel is None:
+        kernel = getattr(feature_map, "kernel_", None)
+        if kernel is None:
+            raise TypeError(
+                "'kernel' must be given for a feature map without a 'kernel_' attribute "
+                f"(got {type(feature_map).__name__}); pass e.g. kernel=qmc_orff.kernels.Gaussian(sigma)."
+            )
+    if not callable(kernel):
+        raise TypeError(f"'kernel' must be a callable kernel K(X); got {kernel!r}.")
+    if hasattr(feature_map, "approximate_kernel") and hasattr(kernel, "block"):
+        # operator-valued: the (n p, n p) block matrices
+        approx = feature_map.approximate_kernel(X, block=True)
+        exact = kernel.block(X)
+    else:
+        if not hasattr(feature_map, "transform"):
+            raise TypeError(f"'feature_map' must have a transform method; got {feature_map!r}.")
+        Z = np.asarray(feature_map.transform(X), dtype=np.float64)
+        if Z.ndim != 2 or Z.shape[0] != X.shape[0]:
+            raise ValueError(f"'feature_map.transform' must return an array of shape (n, D); "
+                             f"got shape {Z.shape} for n={X.shape[0]}.")
+        approx = Z @ Z.T
+        exact = np.asarray(kernel(X), dtype=np.float64)
+    if exact.shape != approx.shape:
+        raise ValueError(f"the exact kernel's Gram matrix has shape {exact.shape} but the map's "
+                         f"has shape {approx.shape}.")
+    return exact, approx
+
+
+def gram_error(feature_map, X, *, n_samples=1000, norm="fro", kernel=None, seed=None):
+    """Relative error of a fitted feature map's Gram matrix on (a sample of) ``X``.
+
+    ``||K - K~|| / ||K||`` with ``K`` the exact kernel's Gram matrix of the
+    sampled rows and ``K~`` the map's: ``Z Z^T`` with ``Z = transform(X)`` for
+    a scalar map, ``Phi(X)^T Phi(X)`` as the ``(n p, n p)`` block matrix for an
+    :class:`~qmc_orff.ORFF` map.
+
+    Parameters
+    ----------
+    feature_map : fitted transformer
+        A :class:`~qmc_orff.FourierFeatures` or :class:`~qmc_orff.ORFF` map,
+        or any transformer whose ``transform(X) @ transform(X).T``
+        approximates ``kernel`` (scikit-learn's ``RBFSampler``, ``Nystroem``).
+    X : array_like of shape (n, d)
+        Points to measure on: held-out points, not those a design was fitted on.
+    n_samples : int, default=1000
+        At most this many rows of ``X`` are used (drawn without replacement);
+        the cost is ``O(n_samples^2 D)`` for the product and ``O(n_samples^3)``
+        for the spectral norm.
+    norm : {"fro", "spectral"}, default="fro"
+        Frobenius norm, or the spectral norm (largest absolute eigenvalue).
+    kernel : callable, default=None
+        The exact kernel ``K(X) -> (n, n)`` (or an operator-valued kernel with
+        ``block``); ``None`` takes ``feature_map.kernel_``.
+    seed : None, int, SeedSequence or Generator, default=None
+        Randomness of the row sample (unused when ``n <= n_samples``).
+
+    Returns
+    -------
+    float
+        The relative error (0 for an exact map).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qmc_orff import FourierFeatures, gram_error
+    >>> X = np.random.default_rng(0).normal(size=(200, 3))
+    >>> ff = FourierFeatures(sigma=2.0, n_components=256, sequence="orf", seed=0).fit(X)
+    >>> gram_error(ff, X) < 0.1
+    True
+    """
+    norm = check_choice(norm, "norm", _NORMS)
+    n_samples = check_int(n_samples, "n_samples", minimum=2)
+    X = as_float_array(X, "X", ndim=2)
+    if X.shape[0] < 2 or X.shape[1] < 1:
+        raise ValueError(f"'X' must have at least 2 rows and 1 column; got shape {X.shape}.")
+    Xs = _sample_rows(X, n_samples, seed)
+    exact, approx = _exact_and_approximate(feature_map, Xs, kernel)
+    approx -= exact
+    if norm == "fro":
+        num, den = np.linalg.norm(approx), np.linalg.norm(exact)
+    else:
+        num = np.max(np.abs(np.linalg.eigvalsh(approx)))
+        den = np.max(np.abs(np.linalg.eigvalsh(exact)))
+    if not np.isfinite(num):
+        raise ValueError("the feature map returned non-finite features on 'X'.")
+    return float(num / den)
