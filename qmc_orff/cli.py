@@ -8,8 +8,9 @@
              [--maxiter M] -o FILE [--checkpoint-every K] [--resume FILE]
     qmc-orff catalogue {list,show,build}
 
-Bad arguments and unreadable files give a one-line error on stderr and exit
-status 2.  ``design`` shows a progress bar (``D^2`` and its ratio to Halton's),
+Bad arguments and unreadable or invalid files give a one-line error on stderr
+and exit status 2 (never a traceback).  ``python -m qmc_orff`` runs the same
+command.  ``design`` shows a progress bar (``D^2`` and its ratio to Halton's),
 writes atomic checkpoints to the output file every ``K`` iterations (greedy:
 points) and, on Ctrl-C, saves the best iterate before exiting with status 130.
 """
@@ -18,7 +19,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
+import threading
 
 import numpy as np
 
@@ -140,12 +143,16 @@ def _read_points(path):
         raise _CliError(f"cannot read {path!r}: no such file")
     if path.endswith(".npz"):
         return load_sequence(path)
+    if not os.path.isfile(path):  # e.g. /dev/zero or a FIFO would be read without end
+        raise _CliError(f"cannot read {path!r}: not a regular file")
     try:
         if path.endswith(".npy"):
-            W = np.load(path, allow_pickle=False)
+            # memory-mapped: a header claiming more data than the file holds is an error,
+            # not an allocation of the claimed size
+            W = np.array(np.load(path, mmap_mode="r", allow_pickle=False))
         else:
             W = np.loadtxt(path, delimiter="," if path.endswith(".csv") else None, ndmin=2)
-    except (OSError, ValueError, EOFError) as exc:
+    except (OSError, ValueError, EOFError, MemoryError, OverflowError, TypeError) as exc:
         raise _CliError(f"cannot read {path!r}: {exc}") from None
     return Sequence(W)
 
@@ -179,6 +186,27 @@ def _cmd_discrepancy(args):
 
 
 # --------------------------------------------------------------------------- design
+def _resumed_history(path, meta):
+    """``(iterations, history, normalized_history)`` of a global checkpoint or result.
+
+    The histories continue in the resumed run's file only when they are
+    consistent (``iterations + 1`` finite numbers each); otherwise they are ``None``
+    (the normalised one alone may be ``None``).
+    """
+    done = meta.get("iterations", 0)
+    if type(done) is not int or done < 0:
+        raise _CliError(f"--resume file {path!r} has a malformed 'iterations' entry")
+
+    def series(key):
+        h = meta.get(key)
+        ok = (isinstance(h, list) and len(h) == done + 1
+              and all(x is None or type(x) in (int, float) for x in h))
+        return list(h) if ok else None
+
+    hist = series("history")
+    return done, hist, series("normalized_history") if hist else None
+
+
 def _cmd_design(args):
     from . import design
     from .discrepancy import BoxDiscrepancy
@@ -188,7 +216,7 @@ def _cmd_design(args):
     box = r if np.ndim(r) else np.full(d, r)
     obj = BoxDiscrepancy(box, kernel=args.kernel, sigma=np.ones(d), d=d)
     out = args.output
-    done_iter, history0, init = 0, None, args.init
+    done_iter, history0, nhistory0, init = 0, None, None, args.init
     prefix = None
     if args.resume is not None:
         ckpt = _read_points(args.resume) if os.path.exists(args.resume) else None
@@ -206,8 +234,7 @@ def _cmd_design(args):
             if ckpt.s != s:
                 raise _CliError(f"--resume file {args.resume!r} has s={ckpt.s}; expected {s}")
             init = ckpt
-            done_iter = int(m.get("iterations", 0))
-            history0 = list(m.get("history", []))
+            done_iter, history0, nhistory0 = _resumed_history(args.resume, m)
         elif args.method == "greedy":
             if ckpt.s > s:
                 raise _CliError(f"--resume file {args.resume!r} has s={ckpt.s} > {s}")
@@ -225,14 +252,30 @@ def _cmd_design(args):
 
     if args.method == "global":
         remaining = max(args.maxiter - done_iter, 0)
+        log_scale = float(np.sum(np.log(np.broadcast_to(box, (d,)) / np.pi)))
+        if every and args.resume is None:
+            # a fresh run: its initial D^2 opens the checkpoints' history
+            U0 = design.to_frequencies(design.unit_points(init, s, d), obj.density, 1.0)
+            n0 = float(obj.value_and_grad(U0, normalize=True)[0])
+            ck_hist, ck_nhist = [design._scaled(n0, log_scale)], [n0]
+        else:
+            ck_hist, ck_nhist = list(history0 or []), list(nhistory0 or [])
 
         def callback(it, W, d2):
-            if every and it % every == 0:
+            if not every:
+                return False
+            # the normalised value, from the raw one where it is representable
+            nd2 = (design._scaled(d2, -log_scale) if d2 not in (None, 0.0)
+                   else float(obj(W, normalize=True)))
+            ck_hist.append(d2)
+            ck_nhist.append(nd2)
+            if it % every == 0:
                 partial = Sequence(W, None, {
                     "method": "global", "density": obj.density.name,
                     "box_over_sigma": [float(x) for x in np.broadcast_to(box, (d,))],
                     "iterations": done_iter + it, "maxiter": args.maxiter, "d2": d2,
-                    "history": (history0 or []) + [], "stop_reason": "checkpoint",
+                    "normalized_d2": nd2, "history": list(ck_hist),
+                    "normalized_history": list(ck_nhist), "stop_reason": "checkpoint",
                     "checkpoint": True})
                 save(partial, final=False)
             return False
@@ -243,6 +286,8 @@ def _cmd_design(args):
         meta = dict(seq.meta)
         if history0:
             meta["history"] = history0 + meta["history"][1:]
+            if nhistory0:
+                meta["normalized_history"] = nhistory0 + meta["normalized_history"][1:]
         meta["iterations"] = done_iter + meta["iterations"]
         meta["maxiter"] = args.maxiter
         if args.resume is not None:
@@ -401,7 +446,94 @@ def build_parser():
 
 
 def main(argv=None):
-    """Entry point of the ``qmc-orff`` console script; returns the exit status."""
+    """Entry point of the ``qmc-orff`` console script; returns the exit status.
+
+    Bad arguments and unreadable or invalid files: one line on stderr, status 2.
+    Ctrl-C: status 130 and ``qmc-orff: interrupted`` (``design`` first saves the
+    best iterate).  Run as a program (``argv=None`` in the main thread with
+    Python's default SIGINT handler: the ``qmc-orff`` script, ``python -m
+    qmc_orff``), a Ctrl-C that arrives after the command finished (e.g. just
+    after the final save, while the interpreter shuts down) still gives status
+    130 and the message, never death by the signal: on return SIGINT is left
+    ignored, since the process is about to exit.
+    """
+    if (argv is None and threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+        return _main_as_program()
+    return _run(argv)
+
+
+def _main_as_program():
+    state = {"raise": True, "hits": 0}
+
+    def on_sigint(signum, frame):
+        state["hits"] += 1
+        if state["raise"]:
+            raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, on_sigint)
+    status = None
+    try:
+        try:
+            status = _run(None)
+        except SystemExit as exc:  # argparse: --help (0), usage errors (2)
+            status = exc.code
+        except Exception:
+            # after a Ctrl-C, a failure is its consequence (e.g. a module whose import
+            # it broke): report the interrupt; otherwise a genuine bug, shown in full
+            if not state["hits"]:
+                raise
+            status = None
+    except KeyboardInterrupt:  # outside the command (argument parsing, error reporting)
+        status = None
+    while state["raise"]:  # from here on the handler only counts
+        try:
+            state["raise"] = False
+        except KeyboardInterrupt:
+            pass
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        _process_pending_signals()
+        if signal.SIGINT in signal.sigpending():
+            state["hits"] += 1
+    # ignored from now on (a pending, blocked one is discarded): the interpreter's
+    # shutdown restores the default action of Python-level handlers, which would
+    # let a late Ctrl-C kill the process by the signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _PROGRAM["interrupted"] = bool(state["hits"])
+    if state["hits"] and status in (0, None):
+        sys.stderr.write("qmc-orff: interrupted\n")
+        status = EXIT_INTERRUPTED
+    return status
+
+
+_PROGRAM = {"interrupted": False}
+
+
+def _exit_program(status):
+    """``sys.exit(status)`` for ``python -m qmc_orff`` (and ``-m qmc_orff.cli``).
+
+    After a Ctrl-C the process ends at once (``os._exit``, streams flushed first):
+    under ``-m``, CPython kills itself by SIGINT at exit once a
+    ``KeyboardInterrupt`` has passed through code run by ``exec`` of a string
+    (numba, dataclasses), even though it was caught -- the status 130 would be lost.
+    """
+    if _PROGRAM["interrupted"]:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(status if isinstance(status, int) else EXIT_INTERRUPTED)
+    sys.exit(status)
+
+
+def _process_pending_signals():
+    """A call: the interpreter runs the handlers of signals that have arrived."""
+    return None
+
+
+def _run(argv):
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -427,4 +559,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    _exit_program(main())

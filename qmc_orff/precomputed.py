@@ -5,7 +5,16 @@ for ``d`` in {2, 4, 8, 16, 32}, ``s`` in {64, 128, 256, 512, 1024} and
 ``box_over_sigma`` (``b / sigma``) in {1, 2, 4}, with the methods ``"global"``
 (:func:`~qmc_orff.global_sequence`, L-BFGS-B from Halton, iterations capped)
 and ``"weighted"`` (:func:`~qmc_orff.weighted_sequence`, Halton points with the
-optimal weights).  ``index.json`` lists every file with its metadata.
+optimal weights).  ``index.json`` lists every file with its metadata and the
+SHA-256 digest of its bytes (field ``"sha256"``, 64 lowercase hex digits).
+
+Loading (:func:`load_catalogue`) trusts nothing in the index: an entry's
+``file`` must be a plain file name inside the catalogue folder (no ``../``, no
+absolute path, no symlink leading out), the file's bytes must have the entry's
+SHA-256 and its ``d``, ``s``, ``box_over_sigma`` and ``method`` must be the
+entry's; a malformed entry is a ``ValueError``.  The digest detects corruption
+and mix-ups, not tampering: whoever can rewrite the files can rewrite
+``index.json`` too.
 
 The files are package data of ``qmc_orff.sequences`` (the ``sequences/``
 folder of a source checkout, installed with the wheel), read through
@@ -18,6 +27,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import time
 import warnings
 from importlib import resources
@@ -80,10 +90,70 @@ def _read_index(directory=None):
         return []
     try:
         data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"the catalogue index is not valid JSON ({exc}); rebuild it with "
-                         "`qmc-orff catalogue build --resume`.") from exc
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, huge integers, deep nesting
+        raise ValueError(f"the catalogue index is not valid JSON ({type(exc).__name__}: "
+                         f"{str(exc)[:200]}); rebuild it with `qmc-orff catalogue build "
+                         "--resume`.") from None
+    if not isinstance(data, dict) or not isinstance(data.get("entries", []), list):
+        raise ValueError("the catalogue index must be a JSON object with a list 'entries'; "
+                         "rebuild it with `qmc-orff catalogue build --resume`.")
     return list(data.get("entries", []))
+
+
+_FILE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,200}\.npz")
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+def _checked_entry(k, e, *, for_loading=False):
+    """Entry ``k`` of ``index.json``, checked: a plain file name in the catalogue folder,
+    integer ``d``, ``s``, a positive ``box_over_sigma``, a ``method`` string and (to
+    load it) a SHA-256 digest.  Raises ValueError naming the entry."""
+    def bad(what):
+        return ValueError(f"the catalogue index's entry {k} is malformed: {what}; rebuild it "
+                          "with `qmc-orff catalogue build --resume`.")
+
+    if not isinstance(e, dict):
+        raise bad(f"expected a JSON object, got {type(e).__name__}")
+    name = e.get("file")
+    # a bare file name: no directory part ('../', absolute paths), no hidden files
+    if not isinstance(name, str) or not _FILE_NAME.fullmatch(name) or ".." in name:
+        raise bad(f"'file' must be a plain .npz file name in the catalogue folder; got {name!r}")
+    for key in ("d", "s"):
+        if type(e.get(key)) is not int or e[key] < 1:
+            raise bad(f"{key!r} must be a positive integer; got {e.get(key)!r}")
+    r = e.get("box_over_sigma")
+    if type(r) not in (int, float) or not (math.isfinite(r) and r > 0):
+        raise bad(f"'box_over_sigma' must be a positive finite number; got {r!r}")
+    if not isinstance(e.get("method"), str):
+        raise bad(f"'method' must be a string; got {e.get('method')!r}")
+    if for_loading and (not isinstance(e.get("sha256"), str) or not _HEX64.fullmatch(e["sha256"])):
+        raise bad(f"'sha256' must be the 64 lowercase hex digits of the file's SHA-256; got "
+                  f"{e.get('sha256')!r}")
+    return e
+
+
+def _load_entry(e):
+    """Load the file of a checked index entry, confined to the catalogue folder, pinned to
+    the entry's SHA-256 and checked against the entry's ``d``, ``s``, ``box_over_sigma``
+    and ``method``."""
+    e = _checked_entry("chosen", e, for_loading=True)
+    name = e["file"]
+    with resources.as_file(_package_dir()) as root:
+        root = os.path.realpath(os.fspath(root))
+        path = os.path.join(root, name)
+        # a symlink (or anything else) that leads out of the folder is refused
+        if os.path.dirname(os.path.realpath(path)) != root:
+            raise ValueError(f"catalogue file {name!r} resolves outside the catalogue folder "
+                             f"{root!r}; refusing to follow it.")
+        seq = load_sequence(path, sha256=e["sha256"])
+    m = seq.meta
+    want = {"d": e["d"], "s": e["s"], "method": e["method"], "density": DENSITY,
+            "box_over_sigma": [float(e["box_over_sigma"])] * e["d"]}
+    got = {k: m.get(k) for k in want}
+    if got != want:
+        diff = ", ".join(f"{k}={got[k]!r} (index: {want[k]!r})" for k in want if got[k] != want[k])
+        raise ValueError(f"catalogue file {name!r} does not match its index entry: {diff}.")
+    return seq
 
 
 def catalogue(*, d=None, s=None, method=None):
@@ -105,7 +175,8 @@ def catalogue(*, d=None, s=None, method=None):
         been built.
     """
     out = []
-    for e in _read_index():
+    for k, e in enumerate(_read_index()):
+        e = _checked_entry(k, e)
         if d is not None and e.get("d") != d:
             continue
         if s is not None and e.get("s") != s:
@@ -147,7 +218,10 @@ def load_catalogue(d, s, box_over_sigma=2.0, method="global"):
     ------
     ValueError
         If ``d``, ``s`` or ``method`` is not in the catalogue (the message lists
-        what is), or the catalogue has not been built.
+        what is), or the catalogue has not been built; if the index is
+        malformed, or the chosen file lies outside the catalogue folder, does
+        not have the SHA-256 recorded in the index or does not match its entry
+        (``d``, ``s``, ``box_over_sigma``, ``method``).
     """
     d = check_dimension(d)
     s = check_int(s, "s", minimum=1)
@@ -169,8 +243,7 @@ def load_catalogue(d, s, box_over_sigma=2.0, method="global"):
         warnings.warn(f"no catalogue entry with box_over_sigma={r:g} for d={d}, s={s}, "
                       f"method={method!r}; using the log-nearest, box_over_sigma={chosen:g} "
                       f"({best['file']}).", UserWarning, stacklevel=2)
-    with resources.as_file(_package_dir().joinpath(best["file"])) as path:
-        seq = load_sequence(path)
+    seq = _load_entry(best)
     meta = dict(seq.meta)
     meta["catalogue"] = {"file": best["file"], "requested_box_over_sigma": r,
                          "chosen_box_over_sigma": chosen}
