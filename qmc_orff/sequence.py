@@ -401,8 +401,8 @@ class Sequence:
 
 # --------------------------------------------------------------------------- loading
 #: Largest JSON header accepted (bytes): far above any real file (a history of
-#: 10^5 iterations takes about 4 MB), small enough to parse without harm.
-MAX_HEADER_BYTES = 64 * 2 ** 20
+#: 10^5 iterations takes about 4.4 MB), small enough to parse without harm.
+MAX_HEADER_BYTES = 16 * 2 ** 20
 _MAX_NPY_HEADER = 4096          # numpy writes about 118 bytes, padded to 128
 _MAX_JSON_INT_DIGITS = 40       # seeds and lattice moduli have fewer
 _DEFLATE_MAX_RATIO = 1032       # deflate cannot inflate more than this (RFC 1951 limit)

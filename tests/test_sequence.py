@@ -314,11 +314,16 @@ def test_other_files_rejected(tmp_path):
     np.savez(tmp_path / "other.npz", a=np.ones(3))
     with pytest.raises(ValueError, match="not a qmc_orff sequence file"):
         load_sequence(tmp_path / "other.npz")
-    # a pickled (object) member is never unpickled
+    # a pickled (object) member is never unpickled: rejected by its .npy header
     np.savez(tmp_path / "obj.npz", points=np.array([{"a": 1}], dtype=object),
              header=np.zeros(2, np.uint8))
-    with pytest.raises(ValueError, match="cannot be read"):
+    with pytest.raises(ValueError, match="invalid sequence file .*header is not valid"):
         load_sequence(tmp_path / "obj.npz")
+    make_seq().save(tmp_path / "a.npz")
+    _rewrite(tmp_path / "a.npz", tmp_path / "obj2.npz",
+             points=np.array([[{"a": 1}] * 3] * 7, dtype=object))
+    with pytest.raises(ValueError, match="'points' is not a C-order 1-D or 2-D array"):
+        load_sequence(tmp_path / "obj2.npz")
     with pytest.raises(ValueError, match="cannot be read"):
         load_sequence(tmp_path)
 
@@ -365,7 +370,10 @@ def test_ctrl_c_during_save_completes_the_file_first(tmp_path):
     real = np.savez_compressed
 
     def write_with_sigint(fh, **arrays):
-        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C arrives in the middle of the write
+        # Ctrl-C arrives in the middle of the write.  raise_signal delivers it to this
+        # thread before it returns; os.kill could hand it to another (numba) thread, and
+        # the interpreter would then run the handler only after the save had returned.
+        signal.raise_signal(signal.SIGINT)
         real(fh, **arrays)
 
     import unittest.mock
@@ -375,3 +383,314 @@ def test_ctrl_c_during_save_completes_the_file_first(tmp_path):
     back = load_sequence(path)  # complete and valid
     assert back.points.tobytes() == seq.points.tobytes()
     assert sorted(os.listdir(tmp_path)) == ["a.npz"]
+
+
+# --------------------------------------------------------------------------- hostile files
+def _npy_bytes(arr=None, *, descr="<f8", shape=None, data=None):
+    """An .npy member: numpy's own header (optionally with another descr/shape) + data."""
+    import io
+
+    if arr is not None:
+        buf = io.BytesIO()
+        np.save(buf, arr)
+        return buf.getvalue()
+    text = "{'descr': '%s', 'fortran_order': False, 'shape': %r, }" % (descr, tuple(shape))
+    text = text.ljust(117) + "\n"
+    return b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text.encode() + data
+
+
+def _zip(path, members, compression=zipfile.ZIP_DEFLATED):
+    with zipfile.ZipFile(path, "w", compression=compression) as zf:
+        for name, raw in members.items():
+            zf.writestr(name, raw)
+    return path
+
+
+def _members(path):
+    with zipfile.ZipFile(path) as zf:
+        return {n: zf.read(n) for n in zf.namelist()}
+
+
+def _with_header(path, out, header):
+    m = _members(path)
+    m["header.npy"] = _npy_bytes(np.frombuffer(header if isinstance(header, bytes)
+                                               else json.dumps(header).encode(), dtype=np.uint8))
+    return _zip(out, m)
+
+
+def _mutations():
+    def put(*keys, value):
+        def f(h):
+            node = h
+            for k in keys[:-1]:
+                node = node[k]
+            node[keys[-1]] = value
+            return h
+        return f
+
+    deep = b'{"format": "qmc_orff.sequence", "format_version": 1, "arrays": {}, "meta": ' + \
+        b"[" * 100000 + b"]" * 100000 + b"}"
+    return {
+        "arrays is a list": put("arrays", value=["points", "weights"]),
+        "array spec is a list": put("arrays", "points", value=["<f8"]),
+        "deep nesting": deep,
+        "4300-digit integer": b'{"format": "qmc_orff.sequence", "format_version": 1, "arrays": '
+                              b'{}, "meta": {"x": ' + b"7" * 5000 + b"}}",
+        "version 1.0": put("format_version", value=1.0),
+        "version '1'": put("format_version", value="1"),
+        "version true": put("format_version", value=True),
+        "dtype <f4": put("arrays", "points", "dtype", value="<f4"),
+        "float shape": put("arrays", "points", "shape", value=[7.0, 3]),
+        "bool shape": put("arrays", "weights", "shape", value=[True]),
+        "extra field": put("signature", value="x"),
+        "extra spec field": put("arrays", "points", "offset", value=0),
+        "missing meta": lambda h: {k: v for k, v in h.items() if k != "meta"},
+        "meta s is 7.0": put("meta", "s", value=7.0),
+        "bad digest text": put("arrays", "points", "sha256", value="zz" * 32),
+        "NaN constant": b'{"format": "qmc_orff.sequence", "format_version": 1, "arrays": {}, '
+                        b'"meta": {"x": NaN}}',
+        "1e999": b'{"format": "qmc_orff.sequence", "format_version": 1, "arrays": {}, '
+                 b'"meta": {"x": 1e999}}',
+        "duplicate key": b'{"format": "qmc_orff.sequence", "format": "qmc_orff.sequence", '
+                         b'"format_version": 1, "arrays": {}, "meta": {}}',
+        "not a dict": b"[1, 2, 3]",
+    }
+
+
+@pytest.mark.parametrize("what", list(_mutations()))
+def test_odd_headers_raise_value_error_naming_the_file(tmp_path, what):
+    # issue 11, items 1 and 4: AttributeError, RecursionError, a bare ValueError, or
+    # silently accepted (1.0, True, '<f4', [7.0, 3], extra fields) before
+    path = tmp_path / "a.npz"
+    make_seq().save(path)
+    change = _mutations()[what]
+    header = change if isinstance(change, bytes) else change(_header(path))
+    bad = _with_header(path, tmp_path / "bad.npz", header)
+    with pytest.raises(ValueError, match=r"^invalid sequence file '.*bad\.npz': "):
+        load_sequence(bad)
+
+
+def test_huge_npy_shape_rejected_before_allocation(tmp_path):
+    # issue 11, item 1: a member claiming shape (2**40, 3) gave MemoryError
+    path = tmp_path / "a.npz"
+    make_seq(weighted=False).save(path)
+    m = _members(path)
+    for shape in [(2 ** 40, 3), (7, 2 ** 40)]:
+        m["points.npy"] = _npy_bytes(shape=shape, data=b"\0" * 168)
+        bad = _zip(tmp_path / "huge.npz", m)
+        with pytest.raises(ValueError, match="invalid sequence file .*'points'"):
+            load_sequence(bad)
+    # the header says so too (and the member agrees): the zip directory's declared size
+    # cannot hold it
+    h = _header(path)
+    h["arrays"]["points"]["shape"] = [2 ** 40, 3]
+    h["meta"]["s"] = 2 ** 40
+    m["header.npy"] = _npy_bytes(np.frombuffer(json.dumps(h).encode(), dtype=np.uint8))
+    with pytest.raises(ValueError, match="member 'points' declares"):
+        load_sequence(_zip(tmp_path / "huge2.npz", m))
+
+
+@pytest.mark.parametrize("member", ["weights.npy", "header.npy"])
+def test_decompression_bomb_rejected_without_inflating(tmp_path, member):
+    # issue 11, item 2: a 64 MiB member (64 KiB compressed) was inflated before any check
+    # (the header may hold up to MAX_HEADER_BYTES = 16 MiB; this one claims 64 MiB)
+    import tracemalloc
+
+    path = tmp_path / "a.npz"
+    make_seq().save(path)
+    m = _members(path)
+    n = 64 * 2 ** 20
+    if member == "weights.npy":
+        m[member] = _npy_bytes(shape=(n // 8,), data=bytes(n))
+    else:
+        m[member] = _npy_bytes(descr="|u1", shape=(n,), data=b" " * n)
+    bomb = _zip(tmp_path / "bomb.npz", m)
+    assert bomb.stat().st_size < 2 ** 20
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match="invalid sequence file"):
+            load_sequence(bomb)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * 2 ** 20, peak
+
+
+def test_appended_or_prefixed_files_rejected(tmp_path):
+    # issue 11, item 3: file A with a valid file B appended loaded as B
+    a, b = tmp_path / "a.npz", tmp_path / "b.npz"
+    make_seq(seed=1).save(a)
+    make_seq(seed=2).save(b)
+    for name, data in [("ab", a.read_bytes() + b.read_bytes()),
+                       ("junk_b", b"#!/bin/sh\n" * 10 + b.read_bytes()),
+                       ("b_junk", b.read_bytes() + b"\0" * 10),
+                       ("a_hidden_b", a.read_bytes()[:40] + b.read_bytes() + a.read_bytes()[40:])]:
+        bad = tmp_path / f"{name}.npz"
+        bad.write_bytes(data)
+        with pytest.raises(ValueError, match="invalid sequence file .*cannot be read"):
+            load_sequence(bad)
+    load_sequence(a)
+
+
+def test_gap_between_members_rejected(tmp_path):
+    # 6 bytes hidden between the first member and the second local header, with every
+    # offset in the central directory and the end record shifted to match
+    path = tmp_path / "a.npz"
+    make_seq().save(path)
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as zf:
+        offsets = sorted(i.header_offset for i in zf.infolist())
+        cd = zf.start_dir
+    gap = offsets[1]
+    eocd = len(data) - 22
+    pos = cd
+    while pos < eocd:  # central directory entries: local header offset at +42
+        off = int.from_bytes(data[pos + 42:pos + 46], "little")
+        if off >= gap:
+            data[pos + 42:pos + 46] = (off + 6).to_bytes(4, "little")
+        pos += 46 + sum(int.from_bytes(data[pos + k:pos + k + 2], "little") for k in (28, 30, 32))
+    data[eocd + 16:eocd + 20] = (cd + 6).to_bytes(4, "little")
+    data[gap:gap] = b"hidden"
+    (tmp_path / "gap.npz").write_bytes(bytes(data))
+    with zipfile.ZipFile(tmp_path / "gap.npz") as zf:  # zipfile itself reads it
+        assert zf.testzip() is None
+    with pytest.raises(ValueError, match="gap or overlap"):
+        load_sequence(tmp_path / "gap.npz")
+
+
+def test_sha256_pin(tmp_path):
+    import hashlib
+
+    path = tmp_path / "a.npz"
+    seq = make_seq()
+    seq.save(path)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    back = load_sequence(path, sha256=digest.upper())
+    assert back.points.tobytes() == seq.points.tobytes()
+    other = tmp_path / "b.npz"
+    make_seq(seed=3).save(other)  # a valid file, but not the one pinned
+    with pytest.raises(ValueError, match="invalid sequence file .*SHA-256 digest .* differs"):
+        load_sequence(other, sha256=digest)
+    with pytest.raises(ValueError, match="'sha256' must be 64 hexadecimal digits"):
+        load_sequence(path, sha256="abc")
+    with pytest.raises(TypeError, match="'sha256' must be a hex string or None"):
+        load_sequence(path, sha256=b"x" * 64)
+
+
+def test_special_files_rejected_without_reading(tmp_path):
+    # /dev/zero would never end; a FIFO would block the open
+    if os.path.exists("/dev/zero"):
+        with pytest.raises(ValueError, match="not a regular file"):
+            load_sequence("/dev/zero")
+    if hasattr(os, "mkfifo"):
+        fifo = tmp_path / "f.npz"
+        os.mkfifo(fifo)
+        with pytest.raises(ValueError, match="not a regular file"):
+            load_sequence(fifo)
+
+
+def test_read_lattice_reads_with_a_bound():
+    # issue 11, item 6: read_lattice('/dev/zero') read 6.5 GB; run in a child with a 1 GiB
+    # address-space limit so that a regression fails instead of exhausting the machine
+    import subprocess
+    import sys
+
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero")
+    code = ("import resource, sys\n"
+            "resource.setrlimit(resource.RLIMIT_AS, (2 ** 31, 2 ** 31))\n"
+            "from qmc_orff.sequence import read_lattice\n"
+            "try:\n    read_lattice('/dev/zero')\n"
+            "except ValueError as exc:\n    print('ValueError', exc)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.startswith("ValueError invalid lattice file '/dev/zero': larger than")
+
+
+def test_read_lattice_rejects_out_of_range_values(tmp_path):
+    bad = tmp_path / "l.txt"
+    for body, match in [("2\n16\n1\n" + "9" * 30 + "\n", "is not an integer in"),
+                        ("1\n0\n0\n", "expected d >= 1, n >= 1"),
+                        ("1\n16\n16\n", r"entries in \[0, n\)"),
+                        ("1\n16\n-1\n", "is not an integer in")]:
+        bad.write_text("# lattice\n" + body)
+        with pytest.raises(ValueError, match=match):
+            read_lattice(bad)
+
+
+def _stale_temp(tmp_path, target):
+    """A temporary file left by a writer killed by SIGKILL in the middle of a save."""
+    import subprocess
+    import sys
+
+    code = ("import os, signal, numpy as np\n"
+            "from qmc_orff import sequence as sm\n"
+            "def killed(fh, **arrays):\n"
+            "    fh.write(b'PK partial'); fh.flush(); os.kill(os.getpid(), signal.SIGKILL)\n"
+            "sm.np.savez_compressed = killed\n"
+            f"sm.Sequence(np.ones((2, 2))).save({str(target)!r})\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120)
+    assert proc.returncode == -9
+    return [f for f in os.listdir(tmp_path) if f.endswith(".tmp")]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="stale temp files are recognised on POSIX")
+def test_stale_temp_files_of_killed_writers_are_removed(tmp_path):
+    # issue 11, item 7: 2 of 20 killed runs left a .tmp file that stayed forever
+    target = tmp_path / "g.npz"
+    stale = _stale_temp(tmp_path, target)
+    assert len(stale) == 1 and stale[0].startswith(".g.npz.")
+    legacy = tmp_path / ".g.npz.abcd1234.tmp"  # not named by this library: kept
+    legacy.write_bytes(b"x")
+    other = tmp_path / f".other.npz.{os.getpid() + 10 ** 6}@x.abc.tmp"  # another target: kept
+    other.write_bytes(b"x")
+    make_seq().save(target)
+    left = sorted(f for f in os.listdir(tmp_path) if f.endswith(".tmp"))
+    assert left == sorted([legacy.name, other.name])
+    load_sequence(target)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="stale temp files are recognised on POSIX")
+def test_temp_files_of_live_writers_are_kept(tmp_path):
+    import socket
+    import subprocess
+    import sys
+
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        host = seqmod._host_tag()
+        assert host and socket.gethostname()
+        mine = tmp_path / f".g.npz.{live.pid}@{host}.abcdefgh.tmp"
+        mine.write_bytes(b"x")
+        make_seq().save(tmp_path / "g.npz")
+        assert mine.exists()
+    finally:
+        live.kill()
+        live.wait()
+    make_seq().save(tmp_path / "g.npz")  # now its writer is dead
+    assert not mine.exists()
+
+
+def test_deferred_ctrl_c_calls_a_custom_handler_after_the_save(tmp_path):
+    import signal
+
+    calls = []
+
+    def handler(signum, frame):
+        calls.append(os.path.exists(tmp_path / "a.npz"))
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        real = np.savez_compressed
+
+        def write_with_sigint(fh, **arrays):
+            signal.raise_signal(signal.SIGINT)
+            real(fh, **arrays)
+
+        import unittest.mock
+        with unittest.mock.patch.object(seqmod.np, "savez_compressed", write_with_sigint):
+            make_seq().save(tmp_path / "a.npz")
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert calls == [True]  # once, after the file was complete
