@@ -144,3 +144,106 @@ def test_build_resume_and_repair(tmp_path):
 def test_build_rejects_bad_method(tmp_path):
     with pytest.raises(ValueError, match="'methods' must be one of 'global', 'weighted'"):
         cat.build_catalogue(tmp_path, methods=("lattice",), d_values=(2,), s_values=(8,))
+
+
+# --------------------------------------------------------------------------- hostile index
+def test_shipped_index_pins_every_file_sha256():
+    import hashlib
+
+    root = resources.files("qmc_orff.sequences")
+    assert ENTRIES
+    for e in ENTRIES:
+        assert e["sha256"] == hashlib.sha256(root.joinpath(e["file"]).read_bytes()).hexdigest()
+
+
+def _small_catalogue(tmp_path, monkeypatch):
+    """A catalogue folder with one real entry (d=2, s=64, bos 2, global), used as the package's."""
+    import hashlib
+    import shutil
+
+    root = tmp_path / "cat"
+    root.mkdir()
+    name = cat.entry_name(2, 64, 2.0, "global")
+    src = resources.files("qmc_orff.sequences").joinpath(name)
+    (root / name).write_bytes(src.read_bytes())
+    entry = next(e for e in ENTRIES if e["file"] == name)
+    # a valid sequence file outside the folder, and another valid one inside
+    outside = tmp_path / "outside.npz"
+    qmc_orff.Sequence(np.ones((4, 2)), meta={"method": "global", "density": "gaussian",
+                                             "box_over_sigma": 2.0}).save(outside)
+    shutil.copy(outside, root / "small.npz")
+    monkeypatch.setattr(cat, "_package_dir", lambda: root)
+
+    def write(*entries):
+        (root / "index.json").write_text(json.dumps({"format": "qmc_orff.catalogue",
+                                                     "format_version": 1, "entries": entries}))
+
+    def digest(p):
+        return hashlib.sha256(p.read_bytes()).hexdigest()
+
+    return root, dict(entry), outside, write, digest
+
+
+def test_catalogue_paths_are_confined(tmp_path, monkeypatch):
+    # issue 11, item 5: '../', absolute paths and symlinks were followed out of the folder
+    root, entry, outside, write, digest = _small_catalogue(tmp_path, monkeypatch)
+    write(entry)
+    cat.load_catalogue(2, 64, 2.0, "global")  # the real entry loads
+    for file in ["../outside.npz", str(outside), "sub/../../outside.npz"]:
+        write(dict(entry, file=file, sha256=digest(outside)))
+        with pytest.raises(ValueError, match="'file' must be a plain .npz file name"):
+            cat.load_catalogue(2, 64, 2.0, "global")
+    link = root / "link.npz"
+    link.symlink_to(outside)
+    write(dict(entry, file="link.npz", sha256=digest(outside)))
+    with pytest.raises(ValueError, match="resolves outside the catalogue folder"):
+        cat.load_catalogue(2, 64, 2.0, "global")
+
+
+def test_catalogue_file_must_match_its_entry(tmp_path, monkeypatch):
+    # issue 11, item 5: asked d=2, s=64, got the file of d=2, s=4
+    root, entry, outside, write, digest = _small_catalogue(tmp_path, monkeypatch)
+    write(dict(entry, file="small.npz", sha256=digest(root / "small.npz")))
+    with pytest.raises(ValueError, match="'small.npz' does not match its index entry: s=4"):
+        cat.load_catalogue(2, 64, 2.0, "global")
+    # a valid file that is not the one pinned by the index
+    write(dict(entry, sha256=digest(root / "small.npz")))
+    with pytest.raises(ValueError, match="invalid sequence file .*SHA-256 digest .* differs"):
+        cat.load_catalogue(2, 64, 2.0, "global")
+    # a flipped bit: the digest catches it before the file is parsed
+    good = root / entry["file"]
+    data = bytearray(good.read_bytes())
+    data[len(data) // 2] ^= 1
+    good.write_bytes(bytes(data))
+    write(entry)
+    with pytest.raises(ValueError, match="SHA-256 digest .* differs"):
+        cat.load_catalogue(2, 64, 2.0, "global")
+
+
+@pytest.mark.parametrize("change, match", [
+    (lambda e: [e["file"]], "expected a JSON object, got list"),
+    (lambda e: {k: v for k, v in e.items() if k != "box_over_sigma"}, "'box_over_sigma' must be"),
+    (lambda e: dict(e, d="2"), "'d' must be a positive integer"),
+    (lambda e: dict(e, s=64.0), "'s' must be a positive integer"),
+    (lambda e: dict(e, box_over_sigma=True), "'box_over_sigma' must be"),
+    (lambda e: dict(e, file=None), "'file' must be a plain .npz file name"),
+    (lambda e: dict(e, method=["global"]), "'method' must be a string"),
+    (lambda e: {k: v for k, v in e.items() if k != "sha256"}, "'sha256' must be the 64"),
+    (lambda e: dict(e, sha256="x" * 64), "'sha256' must be the 64"),
+])
+def test_malformed_entries_raise_value_error(tmp_path, monkeypatch, change, match):
+    # issue 11, item 5: malformed entries raised KeyError / TypeError
+    root, entry, outside, write, digest = _small_catalogue(tmp_path, monkeypatch)
+    write(change(entry))
+    with pytest.raises(ValueError, match="the catalogue index's entry .* is malformed: " + match):
+        cat.load_catalogue(2, 64, 2.0, "global")
+
+
+@pytest.mark.parametrize("text", ['{"entries": {"a": 1}}', "[1, 2]",
+                                  '{"entries": ' + "[" * 100000 + "]" * 100000 + "}",
+                                  '{"entries": [], "x": ' + "9" * 5000 + "}"])
+def test_malformed_index_raises_value_error(tmp_path, monkeypatch, text):
+    root, entry, outside, write, digest = _small_catalogue(tmp_path, monkeypatch)
+    (root / "index.json").write_text(text)
+    with pytest.raises(ValueError, match="the catalogue index"):
+        cat.load_catalogue(2, 64, 2.0, "global")
