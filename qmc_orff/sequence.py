@@ -665,6 +665,10 @@ def _parse_header(text):
     s, d = shapes["points"]
     if "weights" in shapes and shapes["weights"] != (s,):
         raise _Invalid(f"'weights' has shape {shapes['weights']}, expected ({s},)")
+    if not isinstance(meta.get("method", ""), str) or not isinstance(meta.get("density"),
+                                                                        (str, type(None))):
+        raise _Invalid(f"meta 'method' and 'density' must be strings (density may be null); "
+                       f"got {str(meta.get('method'))[:40]!r}, {str(meta.get('density'))[:40]!r}")
     for key, value in (("s", s), ("d", d)):
         if key in meta and (type(meta[key]) is not int or meta[key] != value):
             raise _Invalid(f"meta s={meta.get('s')!r}, d={meta.get('d')!r} do not match the "

@@ -198,8 +198,8 @@ def test_ctrl_c_saves_best_iterate(tmp_path):
             assert ckpt.meta["complete"] is False
         proc.send_signal(signal.SIGINT)
         stdout, stderr = proc.communicate(timeout=60)
-        if proc.returncode == 0 and "stop: converged" in stdout or "stop: stopped" in stdout:
-            continue  # finished before the signal arrived
+        if "stop: interrupted" not in stdout and proc.returncode in (0, 130):
+            continue  # the design finished (and saved) before the signal arrived
         break
     else:
         pytest.fail("the design finished before the signal three times")
