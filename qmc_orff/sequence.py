@@ -20,11 +20,25 @@ the members
     "format_version": 1, "arrays": {name: {"shape": [...], "dtype": "<f8",
     "sha256": hex}}, "meta": {...}}``.
 
-Nothing is pickled: files are read with ``allow_pickle=False``.  Writes are
-atomic: the archive goes to a temporary file in the target's directory, is
-flushed and fsync'ed, and renamed over the target (``os.replace``); the
-directory is then fsync'ed.  An interrupted save leaves the previous file (or
-no file) under the target name, never a truncated one.
+Nothing is pickled.  Reading is strict (:func:`load_sequence`): the file must
+be exactly one zip archive (no leading or trailing data, members back to back,
+stored or deflated, no data descriptors), with exactly these members; each
+``.npy`` member must be a C-order little-endian array whose declared sizes (zip
+directory, ``.npy`` header) agree with the JSON header *before* any data is
+inflated, and is read with that bound; the JSON header must have exactly the
+fields above (``format_version`` the integer 1, ``dtype`` ``"<f8"``, shapes of
+positive integers) and at most :data:`MAX_HEADER_BYTES` bytes.  Every problem is
+a ``ValueError`` ``"invalid sequence file '<path>': <what>."``.  The per-array
+digests detect corruption; ``load_sequence(path, sha256=...)`` also pins the
+whole file.  A digest is not a defence against tampering: whoever can change the
+file can change a digest stored beside it.
+
+Writes are atomic: the archive goes to a temporary file
+``.<name>.<pid>@<host>.<random>.tmp`` in the target's directory, is flushed
+and fsync'ed, and renamed over the target (``os.replace``); the directory is
+then fsync'ed.  An interrupted save leaves the previous file (or no file) under
+the target name, never a truncated one; the temporary file of a writer killed
+outright (SIGKILL) is removed by the next write to the same target.
 
 Lattice designs can also be exported in the LDData / LatNet Builder plain-text
 lattice format (:meth:`Sequence.write_lattice`, :func:`read_lattice`).
@@ -52,7 +66,8 @@ import numpy as np
 
 from ._validation import as_points, as_positive, as_weights
 
-__all__ = ["Sequence", "load_sequence", "read_lattice", "FORMAT_VERSION"]
+__all__ = ["Sequence", "load_sequence", "read_lattice", "FORMAT_VERSION", "MAX_HEADER_BYTES",
+           "MAX_LATTICE_BYTES"]
 
 #: Version of the ``.npz`` layout written by :meth:`Sequence.save`.
 FORMAT_VERSION = 1
