@@ -209,7 +209,7 @@ def hostile(tmp, srcs, rnd, flips):
                 npy_raw("<f8", (s * d,), pts), npy_raw("<f8", (s, d), pts[:-8]),
                 npy_raw("<f8", (s, d), pts + b"\0" * 8), npy_raw("|O", (s, d), pts),
                 npy_raw("<c16", (s, d // 2 or 1), pts), b"\x93NUMPY\x01\x00\xff\xff" + b"{" * 65535,
-                npy(np.array([{"a": 1}], dtype=object)) if False else b"\x93NUMPY", b""]
+                b"\x93NUMPY", b""]
         for raw in npys:
             p = new()
             write_zip(p, dict(mem, **{"points.npy": raw}))

@@ -696,3 +696,18 @@ def test_deferred_ctrl_c_calls_a_custom_handler_after_the_save(tmp_path):
     finally:
         signal.signal(signal.SIGINT, previous)
     assert calls == [True]  # once, after the file was complete
+
+
+@pytest.mark.slow
+def test_corruption_campaign_quick():
+    # benchmarks/campaign_hostile_files.py --quick: about 1600 hostile files; the floor is
+    # 0 exceptions other than ValueError/TypeError and no inflation past a declared size
+    import subprocess
+    import sys
+
+    script = os.path.join(os.path.dirname(__file__), "..", "benchmarks",
+                          "campaign_hostile_files.py")
+    proc = subprocess.run([sys.executable, script, "--quick"], capture_output=True, text=True,
+                          timeout=900)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert proc.stdout.rstrip().endswith("PASS")
