@@ -4,6 +4,17 @@ Every public function converts and checks its inputs here, once, before any
 compiled code runs.  Messages follow one shape: they name the parameter, say
 what was expected and show what was given, e.g.
 ``"'b' must be positive; got -1.0."``.
+
+Type policy (one for the whole library): a parameter of the wrong type raises
+`TypeError` naming it, a value of the right type out of range `ValueError`.
+In particular complex input is never truncated to its real part (`TypeError`,
+not NumPy's ``ComplexWarning``), strings are not parsed as numbers, and a bool
+is not accepted where a number is expected (``sigma=True``, ``b=True``,
+``n=True`` are all `TypeError`).  Data arrays (``X``, ``W``) may be boolean.
+
+Size policy: every public size argument has a documented maximum, checked
+before anything is allocated.  A single output array holds at most
+`MAX_ELEMENTS` float64 entries (`check_size`).
 """
 from __future__ import annotations
 
@@ -13,7 +24,9 @@ import numbers
 import numpy as np
 
 __all__ = [
+    "MAX_ELEMENTS",
     "check_int",
+    "check_size",
     "check_positive_real",
     "check_dimension",
     "as_float_array",
@@ -35,6 +48,27 @@ def check_int(value, name, *, minimum=None, maximum=None):
     if maximum is not None and value > maximum:
         raise ValueError(f"'{name}' must be <= {maximum}; got {value}.")
     return value
+
+
+#: Largest number of entries of one output array a public function allocates
+#: (2**31 float64 entries = 16 GiB); larger requests raise ValueError first.
+MAX_ELEMENTS = 2 ** 31
+
+
+def check_size(n, name, *, width=1, minimum=0, maximum=None):
+    """Return the count ``n`` as an int, checked before an ``(n, width)`` array is allocated.
+
+    ``n`` must be an integer in ``[minimum, maximum]`` and ``n * width`` at most
+    `MAX_ELEMENTS`; the check is arithmetic only (nothing is allocated).
+    """
+    n = check_int(n, name, minimum=minimum, maximum=maximum)
+    width = max(int(width), 1)
+    if n * width > MAX_ELEMENTS:
+        limit = MAX_ELEMENTS // width
+        shape = f" for rows of width {width}" if width > 1 else ""
+        raise ValueError(f"'{name}' must be <= {limit}{shape} (at most 2**31 float64 entries, "
+                         f"16 GiB, per array); got {n}.")
+    return n
 
 
 def check_positive_real(value, name):
@@ -61,11 +95,27 @@ def check_dimension(d, name="d", *, maximum=None):
     return d
 
 
-def as_float_array(x, name, *, ndim=None, finite=True, dtype=np.float64):
-    """Convert ``x`` to a C-contiguous float array and check its rank and values."""
+def as_float_array(x, name, *, ndim=None, finite=True, dtype=np.float64, allow_bool=True):
+    """Convert ``x`` to a C-contiguous float array and check its rank and values.
+
+    Complex, string and (unless ``allow_bool``) boolean input raise `TypeError`
+    naming ``name``: nothing is truncated or parsed.
+    """
     try:
-        arr = np.asarray(x, dtype=dtype)
-    except (TypeError, ValueError) as exc:
+        raw = np.asarray(x)
+        kind = raw.dtype.kind
+        if kind == "c" or (kind == "O" and any(isinstance(v, complex) for v in raw.flat)):
+            raise TypeError(f"'{name}' must be real; got complex values (the imaginary part "
+                            "is not dropped silently: pass x.real if that is what you mean).")
+        if kind in "USV" or (kind == "b" and not allow_bool):
+            what = "a bool" if kind == "b" else f"dtype {raw.dtype}"
+            raise TypeError(f"'{name}' must be an array of real numbers; got {what}.")
+        arr = np.asarray(raw, dtype=dtype)
+    except TypeError as exc:
+        if str(exc).startswith(f"'{name}'"):
+            raise
+        raise TypeError(f"'{name}' must be an array of real numbers; got {type(x).__name__}.") from exc
+    except ValueError as exc:
         raise TypeError(f"'{name}' must be an array of real numbers; got {type(x).__name__}.") from exc
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"'{name}' must be a {ndim}-D array; got shape {arr.shape}.")
@@ -91,7 +141,7 @@ def as_positive(x, name, *, d=None):
 
     Scalars stay 0-D; 1-D arrays must have length ``d`` when ``d`` is given.
     """
-    arr = as_float_array(x, name)
+    arr = as_float_array(x, name, allow_bool=False)
     if arr.ndim > 1:
         raise ValueError(f"'{name}' must be a scalar or a 1-D array; got shape {arr.shape}.")
     if arr.ndim == 1:
@@ -105,28 +155,48 @@ def as_positive(x, name, *, d=None):
     return arr
 
 
-def as_weights(weights, s, name="weights"):
-    """Return nonnegative finite weights of shape ``(s,)`` (float64)."""
-    w = as_float_array(weights, name, ndim=1)
+def as_weights(weights, s, name="weights", *, max_sum=None):
+    """Return nonnegative finite weights of shape ``(s,)`` (float64).
+
+    With ``max_sum``, the weights must also sum to at most ``max_sum`` (a bound
+    under which the quantities computed from them stay finite).
+    """
+    w = as_float_array(weights, name, ndim=1, allow_bool=False)
     if w.shape[0] != s:
         raise ValueError(f"'{name}' must have shape ({s},) to match the {s} points; got {w.shape}.")
     if np.any(w < 0):
         raise ValueError(f"'{name}' must be nonnegative; got minimum {float(w.min())!r}.")
+    if max_sum is not None:
+        with np.errstate(over="ignore"):
+            total = float(np.sum(w))
+        if not total <= max_sum:
+            raise ValueError(f"'{name}' must sum to at most {max_sum:g}; got sum {total!r}.")
     return w
 
 
-def as_generator(seed):
-    """Turn ``seed`` (None, int, SeedSequence, BitGenerator or Generator) into a Generator."""
+def as_generator(seed, name="seed"):
+    """Turn ``seed`` (None, int, SeedSequence, BitGenerator or Generator) into a Generator.
+
+    ``numpy.random.default_rng`` semantics; a negative int is a `ValueError`,
+    anything else (a bool, a float, a string, a legacy ``RandomState``) a `TypeError`.
+    """
     if isinstance(seed, np.random.Generator):
         return seed
     if isinstance(seed, np.random.RandomState):
-        raise TypeError("'seed' must be None, an int, a SeedSequence or a numpy Generator; "
+        raise TypeError(f"'{name}' must be None, an int, a SeedSequence or a numpy Generator; "
                         "legacy RandomState is not accepted.")
+    if isinstance(seed, (bool, np.bool_)) or not (
+            seed is None or isinstance(seed, (numbers.Integral, np.random.SeedSequence,
+                                              np.random.BitGenerator))
+            or (isinstance(seed, (list, tuple, np.ndarray))
+                and np.asarray(seed).dtype.kind in "iu")):
+        raise TypeError(f"'{name}' must be None, an int, a SeedSequence or a numpy Generator; "
+                        f"got {seed!r}.")
     try:
         return np.random.default_rng(seed)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"'seed' must be None, an int, a SeedSequence or a numpy Generator; "
-                        f"got {seed!r}.") from exc
+        raise ValueError(f"'{name}' must be None, a nonnegative int, a SeedSequence or a numpy "
+                         f"Generator; got {seed!r}.") from exc
 
 
 def check_choice(value, name, options):
