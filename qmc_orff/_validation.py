@@ -35,6 +35,7 @@ __all__ = [
     "as_weights",
     "as_generator",
     "check_choice",
+    "check_phases",
 ]
 
 
@@ -109,7 +110,8 @@ def as_float_array(x, name, *, ndim=None, finite=True, dtype=np.float64, allow_b
                             "is not dropped silently: pass x.real if that is what you mean).")
         if kind in "USV" or (kind == "b" and not allow_bool):
             what = "a bool" if kind == "b" else f"dtype {raw.dtype}"
-            raise TypeError(f"'{name}' must be an array of real numbers; got {what}.")
+            raise TypeError(f"'{name}' must be a real number or an array of real numbers; "
+                            f"got {what}.")
         arr = np.asarray(raw, dtype=dtype)
     except TypeError as exc:
         if str(exc).startswith(f"'{name}'"):
@@ -197,6 +199,26 @@ def as_generator(seed, name="seed"):
     except (TypeError, ValueError) as exc:
         raise ValueError(f"'{name}' must be None, a nonnegative int, a SeedSequence or a numpy "
                          f"Generator; got {seed!r}.") from exc
+
+
+def check_phases(X, W, name="X"):
+    """Check that the phases ``X @ W.T`` cannot overflow ``X``'s float type.
+
+    Uses the bound ``|x . w| <= ||x||_1 max|w|`` (no product is formed), so that
+    ``cos``/``sin`` of the phases are finite: inputs near the float maximum
+    raise `ValueError` naming ``name`` instead of giving NaN features.
+    """
+    X = np.asarray(X)
+    if X.size == 0 or np.size(W) == 0:
+        return
+    big = float(np.finfo(X.dtype if X.dtype.kind == "f" else np.float64).max)
+    with np.errstate(over="ignore"):
+        w_max = float(np.max(np.abs(W)))
+        bound = float(np.max(np.sum(np.abs(X), axis=1, dtype=np.float64))) * w_max
+    if not (bound < big and w_max < big):
+        raise ValueError(f"'{name}' is too large for these frequencies: the phases X @ W.T may "
+                         f"overflow {X.dtype} (max row 1-norm of '{name}' times max |W| = "
+                         f"{bound:.3g}); rescale '{name}'.")
 
 
 def check_choice(value, name, options):

@@ -264,6 +264,9 @@ def optimal_weights(objective, W, *, solver="cvxpy", normalize=False):
     term representable whatever ``d``; the solvers further rescale ``v`` to
     ``max |v| = 1`` (the solution is positively homogeneous in ``v``).
     """
+    if not all(callable(getattr(objective, m, None))
+               for m in ("pair_matrix", "linear_term", "constant")):
+        raise TypeError(f"'objective' must be a BoxDiscrepancy; got {type(objective).__name__}.")
     check_choice(solver, "solver", _SOLVERS)
     if not isinstance(normalize, (bool, np.bool_)):
         raise TypeError(f"'normalize' must be a bool; got {type(normalize).__name__}.")
