@@ -14,7 +14,8 @@ is not accepted where a number is expected (``sigma=True``, ``b=True``,
 
 Size policy: every public size argument has a documented maximum, checked
 before anything is allocated.  A single output array holds at most
-`MAX_ELEMENTS` float64 entries (`check_size`).
+`MAX_ELEMENTS` (2**28) float64 entries (`check_size`), a dimension is at most
+`MAX_DIMENSION` (2**20) unless a tighter limit is documented.
 """
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ import numpy as np
 
 __all__ = [
     "MAX_ELEMENTS",
+    "MAX_DIMENSION",
+    "MAX_DESIGN_POINTS",
     "check_int",
     "check_size",
     "check_positive_real",
@@ -52,8 +55,15 @@ def check_int(value, name, *, minimum=None, maximum=None):
 
 
 #: Largest number of entries of one output array a public function allocates
-#: (2**31 float64 entries = 16 GiB); larger requests raise ValueError first.
-MAX_ELEMENTS = 2 ** 31
+#: (2**28 float64 entries = 2 GiB); larger requests raise ValueError first.
+#: The QMC engines stream (consecutive ``random(n)`` calls continue the
+#: sequence), so larger sets are drawn in pieces.
+MAX_ELEMENTS = 2 ** 28
+#: Largest dimension ``d`` accepted where no tighter documented limit applies.
+MAX_DIMENSION = 2 ** 20
+#: Largest number of points of a designed sequence (`qmc_orff.design`): the
+#: designs form ``(s, s)`` matrices or ``O(s^2 d)`` pair sums per evaluation.
+MAX_DESIGN_POINTS = 2 ** 13
 
 
 def check_size(n, name, *, width=1, minimum=0, maximum=None):
@@ -67,8 +77,8 @@ def check_size(n, name, *, width=1, minimum=0, maximum=None):
     if n * width > MAX_ELEMENTS:
         limit = MAX_ELEMENTS // width
         shape = f" for rows of width {width}" if width > 1 else ""
-        raise ValueError(f"'{name}' must be <= {limit}{shape} (at most 2**31 float64 entries, "
-                         f"16 GiB, per array); got {n}.")
+        raise ValueError(f"'{name}' must be <= {limit}{shape} (at most 2**28 float64 entries, "
+                         f"2 GiB, per array; draw larger sets in pieces); got {n}.")
     return n
 
 
@@ -83,7 +93,7 @@ def check_positive_real(value, name):
 
 
 def check_dimension(d, name="d", *, maximum=None):
-    """Return the dimension ``d`` as an int >= 1 (and <= ``maximum``)."""
+    """Return the dimension ``d`` as an int >= 1 (and <= ``maximum``, default `MAX_DIMENSION`)."""
     if isinstance(d, (bool, np.bool_)) or not isinstance(d, numbers.Integral):
         raise TypeError(f"'{name}' must be an integer >= 1; got {d!r}.")
     d = int(d)
@@ -93,6 +103,8 @@ def check_dimension(d, name="d", *, maximum=None):
         raise ValueError(
             f"'{name}' must be <= {maximum} (the largest dimension of the shipped data); got {d}."
         )
+    if d > MAX_DIMENSION:
+        raise ValueError(f"'{name}' must be <= 2**20 = {MAX_DIMENSION}; got {d}.")
     return d
 
 

@@ -58,6 +58,9 @@ def init_engine(engine: qmc.QMCEngine, d: int, *, rng=None, seed=None, optimizat
     `reset`, sets ``num_generated = 0`` and picks the ``optimization``
     post-processing ("random-cd", "lloyd": SciPy's own).
     """
+    if optimization is not None and not isinstance(optimization, str):
+        raise TypeError("'optimization' must be None, 'random-cd' or 'lloyd'; "
+                        f"got {optimization!r}.")
     gen = engine_rng(rng, seed)
     if hasattr(engine, "_initialize"):  # SciPy >= 1.15
         engine._initialize(d, optimization=optimization, rng=gen)
@@ -77,7 +80,7 @@ def integers_like_scipy(rng, high, size, dtype):
 
 
 def check_n(n, name: str = "n", *, width: int = 1) -> int:
-    """Return the number of points ``n`` as an int >= 0 (at most 2**31 entries of width ``width``)."""
+    """Return the number of points ``n`` as an int >= 0 (at most 2**28 entries of width ``width``)."""
     return check_size(n, name, width=width)
 
 
@@ -85,7 +88,7 @@ class IndexedEngine(qmc.QMCEngine):
     """A `scipy.stats.qmc.QMCEngine` whose points depend on their index alone.
 
     Skipping ahead therefore computes nothing.  ``random(n)`` checks ``n``
-    (an int, ``0 <= n`` and ``n * d <=`` `~qmc_orff._validation.MAX_ELEMENTS`)
+    (an int, ``0 <= n`` and ``n * d <= 2**28``, `~qmc_orff._validation.MAX_ELEMENTS`)
     and the index range before anything is allocated; subclasses with a bounded
     index range override ``_check_room(n)`` to raise before it is exceeded.
     """
@@ -99,7 +102,8 @@ class IndexedEngine(qmc.QMCEngine):
         Parameters
         ----------
         n : int, default=1
-            Number of points, ``0 <= n`` and ``n * d <= 2**31``, and within the
+            Number of points, ``0 <= n`` and ``n * d <= 2**28`` (2 GiB; consecutive
+            calls continue the sequence, so draw more in pieces), and within the
             engine's index range (checked before anything is allocated).
         workers : int, default=1
             Accepted for SciPy compatibility; the kernels run on numba's

@@ -16,6 +16,10 @@ __all__ = ["Halton", "first_primes", "rr2_permutation", "MAX_INDEX"]
 #: permuted base-2 digits, as SciPy) repeats, and the kernels' int64 digit
 #: arithmetic would be one step from overflow.
 MAX_INDEX = 2 ** 53
+#: Largest dimension (the digit tables take 64 d float64 entries per thread).
+MAX_DIM = 2 ** 16
+#: Largest random-permutation table (``sum_j count_j b_j`` int32 entries, 1 GiB).
+MAX_PERMUTATION_ENTRIES = 2 ** 28
 
 # Points per parallel task: large enough to amortise the digit set-up.
 _CHUNK = 2048
@@ -89,7 +93,10 @@ class Halton(IndexedEngine):
     Parameters
     ----------
     d : int
-        Dimension, ``d >= 1`` (any size: the primes are computed).
+        Dimension, ``0 <= d <= 65536`` (the primes are computed).  With
+        ``scramble=True`` the random permutation tables (``sum_j b_j``
+        entries per digit position, more than 2**28 from ``d`` near 4500) bound ``d``
+        further; a larger ``d`` raises ``ValueError``.
     scramble : {False, True, "random", "deterministic"}, default=False
         - ``False``: the plain Halton sequence, bit-for-bit equal to
           ``scipy.stats.qmc.Halton(d, scramble=False)`` (first point 0).
@@ -146,7 +153,7 @@ class Halton(IndexedEngine):
     """
 
     def __init__(self, d, *, scramble=False, optimization=None, rng=None, seed=None):
-        d = check_int(d, "d", minimum=0)   # d = 0 gives (n, 0) points, as SciPy
+        d = check_int(d, "d", minimum=0, maximum=MAX_DIM)   # d = 0: (n, 0) points, as SciPy
         if scramble is True or scramble is False or isinstance(scramble, np.bool_):
             mode = "random" if bool(scramble) else "none"
         elif isinstance(scramble, str) and scramble in ("random", "deterministic"):
@@ -167,6 +174,12 @@ class Halton(IndexedEngine):
         self._weights = weights
         if mode != "none":
             self._counts = np.array([_digit_count(int(b)) for b in self.base], dtype=np.int64)
+            entries = int(np.sum(self._counts * self.base))
+            if mode == "random" and entries > MAX_PERMUTATION_ENTRIES:
+                raise ValueError(
+                    f"'d' is too large for scramble=True: the random digit permutations would "
+                    f"take {entries} entries (more than 2**28, 1 GiB); got d={d}. Use "
+                    f"scramble='deterministic' or a smaller d.")
             blocks = []
             for b, count in zip(self.base.tolist(), self._counts.tolist()):
                 if mode == "random":
