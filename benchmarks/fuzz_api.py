@@ -232,6 +232,34 @@ def build_cases():
             lambda mi=mi: q.ORFFRidge(q.ORFF("curl_free", n_components=4, seed=0),
                                       solver="cg", max_iter=mi).fit(X_GOOD, y_good).predict(X_GOOD))
 
+    # kernels (exact Gram matrices)
+    from qmc_orff import kernels as K
+    for sig in BAD_REALS + EXTREME_REALS:
+        for kc in (K.Gaussian, K.Laplacian, K.CurlFree, K.DivFree):
+            add(f"kernels.{kc.__name__}(sigma={sig!r})", lambda kc=kc, sig=sig: kc(sig)(X_GOOD))
+        add(f"kernels.Matern(nu={sig!r})", lambda sig=sig: K.Matern(sig, 1.0)(X_GOOD))
+    for X in _arrays((6, 2)):
+        for kc in (K.Gaussian, K.Laplacian, K.CurlFree):
+            add(f"kernels.{kc.__name__}()(X=..{np.asarray(X, dtype=object).ravel()[:1]!r})",
+                lambda kc=kc, X=X: kc(1.0)(X))
+
+    # weights QP on raw matrices
+    for H in _arrays((4, 4)):
+        add(f"solve_weights_qp(H=..{np.asarray(H, dtype=object).ravel()[:1]!r})",
+            lambda H=H: q.weights.solve_weights_qp(H, np.ones(4)))
+    for c in BAD_REALS + EXTREME_REALS:
+        add(f"solve_weights_qp(constant={c!r})",
+            lambda c=c: q.weights.solve_weights_qp(np.eye(4), np.ones(4), constant=c))
+
+    # designs on extreme boxes
+    for b in [1e-300, 1e-150, 1e150, 1e300]:
+        for fn_name in ["global_sequence", "greedy_sequence", "weighted_sequence",
+                        "lattice_sequence"]:
+            fn = getattr(q, fn_name)
+            kw = {"maxiter": 2} if fn_name in ("global_sequence", "greedy_sequence") else {}
+            add(f"{fn_name}(BoxDiscrepancy(b={b}))",
+                lambda fn=fn, b=b, kw=kw: fn(q.BoxDiscrepancy(b, d=2), 8, **kw).points)
+
     # metrics
     ff = q.FourierFeatures(n_components=8, seed=0)
     for ns in BAD_INTS + HUGE_INTS:

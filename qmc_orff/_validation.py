@@ -31,6 +31,8 @@ __all__ = [
     "check_int",
     "check_size",
     "check_positive_real",
+    "check_real",
+    "check_finite_output",
     "check_dimension",
     "as_float_array",
     "as_points",
@@ -90,6 +92,23 @@ def check_positive_real(value, name):
     if not (math.isfinite(value) and value > 0):
         raise ValueError(f"'{name}' must be a positive finite number; got {value!r}.")
     return value
+
+
+def check_real(value, name):
+    """Return ``value`` as a finite Python float (a real number, not a bool or a string)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"'{name}' must be a finite real number; got {value!r}.")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"'{name}' must be a finite real number; got {value!r}.")
+    return value
+
+
+def check_finite_output(values, what, fix):
+    """Raise `ValueError` where a computed result is not finite (never a silent NaN/inf)."""
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"{what} is not finite for these inputs: {fix}")
+    return values
 
 
 def check_dimension(d, name="d", *, maximum=None):

@@ -383,6 +383,9 @@ def global_sequence(objective, s, *, d=None, init="halton", method="cg", maxiter
     # normalised units throughout (see _Unit); the optimiser sees D^2 / expected_mc(s),
     # the same ratio in either units
     scale = float(P.obj.expected_mc(s, normalize=True))
+    if not scale > 0:   # 1 - prod(pi C_j / b_j) rounds to 0: every D^2 is 0 in float64
+        raise ValueError("'objective' has a box too small for float64: its expected Monte "
+                         "Carlo D^2 rounds to 0 (increase 'b').")
     meta.update(P.halton_meta(s))
     halton = meta["normalized_halton_d2"]
 

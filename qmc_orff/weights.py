@@ -38,7 +38,7 @@ import numpy as np
 import scipy.linalg
 import scipy.optimize
 
-from ._validation import as_float_array, as_points, check_choice
+from ._validation import as_float_array, as_points, check_choice, check_real
 
 __all__ = ["WeightsResult", "optimal_weights", "solve_weights_qp"]
 
@@ -210,6 +210,7 @@ def solve_weights_qp(H, v, *, solver="nnls", constant=None):
     WeightsResult
     """
     check_choice(solver, "solver", _SOLVERS)
+    constant = None if constant is None else check_real(constant, "constant")
     H = as_float_array(H, "H", ndim=2)
     v = as_float_array(v, "v", ndim=1)
     s = v.shape[0]
