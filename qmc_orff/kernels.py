@@ -140,7 +140,9 @@ class Kernel:
         ndarray of shape (n, m)
         """
         X, Z = _check_pair(X, Z)
-        return check_finite_output(self._gram(X, Z), f"{self!r}'s Gram matrix", _EXTREME)
+        with np.errstate(all="ignore"):   # over/underflow is checked on the result
+            G = self._gram(X, Z)
+        return check_finite_output(G, f"{self!r}'s Gram matrix", _EXTREME)
 
     def __repr__(self):
         params = ", ".join(f"{k}={v!r}" for k, v in self._params().items())
@@ -382,7 +384,9 @@ class OperatorKernel:
         """
         X, Z = _check_pair(X, Z)
         self._check_d(X.shape[1])
-        return check_finite_output(self._values(X, Z), f"{self!r}'s values", _EXTREME)
+        with np.errstate(all="ignore"):   # over/underflow is checked on the result
+            V = self._values(X, Z)
+        return check_finite_output(V, f"{self!r}'s values", _EXTREME)
 
     def _values(self, X, Z):
         return self.signature(X[:, None, :] - Z[None, :, :])
