@@ -61,7 +61,7 @@ import scipy.optimize
 from . import __version__
 from ._design_kernels import greedy_pair_sum, greedy_pair_sum_value
 from ._validation import as_generator, check_choice, check_dimension, check_int, check_positive_real
-from ._validation import MAX_DESIGN_POINTS
+from ._validation import MAX_DESIGN_POINTS, check_size
 from .sequence import Sequence
 from .weights import optimal_weights
 
@@ -137,8 +137,8 @@ def unit_points(init, s, d, *, seed=None):
         that their Halton reference values match Avron et al. and the issue.
     """
     check_choice(init, "init", _INITS)
-    s = check_int(s, "s", minimum=1, maximum=MAX_DESIGN_POINTS)
     d = check_dimension(d)
+    s = check_size(s, "s", minimum=1, width=d)   # an (s, d) array
     if init == "random":
         t = as_generator(seed).random((s, d))
     else:
