@@ -41,13 +41,13 @@ T_EPS = 2.0 ** -53
 def _engine(name, dim, scramble, seed):
     """The :mod:`qmc_orff.generators` engine for ``name``."""
     if name == "halton":
-        return Halton(dim, scramble=scramble, rng=seed)
+        return Halton(dim, scramble=scramble, rng=as_generator(seed))
     if scramble == "deterministic":
         raise ValueError(f"'scramble' must be True or False for sequence={name!r}; "
                          "got 'deterministic'.")
     if name == "sobol":
-        return Sobol(dim, scramble=bool(scramble), rng=seed)
-    return Lattice(dim, order="radical_inverse", shift=bool(scramble), rng=seed)
+        return Sobol(dim, scramble=bool(scramble), rng=as_generator(seed))
+    return Lattice(dim, order="radical_inverse", shift=bool(scramble), rng=as_generator(seed))
 
 
 def _check_scramble(scramble):
