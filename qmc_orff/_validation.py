@@ -144,12 +144,11 @@ def as_float_array(x, name, *, ndim=None, finite=True, dtype=np.float64, allow_b
             raise TypeError(f"'{name}' must be a real number or an array of real numbers; "
                             f"got {what}.")
         arr = np.asarray(raw, dtype=dtype)
-    except TypeError as exc:
-        if str(exc).startswith(f"'{name}'"):
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, TypeError) and str(exc).startswith(f"'{name}'"):
             raise
-        raise TypeError(f"'{name}' must be an array of real numbers; got {type(x).__name__}.") from exc
-    except ValueError as exc:
-        raise TypeError(f"'{name}' must be an array of real numbers; got {type(x).__name__}.") from exc
+        raise TypeError(f"'{name}' must be an array of real numbers; "
+                        f"got {type(x).__name__}.") from exc
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"'{name}' must be a {ndim}-D array; got shape {arr.shape}.")
     if finite and not np.all(np.isfinite(arr)):

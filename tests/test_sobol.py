@@ -182,7 +182,8 @@ def test_too_many_points():
 def test_bad_dimension():
     with pytest.raises(ValueError, match="'d' must be >= 0; got -1"):
         Sobol(-1)
-    with pytest.raises(ValueError, match="'d' must be <= 21201: Maximum supported dimensionality .*; got 21202"):
+    with pytest.raises(ValueError,
+                       match="'d' must be <= 21201: Maximum supported dimensionality .*; got 21202"):
         Sobol(21202)
 
 

@@ -80,7 +80,7 @@ def integers_like_scipy(rng, high, size, dtype):
 
 
 def check_n(n, name: str = "n", *, width: int = 1) -> int:
-    """Return the number of points ``n`` as an int >= 0 (at most 2**28 entries of width ``width``)."""
+    """Return the point count ``n`` as an int >= 0 (``n * width`` at most 2**28 entries)."""
     return check_size(n, name, width=width)
 
 
