@@ -817,9 +817,13 @@ def read_lattice(path):
     """
     name = os.fspath(path)
     try:
+        if stat.S_ISFIFO(os.stat(name).st_mode):  # open() would wait for a writer
+            raise ValueError(f"cannot read lattice file '{name}': a FIFO.")
         with open(name, "rb") as fh:
             raw = fh.read(MAX_LATTICE_BYTES + 1)
     except (OSError, ValueError) as exc:
+        if str(exc).startswith("cannot read lattice file"):
+            raise
         raise ValueError(f"cannot read lattice file '{name}': {exc}.") from exc
     if len(raw) > MAX_LATTICE_BYTES:
         raise ValueError(f"invalid lattice file '{name}': larger than {MAX_LATTICE_BYTES} bytes.")

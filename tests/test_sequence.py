@@ -610,6 +610,14 @@ def test_read_lattice_reads_with_a_bound():
     assert proc.stdout.startswith("ValueError invalid lattice file '/dev/zero': larger than")
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
+def test_read_lattice_refuses_a_fifo(tmp_path):
+    fifo = tmp_path / "l.txt"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match="cannot read lattice file .*: a FIFO"):
+        read_lattice(fifo)
+
+
 def test_read_lattice_rejects_out_of_range_values(tmp_path):
     bad = tmp_path / "l.txt"
     for body, match in [("2\n16\n1\n" + "9" * 30 + "\n", "is not an integer in"),
