@@ -125,7 +125,12 @@ def ridge_inputs(X, y, sample_weight):
 
 
 def first_block(X):
-    """The first row chunk of ``X``, computed (to fit a data-independent feature map)."""
+    """The first row of ``X`` (the first chunk if its size is unknown), computed.
+
+    Enough to fit the library's feature maps, which read only the column count.
+    """
+    if _known(X.chunks[0]) and X.shape[0] > 0:
+        return np.asarray(X[:1].compute())
     return np.asarray(X.blocks[0].compute())
 
 

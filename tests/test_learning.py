@@ -219,7 +219,6 @@ def test_orff_param_not_modified():
     ORFFRidge(),
     ORFFRidge(ORFF(sigma=3.0, n_components=64, seed=0), solver="direct"),
     ORFFRidge(ORFF(sigma=3.0, n_components=64, seed=0), solver="cg", tol=1e-8),
-    ORFFRidge(ORFF(sigma=3.0, n_components=64, seed=0), fit_intercept=False, batch_size=7),
 ])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
