@@ -60,8 +60,8 @@ def main():
                           batch_size=n_ref).fit(Xtr, ytr)
     t_1, peak_1, pred_1 = measure(lambda: model_one.predict(X[:n_ref]))
     assert np.allclose(pred[:n_ref], pred_1, rtol=1e-12, atol=1e-12)
-    print(f"batched   : {n} rows  {t_b:7.3f} s  {n / t_b:12.0f} rows/s  peak {peak_b / 2**20:8.1f} MiB"
-          f"  (input copy {x_bytes / 2**20:.0f} MiB)")
+    print(f"batched   : {n} rows  {t_b:7.3f} s  {n / t_b:12.0f} rows/s  "
+          f"peak {peak_b / 2**20:8.1f} MiB  (input copy {x_bytes / 2**20:.0f} MiB)")
     print(f"one batch : {n_ref} rows  {t_1:7.3f} s  {n_ref / t_1:12.0f} rows/s  "
           f"peak {peak_1 / 2**20:8.1f} MiB")
     print(f"ratio rows/s batched / one batch: {(n / t_b) / (n_ref / t_1):.2f};  "

@@ -48,7 +48,8 @@ _LAZY = {
     "num_threads": "qmc_orff.threads",
 }
 _SUBMODULES = {"kernels", "generators", "densities", "discrepancy", "design", "sequence",
-               "weights", "precomputed", "frequencies", "features", "learning", "metrics", "threads", "cli"}
+               "weights", "precomputed", "frequencies", "features", "learning", "metrics", "cli",
+               "threads"}
 
 __all__ = sorted(_LAZY) + ["__version__"]
 

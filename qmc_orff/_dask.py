@@ -67,7 +67,8 @@ def map_rows(estimator, method, X):
 
 
 def _as_rows_like(X, a, name):
-    """``a`` (Dask, array_like or None) as a Dask array with ``X``'s row chunks, one column chunk."""
+    """``a`` (Dask, array_like or None) as a Dask array with ``X``'s row chunks, one column
+    chunk."""
     import dask.array as da
 
     if a is None:

@@ -179,15 +179,16 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
             orff.set_params(A=np.eye(p))
         orff.fit(X)
         if orff.n_outputs_ != p:
-            raise ValueError(f"'y' must have p={orff.n_outputs_} columns for kernel={orff.kernel!r} "
-                             f"on d={X.shape[1]} inputs; got {p}.")
+            raise ValueError(f"'y' must have p={orff.n_outputs_} columns for "
+                             f"kernel={orff.kernel!r} on d={X.shape[1]} inputs; got {p}.")
         return orff
 
     def _choose_solver(self, solver, orff):
         decomposable = orff.factors_.ndim == 2
         s2 = 2 * orff.frequencies_.shape[0]
         if solver == "auto":
-            solver = "stein" if decomposable else ("direct" if s2 * orff.rank_ <= DIRECT_MAX else "cg")
+            direct = s2 * orff.rank_ <= DIRECT_MAX
+            solver = "stein" if decomposable else ("direct" if direct else "cg")
         if solver == "stein" and not decomposable:
             raise ValueError(f"'solver'='stein' needs kernel='decomposable'; got {orff.kernel!r}.")
         return solver
@@ -390,7 +391,7 @@ def _merge(a, b):
 
 
 def _statistics(orff, X, Y, w, rows):
-    """Statistics of validated ``X`` (n, d), ``Y`` (n, p), ``w`` (n,) or None, ``rows`` at a time."""
+    """Statistics of validated ``X`` (n, d), ``Y`` (n, p), ``w`` (n,) or None, by ``rows``."""
     stats = None
     for start in range(0, X.shape[0], rows):
         stop = min(start + rows, X.shape[0])
@@ -446,7 +447,7 @@ def _solve(stats, B, alpha, solver, tol, max_iter, fit_intercept):
 
 
 def _apply_Bt(C, B, s):
-    """``theta_{c s + j} = B(w_j)^T C[c s + j]`` for ``C`` of shape (2 s, p): ``Phi^T``-side of ``F^T Y``."""
+    """``theta_{c s + j} = B(w_j)^T C[c s + j]`` for ``C`` (2 s, p): ``Phi^T Y`` from ``F^T Y``."""
     if B.ndim == 2:
         return (C @ B).ravel()
     return np.einsum("jak,cja->cjk", B, C.reshape(2, s, -1)).ravel()

@@ -126,7 +126,7 @@ def set_dask_task_threads(n):
 
 
 def get_dask_task_threads():
-    """The per-task thread count of the library's Dask graphs (see :func:`set_dask_task_threads`)."""
+    """The per-task thread count of the library's Dask graphs (:func:`set_dask_task_threads`)."""
     return _dask_task_threads
 
 

@@ -226,7 +226,8 @@ def test_sklearn_compatible(estimator, check):
 
 # --------------------------------------------------------------------------- intercept, weights
 def dense_ridge_intercept(orff, X, Y, alpha, w):
-    """Reference: the augmented normal equations of min |W^1/2 (P theta + E b - y)|^2 + alpha |theta|^2.
+    """Reference: the augmented normal equations of
+    min |W^1/2 (P theta + E b - y)|^2 + alpha |theta|^2.
 
     ``E = 1_n (x) I_p`` puts the intercept on every output; no centring involved.
     """
