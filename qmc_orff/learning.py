@@ -222,6 +222,7 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         if _dask.is_dask_collection(X) or _dask.is_dask_collection(y) \
                 or _dask.is_dask_collection(sample_weight):
             return self._fit_dask(X, y, sample_weight, solver, alpha, tol, max_iter, orff)
+        _check_real_target(y)
         X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=np.float64)
         w = self._weights(sample_weight, X)
         Y = y[:, None] if y.ndim == 1 else y
@@ -264,6 +265,7 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         """
         solver, alpha, tol, max_iter, orff = self._settings()
         first = getattr(self, "_stats", None) is None
+        _check_real_target(y)
         X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=np.float64,
                              reset=first)
         w = self._weights(sample_weight, X)
@@ -347,6 +349,11 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
             out[start:stop] = op.matvec(self.coef_).reshape(stop - start, p)
         out += intercept
         return out.ravel() if self._y_1d else out
+
+
+def _check_real_target(y):
+    if np.asarray(y).dtype.kind in "USV":   # (complex: sklearn's ValueError, as it expects)
+        raise TypeError(f"'y' must contain real numbers; got dtype {np.asarray(y).dtype}.")
 
 
 # --------------------------------------------------------------------------- sufficient statistics
