@@ -42,9 +42,14 @@ _LAZY = {
     "ORFFRidge": "qmc_orff.learning",
     # measuring a map
     "gram_error": "qmc_orff.metrics",
+    # threads of the compiled kernels
+    "set_num_threads": "qmc_orff.threads",
+    "get_num_threads": "qmc_orff.threads",
+    "num_threads": "qmc_orff.threads",
 }
 _SUBMODULES = {"kernels", "generators", "densities", "discrepancy", "design", "sequence",
-               "weights", "precomputed", "frequencies", "features", "learning", "metrics", "cli"}
+               "weights", "precomputed", "frequencies", "features", "learning", "metrics", "cli",
+               "threads"}
 
 __all__ = sorted(_LAZY) + ["__version__"]
 

@@ -17,6 +17,8 @@ import math
 import numba as nb
 import numpy as np
 
+from .threads import get_num_threads
+
 __all__ = ["cos_sin_inplace", "cos_sin_inplace_serial", "cos_sin_features"]
 
 # fdlibm e_rem_pio2.c: 2/pi and pi/2 split into 33-bit pieces plus tails.
@@ -141,5 +143,14 @@ def cos_sin_features(X, W, scale):
     # per dtype, whatever the caller holds: read-only memory maps, broadcast views)
     scale = np.array(scale, dtype=X.dtype, order="C", copy=True)
     np.matmul(X, W.T, out=out[:, s:])
-    cos_sin_inplace(out, scale)
+    n_threads = get_num_threads()  # qmc_orff.set_num_threads / num_threads
+    if n_threads == 1:  # no numba thread pool at all (safe under any threading layer)
+        cos_sin_inplace_serial(out, scale)
+    else:
+        previous = nb.get_num_threads()
+        nb.set_num_threads(n_threads)
+        try:
+            cos_sin_inplace(out, scale)
+        finally:
+            nb.set_num_threads(previous)
     return out

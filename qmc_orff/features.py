@@ -23,6 +23,7 @@ from scipy.sparse.linalg import LinearOperator
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from . import _dask
 from ._features_kernels import cos_sin_features
 from ._validation import check_choice, check_phases
 from .frequencies import make_frequencies
@@ -172,13 +173,17 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
 
         Parameters
         ----------
-        X : array_like of shape (n, d)
+        X : array_like or dask.array.Array of shape (n, d)
+            A Dask array gives a Dask array, lazily: one task per row chunk,
+            ``2 s`` columns in one chunk (see :mod:`qmc_orff._dask`).
 
         Returns
         -------
         ndarray of shape (n, 2 s), dtype of ``X`` (float32 or float64)
         """
         check_is_fitted(self)
+        if _dask.is_dask_collection(X):
+            return _dask.map_rows(self, "transform", X)
         X = self._input(X, reset=False)
         check_phases(X, self.frequencies_)   # no NaN features from overflowing phases
         dt = X.dtype
@@ -404,13 +409,17 @@ class ORFF(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like of shape (n, d)
+        X : array_like or dask.array.Array of shape (n, d)
+            A Dask array gives a Dask array, lazily (one task per row chunk).
 
         Returns
         -------
         ndarray of shape (n, 2 s r, p)
             Row ``(c s + j) r + k`` of ``Phi(x)`` is ``F(x)[c s + j] B(w_j)[:, k]``.
         """
+        if _dask.is_dask_collection(X):
+            check_is_fitted(self)
+            return _dask.map_rows(self, "transform", X)
         F = self.scalar_features(X)
         n, s2 = F.shape
         s = s2 // 2

@@ -2,7 +2,17 @@
 
 Scalar kernels need no estimator of their own: put
 :class:`~qmc_orff.FourierFeatures` in a pipeline with
-:class:`sklearn.linear_model.Ridge`.
+:class:`sklearn.linear_model.Ridge` -- or use :class:`ORFFRidge` with the
+decomposable kernel and one output (``p = 1``), which adds out-of-core fitting
+(:meth:`ORFFRidge.partial_fit`, Dask arrays).
+
+The solvers need only the sufficient statistics of the data: the weighted
+means ``mF`` (2 s) and ``mY`` (p) and the centred moments ``G = sum_i w_i (F_i -
+mF)(F_i - mF)^T`` (2 s x 2 s) and ``C = sum_i w_i (F_i - mF)(Y_i - mY)^T``
+(2 s x p) of the scalar features ``F_i = F(x_i)``.  They are accumulated batch
+by batch and merged with the pairwise update of Chan, Golub and LeVeque (1979),
+so the memory is independent of ``n`` and chunks can be reduced in any order
+(:meth:`ORFFRidge.partial_fit`, a Dask reduction over chunks).
 """
 from __future__ import annotations
 
@@ -10,11 +20,13 @@ import warnings
 
 import numpy as np
 import scipy.linalg
+import sklearn
 from scipy.sparse.linalg import LinearOperator, cg
 from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from . import _dask
 from ._validation import check_choice, check_int, check_positive_real
 from .features import ORFF, _FeatureOperator
 
@@ -23,48 +35,64 @@ __all__ = ["ORFFRidge"]
 _SOLVERS = ("auto", "stein", "direct", "cg")
 #: ``solver="auto"`` solves directly while ``2 s r`` is at most this.
 DIRECT_MAX = 4096
-#: ``solver="cg"`` forms the scalar Gram matrix ``F^T F`` (2 s x 2 s) when ``n > 2 s``
-#: and it takes at most this many bytes; otherwise it works through the operator.
+#: ``solver="cg"`` in :meth:`ORFFRidge.fit` on an in-memory array forms the scalar
+#: Gram matrix ``F^T F`` (2 s x 2 s) when ``n > 2 s`` and it takes at most this many
+#: bytes; otherwise it works through the operator.  (:meth:`ORFFRidge.partial_fit`
+#: and Dask fits always form it: it is their state.)
 GRAM_MAX_BYTES = 1 << 30
+#: Default batch memory in MiB (capped further by scikit-learn's ``working_memory``).
+BATCH_MIB = 64
 
 
 class ORFFRidge(RegressorMixin, BaseEstimator):
     """Vector-valued ridge regression on operator-valued Fourier features.
 
-    Minimises ``sum_i |Phi(x_i)^T theta - y_i|^2 + alpha |theta|^2`` over
-    ``theta`` in ``R^(2 s r)`` (Brault et al. 2016, eq. 10 with the squared
-    loss; the loss is summed, as in :class:`sklearn.linear_model.Ridge`), and
-    predicts ``f(x) = Phi(x)^T theta``.
+    Minimises ``sum_i w_i |Phi(x_i)^T theta + b - y_i|^2 + alpha |theta|^2`` over
+    ``theta`` in ``R^(2 s r)`` and the intercept ``b`` in ``R^p`` (Brault et al.
+    2016, eq. 10 with the squared loss; the loss is summed and the intercept
+    not penalised, as in :class:`sklearn.linear_model.Ridge`), and predicts
+    ``f(x) = Phi(x)^T theta + b``.
 
     Parameters
     ----------
     orff : ORFF or None, default=None
         The (unfitted) feature map; cloned and fitted in :meth:`fit`.  ``None``
         means ``ORFF()``.  For the decomposable kernel with ``A=None`` the
-        identity of size ``p`` (the number of outputs) is used.
+        identity of size ``p`` (the number of outputs) is used; ``p = 1`` is
+        scalar kernel ridge regression with the Gaussian kernel.
     alpha : float, default=1.0
         Regularisation, ``alpha > 0``.
+    fit_intercept : bool, default=True
+        Fit the unpenalised intercept ``b`` (the features and targets are
+        centred with the weighted means; ``b = mY - Phi(mF)^T theta``).
+        ``False``: ``b = 0``.
     solver : {"auto", "stein", "direct", "cg"}, default="auto"
         - ``"stein"`` (decomposable kernel only): closed form of the Stein
-          equation ``F^T F Theta B^T B + alpha Theta = F^T Y B`` through the
-          eigendecompositions of ``F^T F`` (2 s x 2 s) and ``B^T B`` (r x r):
-          ``O(n s^2 + s^3)``, never the ``(2 s r)``-sized system.
+          equation ``G Theta B^T B + alpha Theta = C B`` through the
+          eigendecompositions of ``G`` (2 s x 2 s) and ``B^T B`` (r x r):
+          ``O(s^3)`` after the statistics, never the ``(2 s r)``-sized system.
         - ``"direct"``: Cholesky solve of the normal equations, whose matrix
-          ``(F^T F) o (B^T B)`` (a Hadamard product of the Gram matrix of the
-          scalar features with that of the factors) is formed in
-          ``O(n s^2 + (s r)^2 p)``; memory ``(2 s r)^2``.
+          ``G o (B^T B)`` (a Hadamard product of the Gram matrix of the scalar
+          features with that of the factors) is formed in ``O((s r)^2 p)``;
+          memory ``(2 s r)^2``.
         - ``"cg"``: Jacobi-preconditioned conjugate gradient on the normal
-          equations.  When ``n > 2 s`` and ``F^T F`` fits in 1 GiB, the normal
-          operator is ``theta -> B^T (F^T F (B theta))`` (Brault et al. 2016,
-          Table 2; ``O(n s^2)`` once, then ``O(s^2 p)`` per iteration); otherwise
-          it goes through :meth:`ORFF.operator` and its adjoint (``O(n s p)``
-          per iteration, memory ``O(n s)``).
+          equations, with the normal operator ``theta -> B^T (G (B theta))``
+          (Brault et al. 2016, Table 2; ``O(s^2 p)`` per iteration).  An
+          in-memory :meth:`fit` with ``n <= 2 s``, or whose ``G`` would exceed
+          ``GRAM_MAX_BYTES``, goes through :meth:`ORFF.operator` and its adjoint
+          instead (``O(n s p)`` per iteration, memory ``O(n s)``).
         - ``"auto"``: ``"stein"`` for the decomposable kernel, else ``"direct"``
           when ``2 s r <= 4096``, else ``"cg"``.
     tol : float, default=1e-10
         Relative residual tolerance of ``"cg"``.
     max_iter : int or None, default=None
         Iteration cap of ``"cg"`` (``None``: ``10 * 2 s r``).
+    batch_size : int or None, default=None
+        Rows per batch when accumulating the statistics and in :meth:`predict`.
+        ``None``: as many rows as fit in ``min(64, working_memory)`` MiB of
+        features (``working_memory`` from :func:`sklearn.get_config`), at least
+        one.  The extra memory of :meth:`fit` and :meth:`predict` is then
+        ``O(batch_size s + s^2)``, whatever ``n``.
 
     Attributes
     ----------
@@ -72,11 +100,28 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         The fitted feature map.
     coef_ : ndarray of shape (2 s r,)
         ``theta``, in the row order of ``ORFF.transform``.
+    intercept_ : ndarray of shape (p,), or float when fitted on a 1-D ``y``
+        ``b`` (zero when ``fit_intercept=False``).
     solver_ : str
         The solver used.
     n_iter_ : int
-        Conjugate gradient iterations (set only when ``solver_ == "cg"``).
+        Conjugate gradient iterations; ``1`` for the closed-form solvers (one
+        factorisation).
+    n_samples_seen_ : int
+        Rows seen by :meth:`fit` or the :meth:`partial_fit` calls since.
     n_features_in_ : int
+
+    Notes
+    -----
+    Out of core: :meth:`partial_fit` adds a batch to the statistics and solves
+    again (``O(n_b s^2 + s^3)`` per call); :meth:`fit` on a Dask array computes
+    the statistics of each chunk as one task, merges them in a tree on the
+    active scheduler (threads, processes or a ``distributed`` cluster) and
+    solves once on the client.  The client then holds ``O(s^2)`` numbers, never
+    a chunk of features.  Each task runs with
+    :func:`qmc_orff.threads.get_dask_task_threads` threads (default 1).  The
+    feature map of a Dask fit is fitted on the first row (the maps are
+    data-independent: only the column count is read).
 
     Examples
     --------
@@ -90,117 +135,351 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
     (200, 2)
     """
 
-    def __init__(self, orff=None, *, alpha=1.0, solver="auto", tol=1e-10, max_iter=None):
+    def __init__(self, orff=None, *, alpha=1.0, fit_intercept=True, solver="auto", tol=1e-10,
+                 max_iter=None, batch_size=None):
         self.orff = orff
         self.alpha = alpha
+        self.fit_intercept = fit_intercept
         self.solver = solver
         self.tol = tol
         self.max_iter = max_iter
+        self.batch_size = batch_size
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.multi_output = True
         return tags
 
-    def fit(self, X, y):
-        """Fit the feature map on ``X`` and solve the ridge problem.
-
-        Parameters
-        ----------
-        X : array_like of shape (n, d)
-        y : array_like of shape (n, p) or (n,)
-            Vector-valued targets (``p = d`` for the curl- and div-free kernels).
-
-        Returns
-        -------
-        self
-        """
+    # ------------------------------------------------------------------ settings
+    def _settings(self):
         solver = check_choice(self.solver, "solver", _SOLVERS)
         alpha = check_positive_real(self.alpha, "alpha")
         tol = check_positive_real(self.tol, "tol")
         max_iter = None if self.max_iter is None else check_int(self.max_iter, "max_iter",
                                                                 minimum=1)
+        if not isinstance(self.fit_intercept, (bool, np.bool_)):
+            raise TypeError(f"'fit_intercept' must be a bool; got {self.fit_intercept!r}.")
+        if self.batch_size is not None:
+            check_int(self.batch_size, "batch_size", minimum=1)
         orff = ORFF() if self.orff is None else self.orff
         if not isinstance(orff, ORFF):
             raise TypeError(f"'orff' must be an ORFF instance or None; got {type(orff).__name__}.")
-        if np.asarray(y).dtype.kind in "USV":   # (complex: sklearn's ValueError, as it expects)
-            raise TypeError(f"'y' must contain real numbers; got dtype {np.asarray(y).dtype}.")
-        X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=np.float64)
-        Y = y[:, None] if y.ndim == 1 else y
-        self._y_1d = y.ndim == 1
-        p = Y.shape[1]
+        return solver, alpha, tol, max_iter, orff
 
+    def _batch_rows(self, row_bytes):
+        if self.batch_size is not None:
+            return int(self.batch_size)
+        mib = min(BATCH_MIB, float(sklearn.get_config()["working_memory"]))
+        return max(1, int(mib * 2**20 // max(row_bytes, 1)))
+
+    def _new_map(self, orff, X, p):
+        """Clone and fit the feature map for ``p`` outputs; check ``p``."""
         orff = clone(orff)
         if orff.kernel == "decomposable" and orff.A is None:
             orff.set_params(A=np.eye(p))
         orff.fit(X)
         if orff.n_outputs_ != p:
-            raise ValueError(f"'y' must have p={orff.n_outputs_} columns for kernel={orff.kernel!r} "
-                             f"on d={X.shape[1]} inputs; got shape {y.shape}.")
+            raise ValueError(f"'y' must have p={orff.n_outputs_} columns for "
+                             f"kernel={orff.kernel!r} on d={X.shape[1]} inputs; got {p}.")
+        return orff
+
+    def _choose_solver(self, solver, orff):
         decomposable = orff.factors_.ndim == 2
         s2 = 2 * orff.frequencies_.shape[0]
-        r = orff.rank_
         if solver == "auto":
-            solver = "stein" if decomposable else ("direct" if s2 * r <= DIRECT_MAX else "cg")
+            direct = s2 * orff.rank_ <= DIRECT_MAX
+            solver = "stein" if decomposable else ("direct" if direct else "cg")
         if solver == "stein" and not decomposable:
             raise ValueError(f"'solver'='stein' needs kernel='decomposable'; got {orff.kernel!r}.")
+        return solver
 
-        F = orff.scalar_features(X)
-        if hasattr(self, "n_iter_"):
-            del self.n_iter_
-        if solver == "stein":
-            theta = _stein_solve(F, orff.factors_, Y, alpha)
-        else:
-            op = _FeatureOperator(F, orff.factors_)
-            b = op.rmatvec(Y.ravel())
-            if solver == "direct":
-                theta = scipy.linalg.solve(_normal_matrix(F, op) + alpha * np.eye(b.size), b,
-                                           assume_a="pos")
-            else:
-                theta, self.n_iter_ = _cg_solve(F, op, b, alpha, tol, max_iter)
-        self.orff_ = orff
-        self.coef_ = theta
-        self.solver_ = solver
-        return self
+    def _weights(self, sample_weight, X):
+        if sample_weight is None:
+            return None
+        w = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        if np.any(w < 0):
+            raise ValueError(f"'sample_weight' must be non-negative; got min {w.min()!r}.")
+        return w
 
-    def predict(self, X):
-        """``f(x_i) = Phi(x_i)^T theta``.
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X, y, sample_weight=None):
+        """Fit the feature map on ``X`` and solve the ridge problem.
 
         Parameters
         ----------
-        X : array_like of shape (m, d)
+        X : array_like or dask.array.Array of shape (n, d)
+        y : array_like or dask.array.Array of shape (n, p) or (n,)
+            Vector-valued targets (``p = d`` for the curl- and div-free kernels).
+        sample_weight : array_like or dask.array.Array of shape (n,), default=None
+            Non-negative weights ``w_i`` of the squared errors (``None``: all 1).
+            Integer weights are equivalent to repeating rows.
+
+        Returns
+        -------
+        self
+        """
+        solver, alpha, tol, max_iter, orff = self._settings()
+        if _dask.is_dask_collection(X) or _dask.is_dask_collection(y) \
+                or _dask.is_dask_collection(sample_weight):
+            return self._fit_dask(X, y, sample_weight, solver, alpha, tol, max_iter, orff)
+        _check_real_target(y)
+        X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=np.float64)
+        w = self._weights(sample_weight, X)
+        Y = y[:, None] if y.ndim == 1 else y
+        orff = self._new_map(orff, X, Y.shape[1])
+        solver = self._choose_solver(solver, orff)
+        s2 = 2 * orff.frequencies_.shape[0]
+        n = X.shape[0]
+        for name in ("n_iter_", "_stats"):
+            if hasattr(self, name):
+                delattr(self, name)
+        if solver == "cg" and (n <= s2 or s2 * s2 * 8 > GRAM_MAX_BYTES):
+            theta, b, n_iter = _operator_solve(orff, X, Y, w, alpha, tol, max_iter,
+                                               self.fit_intercept)
+            stats = None
+        else:
+            stats = _statistics(orff, X, Y, w, self._batch_rows(8 * (s2 + Y.shape[1])))
+            theta, b, n_iter = _solve(stats, orff.factors_, alpha, solver, tol, max_iter,
+                                      self.fit_intercept)
+        self._set_solution(orff, theta, b, n_iter, solver, y.ndim == 1, n, stats)
+        return self
+
+    def partial_fit(self, X, y, sample_weight=None):
+        """Add a batch to the sufficient statistics and solve again.
+
+        The first call (or the first after :meth:`fit` on in-memory data that
+        went through the operator) fits the feature map; later calls must have
+        the same ``d`` and ``p``.  Calling it on batches gives the model
+        :meth:`fit` gives on their concatenation (to rounding).  Memory: the
+        statistics, ``O(s^2)``, and one batch of features.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_b, d)
+        y : array_like of shape (n_b, p) or (n_b,)
+        sample_weight : array_like of shape (n_b,), default=None
+
+        Returns
+        -------
+        self
+        """
+        solver, alpha, tol, max_iter, orff = self._settings()
+        first = getattr(self, "_stats", None) is None
+        _check_real_target(y)
+        X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=np.float64,
+                             reset=first)
+        w = self._weights(sample_weight, X)
+        Y = y[:, None] if y.ndim == 1 else y
+        if first:
+            orff_ = self._new_map(orff, X, Y.shape[1])
+            y_1d = y.ndim == 1
+            n_seen = 0
+        else:
+            orff_ = self.orff_
+            if Y.shape[1] != orff_.n_outputs_:
+                raise ValueError(f"'y' must have p={orff_.n_outputs_} columns, as in the "
+                                 f"earlier batches; got {Y.shape[1]}.")
+            y_1d = self._y_1d
+            n_seen = self.n_samples_seen_
+        solver = self._choose_solver(solver, orff_)
+        s2 = 2 * orff_.frequencies_.shape[0]
+        stats = _statistics(orff_, X, Y, w, self._batch_rows(8 * (s2 + Y.shape[1])))
+        if not first:
+            stats = _merge(self._stats, stats)
+        theta, b, n_iter = _solve(stats, orff_.factors_, alpha, solver, tol, max_iter,
+                                  self.fit_intercept)
+        self._set_solution(orff_, theta, b, n_iter, solver, y_1d, n_seen + X.shape[0], stats)
+        return self
+
+    def _fit_dask(self, X, y, sample_weight, solver, alpha, tol, max_iter, orff):
+        X, Y, w, y_1d, d = _dask.ridge_inputs(X, y, sample_weight)
+        if hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self.n_features_in_ = d
+        orff_ = self._new_map(orff, _dask.first_block(X), Y.shape[1])
+        solver = self._choose_solver(solver, orff_)
+        s2 = 2 * orff_.frequencies_.shape[0]
+        batch = self._batch_rows(8 * (s2 + Y.shape[1]))
+        stats = _dask.reduce_blocks(_block_statistics, _merge, (X, Y, w), orff_, batch)
+        if stats[0] <= 0:
+            raise ValueError("'sample_weight' must have a positive sum; got all zeros.")
+        theta, b, n_iter = _solve(stats, orff_.factors_, alpha, solver, tol, max_iter,
+                                  self.fit_intercept)
+        self._set_solution(orff_, theta, b, n_iter, solver, y_1d, int(stats[1]), stats)
+        return self
+
+    def _set_solution(self, orff, theta, b, n_iter, solver, y_1d, n_seen, stats):
+        self.orff_ = orff
+        self.coef_ = theta
+        self.intercept_ = float(b[0]) if y_1d else b
+        self.n_iter_ = n_iter
+        self.solver_ = solver
+        self.n_samples_seen_ = n_seen
+        self._y_1d = y_1d
+        self._stats = stats
+
+    # ------------------------------------------------------------------ prediction
+    def predict(self, X):
+        """``f(x_i) = Phi(x_i)^T theta + b``, in batches of ``batch_size`` rows.
+
+        Parameters
+        ----------
+        X : array_like or dask.array.Array of shape (m, d)
+            A Dask array gives a Dask array (lazily, one task per chunk).
 
         Returns
         -------
         ndarray of shape (m, p) (or (m,) when fitted on a 1-D ``y``)
+            Extra memory: one batch of features, ``O(batch_size s)``.
         """
         check_is_fitted(self)
+        if _dask.is_dask_collection(X):
+            return _dask.map_rows(self, "predict", X)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        op = self.orff_.operator(X)
-        Y = op.matvec(self.coef_).reshape(X.shape[0], self.orff_.n_outputs_)
-        return Y.ravel() if self._y_1d else Y
+        orff = self.orff_
+        p = orff.n_outputs_
+        s2 = 2 * orff.frequencies_.shape[0]
+        m = X.shape[0]
+        out = np.empty((m, p))
+        rows = self._batch_rows(8 * (s2 + 2 * orff.rank_ + 2 * p))
+        intercept = np.asarray(self.intercept_, dtype=np.float64).reshape(p)
+        for start in range(0, m, rows):
+            stop = min(start + rows, m)
+            op = _FeatureOperator(orff.scalar_features(X[start:stop]), orff.factors_)
+            out[start:stop] = op.matvec(self.coef_).reshape(stop - start, p)
+        out += intercept
+        return out.ravel() if self._y_1d else out
 
 
-def _stein_solve(F, B, Y, alpha):
+def _check_real_target(y):
+    if np.asarray(y).dtype.kind in "USV":   # (complex: sklearn's ValueError, as it expects)
+        raise TypeError(f"'y' must contain real numbers; got dtype {np.asarray(y).dtype}.")
+
+
+# --------------------------------------------------------------------------- sufficient statistics
+# A statistics tuple (sw, n, mF, mY, G, C): total weight, row count, weighted means of the
+# scalar features (2 s,) and targets (p,), centred moments G (2 s, 2 s) and C (2 s, p).
+def _batch_statistics(F, Y, w):
+    """Statistics of one batch; ``F`` is overwritten."""
+    n = F.shape[0]
+    sw = float(n) if w is None else float(np.sum(w))
+    if sw <= 0.0:  # only zero weights: contributes nothing
+        return (0.0, n, np.zeros(F.shape[1]), np.zeros(Y.shape[1]),
+                np.zeros((F.shape[1], F.shape[1])), np.zeros((F.shape[1], Y.shape[1])))
+    if w is None:
+        mF = F.mean(axis=0)
+        mY = Y.mean(axis=0)
+        F -= mF
+        Yc = Y - mY
+    else:
+        mF = (w @ F) / sw
+        mY = (w @ Y) / sw
+        r = np.sqrt(w)[:, None]
+        F -= mF
+        F *= r
+        Yc = (Y - mY) * r
+    return sw, n, mF, mY, F.T @ F, F.T @ Yc
+
+
+def _merge(a, b):
+    """Pairwise update of Chan, Golub and LeVeque (1979), weighted."""
+    swa, na, mFa, mYa, Ga, Ca = a
+    swb, nb, mFb, mYb, Gb, Cb = b
+    sw = swa + swb
+    if swb == 0.0:
+        return (swa, na + nb, mFa, mYa, Ga, Ca)
+    if swa == 0.0:
+        return (swb, na + nb, mFb, mYb, Gb, Cb)
+    dF = mFb - mFa
+    dY = mYb - mYa
+    f = swa * swb / sw
+    return (sw, na + nb, mFa + dF * (swb / sw), mYa + dY * (swb / sw),
+            Ga + Gb + f * np.outer(dF, dF), Ca + Cb + f * np.outer(dF, dY))
+
+
+def _statistics(orff, X, Y, w, rows):
+    """Statistics of validated ``X`` (n, d), ``Y`` (n, p), ``w`` (n,) or None, by ``rows``."""
+    stats = None
+    for start in range(0, X.shape[0], rows):
+        stop = min(start + rows, X.shape[0])
+        part = _batch_statistics(orff.scalar_features(X[start:stop]), Y[start:stop],
+                                 None if w is None else w[start:stop])
+        stats = part if stats is None else _merge(stats, part)
+    return stats
+
+
+def _block_statistics(orff, rows, X, Y, w):
+    """One Dask chunk: validate it like :meth:`ORFFRidge.fit` and return its statistics."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    Y = np.asarray(Y, dtype=np.float64)
+    Y = Y[:, None] if Y.ndim == 1 else Y
+    if Y.shape[0] != X.shape[0]:
+        raise ValueError(f"'y' must have as many rows as 'X' in every chunk; got {Y.shape[0]} "
+                         f"and {X.shape[0]}.")
+    if not np.all(np.isfinite(Y)):
+        raise ValueError("Input y contains NaN or infinity.")
+    if w is not None:
+        w = np.asarray(w, dtype=np.float64).reshape(-1)
+        if w.shape[0] != X.shape[0] or not np.all(np.isfinite(w)) or np.any(w < 0):
+            raise ValueError("'sample_weight' must be finite, non-negative and have one value "
+                             "per row of 'X' in every chunk.")
+    return _statistics(orff, X, Y, w, rows)
+
+
+# --------------------------------------------------------------------------- solvers
+def _solve(stats, B, alpha, solver, tol, max_iter, fit_intercept):
+    """``(theta, b, n_iter)`` from the statistics."""
+    sw, _, mF, mY, G, C = stats
+    if sw <= 0.0:
+        raise ValueError("'sample_weight' must have a positive sum; got all zeros.")
+    if not fit_intercept:  # uncentred moments
+        G = G + sw * np.outer(mF, mF)
+        C = C + sw * np.outer(mF, mY)
+    s = G.shape[0] // 2
+    n_iter = 1
+    if solver == "stein":
+        theta = _stein_solve(G, C, B, alpha)
+    else:
+        b = _apply_Bt(C, B, s)
+        if solver == "direct":
+            theta = scipy.linalg.solve(_normal_matrix(G, B) + alpha * np.eye(b.size), b,
+                                       assume_a="pos")
+        else:
+            theta, n_iter = _cg_gram(G, B, b, alpha, tol, max_iter)
+    if fit_intercept:
+        intercept = mY - _FeatureOperator(mF[None, :], B).matvec(theta)
+    else:
+        intercept = np.zeros(mY.shape[0])
+    return theta, intercept, n_iter
+
+
+def _apply_Bt(C, B, s):
+    """``theta_{c s + j} = B(w_j)^T C[c s + j]`` for ``C`` (2 s, p): ``Phi^T Y`` from ``F^T Y``."""
+    if B.ndim == 2:
+        return (C @ B).ravel()
+    return np.einsum("jak,cja->cjk", B, C.reshape(2, s, -1)).ravel()
+
+
+def _stein_solve(G, C, B, alpha):
     """Closed form of ``min |F Theta B^T - Y|^2 + alpha |Theta|^2`` (Theta: 2 s x r).
 
     Normal equations (a Stein equation, Brault et al. 2016, section 4.1):
-    ``G Theta M + alpha Theta = F^T Y B`` with ``G = F^T F = U diag(lam) U^T``
-    and ``M = B^T B = V diag(mu) V^T``; then
-    ``Theta = U [(U^T F^T Y B V) / (lam mu^T + alpha)] V^T``.
+    ``G Theta M + alpha Theta = C B`` with ``G = F^T F = U diag(lam) U^T``,
+    ``C = F^T Y`` and ``M = B^T B = V diag(mu) V^T``; then
+    ``Theta = U [(U^T C B V) / (lam mu^T + alpha)] V^T``.
     """
-    lam, U = np.linalg.eigh(F.T @ F)
+    lam, U = np.linalg.eigh(G)
     mu, V = np.linalg.eigh(B.T @ B)
-    R = U.T @ ((F.T @ Y) @ B) @ V
+    R = U.T @ (C @ B) @ V
     T = R / (np.maximum(lam, 0.0)[:, None] * np.maximum(mu, 0.0)[None, :] + alpha)
     return (U @ T @ V.T).ravel()
 
 
-def _normal_matrix(F, op):
-    """``Phi^T Phi`` as ``(F^T F) o (B^T B)`` of shape (2 s r, 2 s r)."""
-    s, p, r = op.s, op.p, op.r
-    G = (F.T @ F).reshape(2, s, 2, s)
-    B = op.B
+def _normal_matrix(G, B):
+    """``Phi^T Phi`` as ``G o (B^T B)`` of shape (2 s r, 2 s r), ``G = F^T F``."""
+    s = G.shape[0] // 2
+    p, r = B.shape[-2], B.shape[-1]
+    G = G.reshape(2, s, 2, s)
     if B.ndim == 2:
         M = np.broadcast_to((B.T @ B)[None, :, None, :], (s, r, s, r))
     else:
@@ -210,34 +489,69 @@ def _normal_matrix(F, op):
     return H.reshape(2 * s * r, 2 * s * r)
 
 
-def _cg_solve(F, op, b, alpha, tol, max_iter):
-    """Jacobi-preconditioned CG on ``(Phi^T Phi + alpha I) theta = b`` through ``op``."""
-    s, r = op.s, op.r
-    B = op.B
-    colsq = np.einsum("ij,ij->j", F, F).reshape(2, s)
+def _jacobi_diag(colsq, B, alpha):
+    """Diagonal of ``Phi^T Phi + alpha I`` from the squared column norms of ``F`` (2 s,)."""
+    s = colsq.shape[0] // 2
     if B.ndim == 2:
-        bsq = np.broadcast_to(np.sum(B * B, axis=0)[None, :], (s, r))
+        bsq = np.broadcast_to(np.sum(B * B, axis=0)[None, :], (s, B.shape[1]))
     else:
         bsq = np.sum(B * B, axis=1)  # (s, r)
-    diag = (colsq[:, :, None] * bsq[None]).ravel() + alpha
-    n_dim = b.size
-    if F.shape[0] > 2 * s and (2 * s) ** 2 * 8 <= GRAM_MAX_BYTES:
-        # Brault et al. Table 2, P^T P: theta -> B^T (G (B theta)) with G = F^T F formed
-        # once (O(n s^2)); O(s^2 p) per iteration instead of O(n s p)
-        G = F.T @ F
+    return (colsq.reshape(2, s)[:, :, None] * bsq[None]).ravel() + alpha
 
-        def normal_matvec(t):
-            T = t.reshape(2 * s, r, 1)
-            V = op._theta_to_V(T)[:, :, 0]  # (2 s, p): B_j theta_cj
-            U = (G @ V)[:, :, None]
-            if B.ndim == 2:
-                out = np.einsum("ak,jaq->jkq", B, U)
-            else:
-                out = np.einsum("jak,cjaq->cjkq", B, U.reshape(2, s, op.p, 1))
-            return out.ravel() + alpha * t
+
+def _cg_gram(G, B, b, alpha, tol, max_iter):
+    """CG with the normal operator ``theta -> B^T (G (B theta))`` (Brault et al. Table 2, P^T P)."""
+    s = G.shape[0] // 2
+    p, r = B.shape[-2], B.shape[-1]
+    op = _FeatureOperator(np.zeros((0, 2 * s)), B)
+
+    def normal_matvec(t):
+        T = t.reshape(2 * s, r, 1)
+        V = op._theta_to_V(T)[:, :, 0]  # (2 s, p): B_j theta_cj
+        U = (G @ V)[:, :, None]
+        if B.ndim == 2:
+            out = np.einsum("ak,jaq->jkq", B, U)
+        else:
+            out = np.einsum("jak,cjaq->cjkq", B, U.reshape(2, s, p, 1))
+        return out.ravel() + alpha * t
+
+    return _cg(normal_matvec, _jacobi_diag(np.diag(G).copy(), B, alpha), b, tol, max_iter)
+
+
+def _operator_solve(orff, X, Y, w, alpha, tol, max_iter, fit_intercept):
+    """CG through ``P = Phi(X)^T`` and its adjoint, on the (weighted, centred) data."""
+    F = orff.scalar_features(X)
+    Y = np.array(Y, dtype=np.float64)
+    if fit_intercept:
+        sw = float(X.shape[0]) if w is None else float(np.sum(w))
+        if sw <= 0.0:
+            raise ValueError("'sample_weight' must have a positive sum; got all zeros.")
+        mF = (F.mean(axis=0) if w is None else (w @ F) / sw)
+        mY = (Y.mean(axis=0) if w is None else (w @ Y) / sw)
+        F -= mF
+        Y -= mY
+    if w is not None:
+        r = np.sqrt(w)[:, None]
+        F *= r
+        Y *= r
+    op = _FeatureOperator(F, orff.factors_)
+    b = op.rmatvec(Y.ravel())
+
+    def normal_matvec(t):
+        return op.rmatvec(op.matvec(t)) + alpha * t
+
+    diag = _jacobi_diag(np.einsum("ij,ij->j", F, F), orff.factors_, alpha)
+    theta, n_iter = _cg(normal_matvec, diag, b, tol, max_iter)
+    if fit_intercept:
+        intercept = mY - _FeatureOperator(mF[None, :], orff.factors_).matvec(theta)
     else:
-        def normal_matvec(t):
-            return op.rmatvec(op.matvec(t)) + alpha * t
+        intercept = np.zeros(Y.shape[1])
+    return theta, intercept, n_iter
+
+
+def _cg(normal_matvec, diag, b, tol, max_iter):
+    """Jacobi-preconditioned CG on ``(Phi^T Phi + alpha I) theta = b``."""
+    n_dim = b.size
     normal = LinearOperator((n_dim, n_dim), dtype=np.float64, matvec=normal_matvec)
     precond = LinearOperator((n_dim, n_dim), dtype=np.float64, matvec=lambda t: t / diag)
     iters = [0]
@@ -249,5 +563,5 @@ def _cg_solve(F, op, b, alpha, tol, max_iter):
     theta, info = cg(normal, b, rtol=tol, atol=0.0, maxiter=maxiter, M=precond, callback=count)
     if info > 0:
         warnings.warn(f"conjugate gradient did not reach tol={tol!r} in {maxiter} iterations; "
-                      "increase 'max_iter' or 'alpha'.", ConvergenceWarning, stacklevel=3)
-    return theta, iters[0]
+                      "increase 'max_iter' or 'alpha'.", ConvergenceWarning, stacklevel=4)
+    return theta, max(iters[0], 1)

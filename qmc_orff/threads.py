@@ -1,0 +1,165 @@
+"""One thread setting for the library's compiled (numba) kernels.
+
+qmc_orff's parallel kernels (feature evaluation, discrepancy, generators) run
+on numba's thread pool, whose size defaults to ``NUMBA_NUM_THREADS`` (the
+number of cores unless that environment variable says otherwise).  Under a
+parallel scheduler -- Dask's threads, a process pool, a ``distributed``
+cluster -- those threads compete with the scheduler's own.  Three controls:
+
+- :func:`set_num_threads` sets the process-wide limit (``None`` restores
+  ``NUMBA_NUM_THREADS``); :func:`get_num_threads` reads the limit in force
+  for the calling thread.
+- :func:`num_threads` is a context manager limiting the calling thread only
+  (numba's thread count is thread-local).
+- :func:`set_dask_task_threads` sets the threads each Dask task of the
+  library uses (default ``1``: one thread per task, the scheduler provides the
+  parallelism).  Inside a task the BLAS thread pools (``X W^T``, ``F^T F``)
+  are limited to the same count through :mod:`threadpoolctl` while any such
+  task runs.
+
+With a limit of one thread the feature kernel runs its serial build, so no
+numba thread pool is entered at all (safe under any numba threading layer).
+BLAS outside Dask tasks is not touched: use :func:`threadpoolctl.threadpool_limits`.
+
+Examples
+--------
+>>> import qmc_orff
+>>> qmc_orff.set_num_threads(1)
+>>> qmc_orff.get_num_threads()
+1
+>>> qmc_orff.set_num_threads(None)
+"""
+from __future__ import annotations
+
+import contextlib
+import threading
+
+import numba
+
+from ._validation import check_int
+
+__all__ = ["set_num_threads", "get_num_threads", "num_threads", "set_dask_task_threads",
+           "get_dask_task_threads"]
+
+_process_limit = None  # None: NUMBA_NUM_THREADS
+_dask_task_threads = 1
+_local = threading.local()
+
+
+def _check(n, name):
+    return check_int(n, name, minimum=1, maximum=numba.config.NUMBA_NUM_THREADS)
+
+
+def set_num_threads(n):
+    """Limit the library's compiled kernels to ``n`` threads, process-wide.
+
+    Parameters
+    ----------
+    n : int or None
+        ``1 <= n <= NUMBA_NUM_THREADS``; ``None`` restores the default
+        (``NUMBA_NUM_THREADS``, numba's pool size).
+
+    Notes
+    -----
+    The limit is applied by the library's kernels in whatever thread they run
+    (numba's own :func:`numba.set_num_threads` is thread-local; this setting is
+    not).  It is also applied to the calling thread through
+    :func:`numba.set_num_threads`, for the kernels that read numba's setting
+    directly.  A :func:`num_threads` block overrides it in its thread.
+    """
+    global _process_limit
+    value = None if n is None else _check(n, "n")
+    _process_limit = value
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS if value is None else value)
+
+
+def get_num_threads():
+    """Threads the library's kernels use in the calling thread.
+
+    Returns
+    -------
+    int
+        The innermost :func:`num_threads` limit of this thread, else the
+        :func:`set_num_threads` limit, else ``NUMBA_NUM_THREADS``.
+    """
+    local = getattr(_local, "limit", None)
+    if local is not None:
+        return local
+    if _process_limit is not None:
+        return _process_limit
+    return numba.config.NUMBA_NUM_THREADS
+
+
+@contextlib.contextmanager
+def num_threads(n):
+    """Limit the library's kernels to ``n`` threads in the calling thread, for a ``with`` block.
+
+    Parameters
+    ----------
+    n : int
+        ``1 <= n <= NUMBA_NUM_THREADS``.
+    """
+    n = _check(n, "n")
+    previous = getattr(_local, "limit", None)
+    previous_numba = numba.get_num_threads()
+    _local.limit = n
+    numba.set_num_threads(n)
+    try:
+        yield
+    finally:
+        _local.limit = previous
+        numba.set_num_threads(previous_numba)
+
+
+def set_dask_task_threads(n):
+    """Threads each Dask task of the library uses (default 1).
+
+    Parameters
+    ----------
+    n : int
+        ``1 <= n <= NUMBA_NUM_THREADS``.  Read when a Dask graph is built
+        (``transform`` or ``fit`` on a Dask array) and carried in the graph,
+        so it also holds on the workers of a ``distributed`` cluster.
+    """
+    global _dask_task_threads
+    _dask_task_threads = _check(n, "n")
+
+
+def get_dask_task_threads():
+    """The per-task thread count of the library's Dask graphs (:func:`set_dask_task_threads`)."""
+    return _dask_task_threads
+
+
+# BLAS limits inside Dask tasks: threadpoolctl's limits are process-wide, so
+# concurrent tasks share one limiter, entered by the first task and restored by
+# the last (a plain ``with threadpool_limits`` per task would let the first task
+# to finish restore the limits under the ones still running, and the last to
+# finish leave them at the task value for good).
+_blas_lock = threading.Lock()
+_blas_users = 0
+_blas_limiter = None
+
+
+@contextlib.contextmanager
+def _blas_limited(n):
+    global _blas_users, _blas_limiter
+    with _blas_lock:
+        if _blas_users == 0:
+            from threadpoolctl import threadpool_limits
+            _blas_limiter = threadpool_limits(limits=n, user_api="blas")
+        _blas_users += 1
+    try:
+        yield
+    finally:
+        with _blas_lock:
+            _blas_users -= 1
+            if _blas_users == 0:
+                _blas_limiter.restore_original_limits()
+                _blas_limiter = None
+
+
+@contextlib.contextmanager
+def task_threads(n):
+    """Inside one Dask task: ``n`` numba threads in this thread, BLAS limited to ``n``."""
+    with num_threads(n), _blas_limited(n):
+        yield

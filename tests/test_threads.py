@@ -1,0 +1,83 @@
+"""qmc_orff.threads: the one thread setting of the compiled kernels (issue 12, item 4)."""
+import threading
+
+import numba
+import numpy as np
+import pytest
+from threadpoolctl import threadpool_info
+
+import qmc_orff
+from qmc_orff import FourierFeatures, threads
+from qmc_orff import _features_kernels as fk
+
+
+def test_set_and_get_num_threads():
+    default = numba.config.NUMBA_NUM_THREADS
+    assert qmc_orff.get_num_threads() == default
+    qmc_orff.set_num_threads(1)
+    try:
+        assert qmc_orff.get_num_threads() == 1
+        assert numba.get_num_threads() == 1
+        seen = []
+        t = threading.Thread(target=lambda: seen.append(qmc_orff.get_num_threads()))
+        t.start()
+        t.join()
+        assert seen == [1]  # process-wide, unlike numba's own setting
+    finally:
+        qmc_orff.set_num_threads(None)
+    assert qmc_orff.get_num_threads() == default == numba.get_num_threads()
+
+
+@pytest.mark.parametrize("n, exc, match", [(0, ValueError, "'n' must be >= 1; got 0"),
+                                           (10**6, ValueError, "'n' must be <="),
+                                           (1.5, TypeError, "'n' must be an integer")])
+def test_bad_thread_counts(n, exc, match):
+    with pytest.raises(exc, match=match):
+        qmc_orff.set_num_threads(n)
+    with pytest.raises(exc, match=match):
+        with qmc_orff.num_threads(n):
+            pass
+    with pytest.raises(exc, match=match):
+        threads.set_dask_task_threads(n)
+
+
+def test_num_threads_is_thread_local_and_restored():
+    default = qmc_orff.get_num_threads()
+    inside, other = [], []
+    with qmc_orff.num_threads(1):
+        inside.append(qmc_orff.get_num_threads())
+        t = threading.Thread(target=lambda: other.append(qmc_orff.get_num_threads()))
+        t.start()
+        t.join()
+    assert inside == [1] and other == [default]
+    assert qmc_orff.get_num_threads() == default
+
+
+def test_one_thread_runs_the_serial_kernel_with_identical_output(monkeypatch):
+    X = np.random.default_rng(0).normal(size=(300, 5))
+    ff = FourierFeatures(n_components=64).fit(X)
+    parallel = ff.transform(X)
+    calls = []
+    serial = fk.cos_sin_inplace_serial
+    monkeypatch.setattr(fk, "cos_sin_inplace_serial", lambda *a: (calls.append(1), serial(*a)))
+    with qmc_orff.num_threads(1):
+        one = ff.transform(X)
+    assert calls == [1]
+    np.testing.assert_array_equal(one, parallel)  # bit-identical
+
+
+def _blas_threads():
+    return [m["num_threads"] for m in threadpool_info() if m["user_api"] == "blas"]
+
+
+def test_task_blas_limits_are_restored_after_overlapping_tasks():
+    """Overlapping tasks share one limiter: the last to leave restores the original limits."""
+    before = _blas_threads()
+    a, b = threads.task_threads(1), threads.task_threads(1)
+    a.__enter__()
+    b.__enter__()
+    assert all(k == 1 for k in _blas_threads())
+    a.__exit__(None, None, None)  # b still running: still limited
+    assert all(k == 1 for k in _blas_threads())
+    b.__exit__(None, None, None)
+    assert _blas_threads() == before
