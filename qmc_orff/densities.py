@@ -47,14 +47,14 @@ _SQRTPI = math.sqrt(math.pi)
 # --------------------------------------------------------------------------- helpers
 def _as_x(x):
     x = np.asarray(x, dtype=np.float64)
-    if not np.all(np.isfinite(x)):
+    if not np.isfinite(x).all():
         raise ValueError("'x' must contain only finite values (no NaN or inf).")
     return x
 
 
 def _as_a(a):
     a = np.asarray(a, dtype=np.float64)
-    if not np.all(np.isfinite(a)) or np.any(a <= 0):
+    if not (a > 0).all() or not np.isfinite(a).all():
         bad = a[~(np.isfinite(a) & (a > 0))].ravel()[0] if a.ndim else float(a)
         raise ValueError(f"'a' (box half-width over bandwidth) must be positive and finite; "
                          f"got {float(bad)!r}.")
@@ -63,11 +63,15 @@ def _as_a(a):
 
 def _broadcast_xa(x, a):
     """Checked, broadcast ``(x, a)``; ``a * x`` must be finite (it is an angle)."""
-    x, a = np.broadcast_arrays(_as_x(x), _as_a(a))
-    with np.errstate(over="ignore"):
-        ax = a * x
-    if not np.all(np.isfinite(ax)):
-        raise ValueError("'x' is too large: a * x overflows float64.")
+    x, a = _as_x(x), _as_a(a)
+    if x.shape != a.shape:
+        x, a = np.broadcast_arrays(x, a)
+    if x.size and not math.isfinite(float(np.abs(x).max()) * float(a.max())):
+        # the bound overflows: check the products themselves
+        with np.errstate(over="ignore"):
+            ax = a * x
+        if not np.isfinite(ax).all():
+            raise ValueError("'x' is too large: a * x overflows float64.")
     return x, a
 
 
