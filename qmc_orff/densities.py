@@ -157,6 +157,10 @@ class ProductDensity:
         g, dg = _quad_g(self, x, a, derivative=True)
         return _result(g), _result(dg)
 
+    def _g_and_derivative_flat(self, x, a):
+        """``(g_1, g_1')`` for 1-D float64 ``x``, ``a`` of one shape, already checked (private)."""
+        return self.g_and_derivative(x, a)
+
     def C(self, a):
         """``C_1(a) = pi^-1 int_0^a phi_1(t)^2 dt``."""
         a = _as_a(a)
@@ -218,6 +222,9 @@ class GaussianDensity(ProductDensity):
         x, a = _broadcast_xa(x, a)
         g, dg = _gauss_g(x, a, derivative=True)
         return _result(g), _result(dg)
+
+    def _g_and_derivative_flat(self, x, a):
+        return _gauss_g(x, a, derivative=True)
 
     def C(self, a):
         a = _as_a(a)
@@ -302,6 +309,9 @@ class CauchyDensity(ProductDensity):
         x, a = _broadcast_xa(x, a)
         g, dg = _cauchy_g(x, a, derivative=True)
         return _result(g), _result(dg)
+
+    def _g_and_derivative_flat(self, x, a):
+        return _cauchy_g(x, a, derivative=True)
 
     def C(self, a):
         a = _as_a(a)
