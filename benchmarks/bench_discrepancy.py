@@ -98,24 +98,26 @@ def pair_floor(s=2000, d=119, repeat=5):
     b = np.full(d, 2.0)
     S, Co = np.sin(b * W), np.cos(b * W)
     xi = np.full(s, 1.0 / s)
-    block, nb = K.chunking(s, d)
+    block, pairs, offsets = K.schedule(s, d)
+    nb = -(-s // block)
     old = numba.get_num_threads()
     nt2 = min(2, numba.config.NUMBA_NUM_THREADS)
     t = {"floor": [], "serial": [], "par1": [], "par2": []}
     _div_fma_floor(W[:20], b)
-    K._run_chunks_serial(W[:40], b, S[:40], Co[:40], xi[:40], 3, 13, True)
-    K._run_chunks(W[:40], b, S[:40], Co[:40], xi[:40], 3, 13, True)
+    sched = K.schedule(40, 1)
+    K._run_schedule_serial(W[:40], b, S[:40], Co[:40], xi[:40], *sched, True)
+    K._run_schedule(W[:40], b, S[:40], Co[:40], xi[:40], *sched, True)
     try:
         for _ in range(repeat):
             t["floor"].append(best_time(lambda: _div_fma_floor(W, b), 1)[0])
-            t["serial"].append(best_time(lambda: K._run_chunks_serial(W, b, S, Co, xi, block, nb,
-                                                                      True), 1)[0])
+            t["serial"].append(best_time(lambda: K._run_schedule_serial(W, b, S, Co, xi, block,
+                                                                        pairs, offsets, True), 1)[0])
             numba.set_num_threads(1)
-            t["par1"].append(best_time(lambda: K._run_chunks(W, b, S, Co, xi, block, nb, True),
-                                       1)[0])
+            t["par1"].append(best_time(lambda: K._run_schedule(W, b, S, Co, xi, block, pairs,
+                                                         offsets, True), 1)[0])
             numba.set_num_threads(nt2)
-            t["par2"].append(best_time(lambda: K._run_chunks(W, b, S, Co, xi, block, nb, True),
-                                       1)[0])
+            t["par2"].append(best_time(lambda: K._run_schedule(W, b, S, Co, xi, block, pairs,
+                                                         offsets, True), 1)[0])
     finally:
         numba.set_num_threads(old)
     m = {k: min(v) for k, v in t.items()}

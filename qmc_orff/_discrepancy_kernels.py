@@ -17,20 +17,20 @@ are taken from their Taylor polynomials there instead (exact to rounding for
 The kernels take plain C-contiguous float64 arrays and check nothing: the
 public wrappers in :mod:`qmc_orff.discrepancy` validate first.
 
-Parallel schedule of the pair sums (race-free, deterministic, no barrier
-between tasks): rows are cut into at most ``MAX_BLOCKS`` blocks (see
-:func:`chunking`); a task is an unordered block pair ``(I, J)``, ``I <= J``, and
-visits each of its unordered point pairs once, adding the pair's contribution
-to both rows (``+`` to row l, ``-`` to row m for the gradient, since
-``d sinc_b / d u = -d sinc_b / d v``).  Chunk ``c`` runs all tasks of block rows
-``c`` and ``nb - 1 - c`` (equal work per chunk) into its OWN partial sums; the
-chunks run as one ``prange`` (statically split between threads, no rounds), and
-the partial sums are then reduced row by row in the fixed chunk order.  The
-blocks, chunks and every order of addition depend on ``(s, d)`` only -- not on
-the number of threads nor on which thread runs which chunk -- so results are
-bit-identical across runs and thread counts, between the serial and parallel
-builds (the same code), and between the value-only and value-and-gradient paths.
-Small problems (``< SERIAL_WORK`` pair-dimensions) run on the calling thread.
+Parallel schedule of the pair sums (race-free and deterministic): rows are
+cut into at most ``MAX_BLOCKS`` blocks and every unordered block pair
+``(I, J)`` is one task, which visits each unordered point pair once and adds
+the pair's contribution to both rows (``+`` to row l, ``-`` to row m for the
+gradient, since ``d sinc_b / d u = -d sinc_b / d v``).  The tasks are grouped
+in rounds by the circle method of round-robin tournaments: within a round no
+block occurs twice, so the round's tasks write disjoint rows and run as one
+``prange``.  Every row receives its contributions in an order fixed by the
+schedule, which depends on ``s`` only -- not on the number of threads nor on
+which thread runs which task -- so results are bit-identical across runs and
+thread counts (and between the value-only and value-and-gradient paths).
+Small problems (``< SERIAL_WORK`` pair-dimensions) run the same schedule on
+the calling thread; rounds are kept long (``ROUND_WORK``) because on a loaded
+machine every barrier can cost a scheduler time slice.
 ``fastmath`` is off: the discrepancy subtracts nearly equal terms.
 """
 from __future__ import annotations
@@ -39,20 +39,20 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-__all__ = ["TAU", "pair_value_grad", "pair_values", "pair_matrix", "sinc_taylor", "chunking"]
+__all__ = ["TAU", "pair_value_grad", "pair_values", "pair_matrix", "sinc_taylor"]
 
 #: below this |z| the Taylor polynomials replace the angle-addition form
 TAU = 0.5
-#: blocks of the pair loops: at most MAX_BLOCKS row blocks of at least MIN_BLOCK_ROWS
-#: rows and about CHUNK_WORK pair-dimensions or more per block; inside a block pair,
-#: tiles of TILE rows.  The partial sums of the chunks take at most ~PARTIAL_BYTES.
+#: schedule of the pair loops: at most MAX_BLOCKS row blocks of at least
+#: MIN_BLOCK_ROWS rows, and few enough blocks that a parallel round holds at
+#: least ROUND_WORK pair-dimensions (a few ms); inside a block pair, tiles of TILE rows
 MAX_BLOCKS = 32
 MIN_BLOCK_ROWS = 16
-CHUNK_WORK = 250_000
-PARTIAL_BYTES = 64 << 20
+ROUND_WORK = 1_000_000
 TILE = 32
-#: below this many unordered pair-dimensions (a few ms of work) the kernels run
-#: on the calling thread.
+#: below this many unordered pair-dimensions (several ms of work) the kernels run
+#: on the calling thread.  Each parallel round ends at a barrier; on a loaded
+#: machine a barrier can cost a scheduler time slice, so rounds must be long.
 SERIAL_WORK = 2_000_000
 
 # sinc(z) = sum_k (-1)^k z^(2k) / (2k+1)!, k = 0..8 (truncation < 1e-19 at |z| = 0.5)
@@ -252,65 +252,60 @@ def _task(W, b, S, Co, xi, grad, r, I, J, block, with_grad):
                         r[m] += xi[l] * p
 
 
-def _run_chunks_body(W, b, S, Co, xi, block, nb, with_grad):  # pragma: no cover - compiled
+@njit(cache=True, parallel=True, error_model="numpy")
+def _run_schedule(W, b, S, Co, xi, block, pairs, offsets, with_grad):
     s, d = W.shape
-    nc = (nb + 1) // 2
-    rp = np.zeros((nc, s))
-    gp = np.zeros((nc, s, d)) if with_grad else np.zeros((nc, 0, d))
-    # chunk c: block rows c and nb - 1 - c with all their tasks (I, J >= I), into its own
-    # partial sums; nb + 1 tasks per chunk (the two diagonal ones half size): balanced
-    for c in prange(nc):
-        for J in range(c, nb):
-            _task(W, b, S, Co, xi, gp[c], rp[c], c, J, block, with_grad)
-        i2 = nb - 1 - c
-        if i2 != c:
-            for J in range(i2, nb):
-                _task(W, b, S, Co, xi, gp[c], rp[c], i2, J, block, with_grad)
-    # reduction in the fixed chunk order 0, 1, ..., nc - 1 (row by row)
-    r = xi.copy()
     grad = np.zeros((s, d)) if with_grad else np.zeros((0, d))
-    for l in prange(s):
-        acc = r[l]
-        for c in range(nc):
-            acc += rp[c, l]
-        r[l] = acc
-        if with_grad:
-            for j in range(d):
-                g = 0.0
-                for c in range(nc):
-                    g += gp[c, l, j]
-                grad[l, j] = g
+    r = xi.copy()
+    for rnd in range(offsets.shape[0] - 1):
+        lo = offsets[rnd]
+        for t in prange(offsets[rnd + 1] - lo):
+            _task(W, b, S, Co, xi, grad, r, pairs[lo + t, 0], pairs[lo + t, 1], block, with_grad)
     return r, grad
 
 
-#: the pair sums on the numba thread pool: one parallel loop over the chunks (no rounds,
-#: no barrier between tasks), then one over the rows for the reduction
-_run_chunks = njit(cache=True, parallel=True, error_model="numpy")(_run_chunks_body)
-#: the same code on the calling thread (bit-identical results)
-_run_chunks_serial = njit(cache=True, error_model="numpy")(_run_chunks_body)
+@njit(cache=True, error_model="numpy")
+def _run_schedule_serial(W, b, S, Co, xi, block, pairs, offsets, with_grad):
+    # the same schedule (hence bit-identical results) on the calling thread only
+    s, d = W.shape
+    grad = np.zeros((s, d)) if with_grad else np.zeros((0, d))
+    r = xi.copy()
+    for t in range(pairs.shape[0]):
+        _task(W, b, S, Co, xi, grad, r, pairs[t, 0], pairs[t, 1], block, with_grad)
+    return r, grad
 
 
 def _serial(s, d):
     return s * (s - 1) // 2 * d < SERIAL_WORK or numba.get_num_threads() == 1
 
 
-def chunking(s, d=1):
-    """Row blocks of the pair sums for ``s`` rows in dimension ``d``: ``(block, nb)``.
+def schedule(s, d=1):
+    """Block size and the round-robin schedule of block pairs for ``s`` rows in dimension ``d``.
 
-    ``nb`` blocks of ``block`` rows (the last may be shorter); chunk ``c < ceil(nb / 2)``
-    holds the tasks ``(I, J)``, ``J >= I``, of block rows ``I = c`` and ``I = nb - 1 - c``
-    and accumulates into its own partial sums (``(s,)`` and ``(s, d)``), reduced in the
-    fixed order of the chunks.  Depends on ``(s, d)`` only, never on the number of
-    threads, so results are bit-identical across thread counts.  The partial sums take
-    at most about ``PARTIAL_BYTES``.
+    Returns ``(block, pairs, offsets)``: round ``k`` is ``pairs[offsets[k]:offsets[k+1]]``,
+    an (n, 2) int64 list of block pairs ``(I, J)``, ``I <= J``, no block twice in a round.
+    Round 0 holds the diagonal pairs ``(I, I)``; the others follow the circle method
+    (every unordered pair of distinct blocks exactly once).  Depends on ``(s, d)`` only,
+    never on the number of threads.
     """
     work = s * (s - 1) // 2 * d
-    nb = max(1, min(MAX_BLOCKS, s // MIN_BLOCK_ROWS, work // CHUNK_WORK))
-    cap = max(1, PARTIAL_BYTES // (8 * max(s, 1) * (d + 1)))  # chunks whose partials fit
-    nb = max(1, min(nb, 2 * cap))
-    block = -(-s // nb) if s else 1
-    nb = -(-s // block) if s else 1
-    return block, nb
+    nb = max(1, min(MAX_BLOCKS, s // MIN_BLOCK_ROWS, work // ROUND_WORK))
+    block = -(-s // nb)
+    nb = -(-s // block)
+    rounds = [[(i, i) for i in range(nb)]]
+    n = nb + (nb & 1)  # circle method on an even count; block n - 1 = nb is a dummy if nb is odd
+    for k in range(n - 1):
+        rnd = []
+        for i in range(n // 2):
+            u = (k + i) % (n - 1)
+            v = n - 1 if i == 0 else (k - i) % (n - 1)
+            if u < nb and v < nb:
+                rnd.append((min(u, v), max(u, v)))
+        rounds.append(rnd)
+    offsets = np.zeros(len(rounds) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([len(rnd) for rnd in rounds])
+    pairs = np.array([pq for rnd in rounds for pq in rnd], dtype=np.int64).reshape(-1, 2)
+    return block, pairs, offsets
 
 
 def pair_value_grad(W, b, S, Co, xi):
@@ -331,16 +326,16 @@ def pair_value_grad(W, b, S, Co, xi):
     grad : (s, d) float64
         ``d/dW[l, j]`` of ``sum_{l, m} xi_l xi_m K_lm``.
     """
-    block, nb = chunking(*W.shape)
-    run = _run_chunks_serial if _serial(*W.shape) else _run_chunks
-    return run(W, b, S, Co, xi, block, nb, True)
+    block, pairs, offsets = schedule(*W.shape)
+    run = _run_schedule_serial if _serial(*W.shape) else _run_schedule
+    return run(W, b, S, Co, xi, block, pairs, offsets, True)
 
 
 def pair_values(W, b, S, Co, xi):
     """``r_l = sum_m xi_m K_lm`` without the gradient (same order, bit-identical ``r``)."""
-    block, nb = chunking(*W.shape)
-    run = _run_chunks_serial if _serial(*W.shape) else _run_chunks
-    return run(W, b, S, Co, xi, block, nb, False)[0]
+    block, pairs, offsets = schedule(*W.shape)
+    run = _run_schedule_serial if _serial(*W.shape) else _run_schedule
+    return run(W, b, S, Co, xi, block, pairs, offsets, False)[0]
 
 
 @njit(cache=True, error_model="numpy")

@@ -188,19 +188,15 @@ def test_taylor_branch_matches_direct_form():
     assert kernels.sinc_taylor(0.0) == (1.0, 0.0)
 
 
-def test_chunks_visit_every_pair_once():
-    # chunk c runs block rows c and nb - 1 - c with all their tasks (I, J >= I)
-    for s, d in ((1, 1), (15, 3), (16, 1), (33, 2), (100, 1000), (2000, 119), (20000, 8),
-                 (10000, 500)):
-        block, nb = kernels.chunking(s, d)
-        assert (nb - 1) * block < s <= nb * block and nb <= kernels.MAX_BLOCKS
-        nc = (nb + 1) // 2
-        tasks = []
-        for c in range(nc):
-            rows = [c] if nb - 1 - c == c else [c, nb - 1 - c]
-            tasks += [(i, j) for i in rows for j in range(i, nb)]
-        assert len(set(tasks)) == len(tasks) == nb * (nb + 1) // 2
-        assert nc * s * (d + 1) * 8 <= max(kernels.PARTIAL_BYTES, 2 * s * (d + 1) * 8)
+def test_schedule_visits_every_pair_once():
+    for s, d in ((1, 1), (15, 3), (16, 1), (33, 2), (100, 1000), (2000, 119), (20000, 8)):
+        block, pairs, offsets = kernels.schedule(s, d)
+        nb = -(-s // block)
+        assert len({tuple(p) for p in pairs.tolist()}) == len(pairs) == nb * (nb + 1) // 2
+        assert np.all(pairs[:, 0] <= pairs[:, 1])
+        for k in range(1, len(offsets) - 1):  # no block twice within a parallel round
+            rnd = pairs[offsets[k]:offsets[k + 1]].ravel()
+            assert len(set(rnd.tolist())) == rnd.size
 
 
 def test_parallel_equals_serial_bitwise():
@@ -227,29 +223,26 @@ def test_parallel_equals_serial_bitwise():
         np.testing.assert_array_equal(H, H0)
 
 
-def test_parallel_chunk_kernel_equals_serial_bitwise():
-    # the parallel kernel itself with many chunks vs the serial build, 1 and 2 threads
+def test_parallel_schedule_kernel_equals_serial_bitwise():
+    # the parallel kernel itself on a many-round schedule (16 blocks) vs the serial one
     rng = np.random.default_rng(4)
     s, d = 256, 3
     W = rng.standard_normal((s, d))
-    W[7] = W[3]  # coincident rows: the Taylor branch
     b = np.full(d, 1.3)
     S, Co = np.sin(b * W), np.cos(b * W)
     xi = rng.uniform(0, 1, s) / s
-    block, nb = 16, 16
+    block, pairs, offsets = kernels.schedule(s, 10**6)
+    assert len(offsets) - 1 == 16
     old = numba.get_num_threads()
     try:
-        for nt in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
-            numba.set_num_threads(nt)
-            for with_grad in (True, False):
-                r1, g1 = kernels._run_chunks(W, b, S, Co, xi, block, nb, with_grad)
-                r2, g2 = kernels._run_chunks_serial(W, b, S, Co, xi, block, nb, with_grad)
-                np.testing.assert_array_equal(r1, r2)
-                np.testing.assert_array_equal(g1, g2)
-            H1 = kernels._pair_matrix_parallel(W, b, S, Co)
-            np.testing.assert_array_equal(H1, kernels._pair_matrix_serial(W, b, S, Co))
-        # against the dense matrix (a different order of additions)
-        np.testing.assert_allclose(r1, H1 @ xi, rtol=1e-14, atol=1e-16)
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        for with_grad in (True, False):
+            r1, g1 = kernels._run_schedule(W, b, S, Co, xi, block, pairs, offsets, with_grad)
+            r2, g2 = kernels._run_schedule_serial(W, b, S, Co, xi, block, pairs, offsets, with_grad)
+            np.testing.assert_array_equal(r1, r2)
+            np.testing.assert_array_equal(g1, g2)
+        H1 = kernels._pair_matrix_parallel(W, b, S, Co)
+        np.testing.assert_array_equal(H1, kernels._pair_matrix_serial(W, b, S, Co))
     finally:
         numba.set_num_threads(old)
 
