@@ -33,6 +33,30 @@ def timed(f, *a, **k):
     return out, time.perf_counter() - t0
 
 
+def greedy_step_floor(t_pts=250, d=8, repeat=5):
+    """Issue 14 floor: one greedy step at t points costs at most a full value_and_grad at (t, d).
+
+    One step = placing point t+1 (its local optimisation from the Halton init point,
+    default maxiter/tol) on top of the t greedy points: the time of
+    ``greedy_sequence(s=t+1, prefix=W_t)`` minus that of ``greedy_sequence(s=t, prefix=W_t)``
+    (same set-up, zero steps), min over interleaved repeats.  The reference is
+    ``obj.value_and_grad`` of the t points, same run.
+    """
+    obj = box(2.0, d)
+    W = design.greedy_sequence(obj, t_pts).points
+    steps, zeros, fulls = [], [], []
+    for _ in range(repeat):
+        zeros.append(timed(design.greedy_sequence, obj, t_pts, prefix=W)[1])
+        steps.append(timed(design.greedy_sequence, obj, t_pts + 1, prefix=W)[1])
+        fulls.append(min(timed(obj.value_and_grad, W)[1] for _ in range(5)))
+    step = max(min(steps) - min(zeros), 1e-9)
+    full = min(fulls)
+    print(f"greedy step at t={t_pts}, d={d}: {step * 1e3:.2f} ms (min over {repeat}); full "
+          f"value_and_grad at (s={t_pts}, d={d}): {full * 1e3:.2f} ms; step / full = "
+          f"{step / full:.2f} (floor <= 1: {'yes' if step <= full else 'NO'})")
+    return step, full
+
+
 def main():
     rows = []
 
@@ -125,4 +149,9 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+    if "--greedy-floor" in sys.argv:
+        design.greedy_sequence(box(2.0, 2), 4, maxiter=2)  # compile outside the timing
+        greedy_step_floor()
+    else:
+        main()

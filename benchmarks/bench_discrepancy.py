@@ -73,6 +73,65 @@ def numpy_value_grad(W, b, sigma, density, *, chunk_bytes=64 << 20):
     return scale * (pair - 2.0 * xi @ v + const), scale * grad
 
 
+@numba.njit(cache=True, error_model="numpy")
+def _div_fma_floor(W, b):
+    """Floor of the pair term: per unordered pair-dimension one division and one
+    multiply-add (a vectorised loop into a buffer), nothing else; one thread."""
+    s, d = W.shape
+    buf = np.empty(d)
+    tot = 0.0
+    for l in range(s):
+        for m in range(l + 1, s):
+            for j in range(d):
+                buf[j] = (W[l, j] * b[j] + W[m, j]) / (W[l, j] - W[m, j])
+            tot += buf[d - 1]
+    return tot
+
+
+def pair_floor(s=2000, d=119, repeat=5):
+    """Issue 14 floors: pair kernel (value + gradient) within 3x of the division-plus-fma
+    floor on one thread at (2000, 119); >= 1.7x from one to two threads; serial build vs
+    the parallel build on one thread.  Interleaved repeats, minima, one run."""
+    from qmc_orff import _discrepancy_kernels as K
+    rng = np.random.default_rng(20160101)
+    W = rng.standard_normal((s, d))
+    b = np.full(d, 2.0)
+    S, Co = np.sin(b * W), np.cos(b * W)
+    xi = np.full(s, 1.0 / s)
+    block, pairs, offsets = K.schedule(s, d)
+    nb = -(-s // block)
+    old = numba.get_num_threads()
+    nt2 = min(2, numba.config.NUMBA_NUM_THREADS)
+    t = {"floor": [], "serial": [], "par1": [], "par2": []}
+    _div_fma_floor(W[:20], b)
+    sched = K.schedule(40, 1)
+    K._run_schedule_serial(W[:40], b, S[:40], Co[:40], xi[:40], *sched, True)
+    K._run_schedule(W[:40], b, S[:40], Co[:40], xi[:40], *sched, True)
+    try:
+        for _ in range(repeat):
+            t["floor"].append(best_time(lambda: _div_fma_floor(W, b), 1)[0])
+            t["serial"].append(best_time(lambda: K._run_schedule_serial(W, b, S, Co, xi, block,
+                                                                        pairs, offsets, True), 1)[0])
+            numba.set_num_threads(1)
+            t["par1"].append(best_time(lambda: K._run_schedule(W, b, S, Co, xi, block, pairs,
+                                                         offsets, True), 1)[0])
+            numba.set_num_threads(nt2)
+            t["par2"].append(best_time(lambda: K._run_schedule(W, b, S, Co, xi, block, pairs,
+                                                         offsets, True), 1)[0])
+    finally:
+        numba.set_num_threads(old)
+    m = {k: min(v) for k, v in t.items()}
+    npd = s * (s - 1) / 2 * d
+    print(f"pair kernel (value + gradient) at (s={s}, d={d}), {nb} blocks, min of {repeat}:")
+    for k in ("floor", "serial", "par1", "par2"):
+        print(f"  {k:7s} {m[k]:8.4f} s  {m[k] / npd * 1e9:6.2f} ns/pair-dim")
+    print(f"  serial / floor (1 thread) = {m['serial'] / m['floor']:.2f} (floor <= 3: "
+          f"{'yes' if m['serial'] <= 3 * m['floor'] else 'NO'})")
+    print(f"  parallel build on 1 thread / serial build = {m['par1'] / m['serial']:.2f}")
+    print(f"  speed-up 1 -> {nt2} threads = {m['par1'] / m['par2']:.2f} (floor >= 1.7: "
+          f"{'yes' if m['par1'] >= 1.7 * m['par2'] else 'NO'})")
+
+
 def best_time(fn, repeat):
     best = math.inf
     out = None
@@ -87,7 +146,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes (smoke test)")
     parser.add_argument("--repeat", type=int, default=3, help="timings per case (best is kept)")
+    parser.add_argument("--pair-floor", action="store_true", help="issue-14 pair-kernel floors only")
     args = parser.parse_args()
+    if args.pair_floor:
+        print(f"numba {numba.__version__}, numpy {np.__version__}, cpu_count={os.cpu_count()}")
+        pair_floor(*((500, 119) if args.quick else (2000, 119)))
+        return
     sizes = QUICK_SIZES if args.quick else SIZES
     rng = np.random.default_rng(20160101)
     print(f"numba {numba.__version__}, threads={numba.get_num_threads()}, "

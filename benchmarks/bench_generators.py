@@ -29,6 +29,23 @@ from qmc_orff.generators import Halton, Lattice, Sobol
 from qmc_orff.generators.lattice import kuo_generating_vector
 
 
+def cbc_floor(d=64, repeat=3):
+    """Issue 14 floor: cbc_lattice time ratio from n = 2^18 to 2^20 at most 4.6x (d = 64)."""
+    from qmc_orff.generators import cbc_lattice
+    cbc_lattice(1024, 3)  # compile outside the timing
+    cbc_lattice(1031, 3)
+    ts = {m: [] for m in (16, 18, 20)}
+    for _ in range(repeat):
+        for m in ts:
+            t0 = time.perf_counter()
+            cbc_lattice(2 ** m, d)
+            ts[m].append(time.perf_counter() - t0)
+    t = {m: min(v) for m, v in ts.items()}
+    print(f"cbc_lattice d={d}: " + ", ".join(f"n=2^{m} {t[m]:.3f} s" for m in t)
+          + f"; ratio 2^16->2^18 {t[18] / t[16]:.2f}, 2^18->2^20 {t[20] / t[18]:.2f} "
+          f"(floor <= 4.6: {'yes' if t[20] <= 4.6 * t[18] else 'NO'})")
+
+
 def best_time(fn, repeat):
     best = np.inf
     for _ in range(repeat):
@@ -54,7 +71,11 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="n / 16, for a smoke test")
+    parser.add_argument("--cbc-floor", action="store_true", help="issue-14 cbc_lattice floor only")
     args = parser.parse_args(argv)
+    if args.cbc_floor:
+        cbc_floor()
+        return
     div = 16 if args.quick else 1
     d = 64
     n_sobol, n_halton, n_lat = 2 ** 20 // div, 2 ** 18 // div, 2 ** 20 // div

@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._discrepancy_kernels import _dsinc_poly, _sinc_poly
+
 # Below |b x| < _TAYLOR the sinc factor and its derivative use their Taylor
 # series (truncation error < 3e-18 and < 3e-16 relative): the direct forms lose
 # accuracy to cancellation there and divide by zero at x = 0.
@@ -86,3 +88,99 @@ def greedy_pair_sum_value(w, W, t, b):
             p *= _sinc_and_derivative(w[j] - W[l, j], b[j])[0]
         total += p
     return total
+
+
+# ---------------------------------------------------------------- tabulated (angle-addition) form
+# sinc(y) and sinc'(y) = (y cos y - sin y) / y^2 from the tabulated sin/cos of b_j w_j and
+# b_j W_lj (sin(u - v) = sin u cos v - cos u sin v): no transcendental call in the O(t d) loop.
+# Below |y| < _TAB_TAYLOR the Taylor polynomials of the pair kernel are used instead (the
+# angle-addition form loses relative accuracy to cancellation there); above it the relative
+# error is at most about eps (1 + |b_j w_j| + |b_j W_lj|) / _TAB_TAYLOR.
+_TAB_TAYLOR = 0.5
+
+
+@njit(cache=True, fastmath=False)
+def _tab_factor(y, sy, cy):
+    if abs(y) < _TAB_TAYLOR:
+        y2 = y * y
+        return _sinc_poly(y2), y * _dsinc_poly(y2)
+    inv = 1.0 / y
+    f = sy * inv
+    return f, (cy - f) * inv
+
+
+@njit(cache=True, fastmath=False)
+def greedy_pair_sum_tab(w, W, S, Co, t, b, grad):
+    """:func:`greedy_pair_sum` with ``S = sin(b W)``, ``Co = cos(b W)`` tabulated (rows < t)."""
+    d = w.shape[0]
+    f = np.empty(d)
+    df = np.empty(d)
+    sw = np.empty(d)
+    cw = np.empty(d)
+    prefix = np.empty(d + 1)
+    for j in range(d):
+        grad[j] = 0.0
+        sw[j] = np.sin(b[j] * w[j])
+        cw[j] = np.cos(b[j] * w[j])
+    total = 0.0
+    for l in range(t):
+        for j in range(d):
+            y = b[j] * (w[j] - W[l, j])
+            sy = sw[j] * Co[l, j] - cw[j] * S[l, j]
+            cy = cw[j] * Co[l, j] + sw[j] * S[l, j]
+            fj, dfj = _tab_factor(y, sy, cy)
+            f[j] = fj
+            df[j] = b[j] * dfj
+        prefix[0] = 1.0
+        for j in range(d):
+            prefix[j + 1] = prefix[j] * f[j]
+        total += prefix[d]
+        suffix = 1.0
+        for j in range(d - 1, -1, -1):
+            grad[j] += df[j] * prefix[j] * suffix
+            suffix *= f[j]
+    return total
+
+
+@njit(cache=True, fastmath=False)
+def greedy_pair_sum_tab_value(w, W, S, Co, t, b):
+    """``S(w)`` of :func:`greedy_pair_sum_tab` (the same factors and products)."""
+    d = w.shape[0]
+    sw = np.empty(d)
+    cw = np.empty(d)
+    for j in range(d):
+        sw[j] = np.sin(b[j] * w[j])
+        cw[j] = np.cos(b[j] * w[j])
+    total = 0.0
+    for l in range(t):
+        p = 1.0
+        for j in range(d):
+            y = b[j] * (w[j] - W[l, j])
+            sy = sw[j] * Co[l, j] - cw[j] * S[l, j]
+            p *= _tab_factor(y, sy, 0.0)[0]
+        total += p
+    return total
+
+
+@njit(cache=True, fastmath=False)
+def product_and_grad(g, dg, grad):
+    """Return ``prod_j g_j``; ``grad[j] = dg_j prod_{q != j} g_q`` (prefix/suffix products,
+    in the order of ``numpy.cumprod``: bit-identical to the former numpy code)."""
+    d = g.shape[0]
+    prefix = np.empty(d + 1)
+    prefix[0] = 1.0
+    for j in range(d):
+        prefix[j + 1] = prefix[j] * g[j]
+    suffix = 1.0
+    for j in range(d - 1, -1, -1):
+        grad[j] = dg[j] * prefix[j] * suffix
+        suffix = g[j] if j == d - 1 else suffix * g[j]
+    return prefix[d]
+
+
+@njit(cache=True, fastmath=False)
+def tabulate_row(w, b, s_row, c_row):
+    """``s_row = sin(b w)``, ``c_row = cos(b w)`` (the same calls as in the kernels above)."""
+    for j in range(w.shape[0]):
+        s_row[j] = np.sin(b[j] * w[j])
+        c_row[j] = np.cos(b[j] * w[j])

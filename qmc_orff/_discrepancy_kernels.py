@@ -89,19 +89,21 @@ def _dsinc_poly(z2):
         _D6 + z2 * (_D7 + z2 * (_D8 + z2 * _D9)))))))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def sinc_taylor(z):
     """``(sinc(z), sinc'(z))`` by the Taylor polynomials (valid for ``|z| < TAU``)."""
     z2 = z * z
     return _sinc_poly(z2), z * _dsinc_poly(z2)
 
 
-@njit(cache=True, inline="always")
-def _factors(W, b, S, Co, l, m, fbuf, dbuf):
+@njit(cache=True, inline="always", error_model="numpy")
+def _factors(W, b, S, Co, l, m, fbuf, dbuf, zbuf):
     """``fbuf[j] = sinc(z_j)``, ``dbuf[j] = b_j sinc'(z_j)``, ``z_j = b_j (W[l, j] - W[m, j])``.
 
-    Branch-free (both forms are computed and one is selected) so the loop can
-    be vectorised; ``1 / z`` is taken of 1 where the Taylor form is used.
+    Two passes: the angle-addition form for every ``j`` (a branch-free loop the
+    compiler vectorises; ``1 / z`` is inf at ``z = 0``), then the Taylor
+    polynomials only where ``|z_j| < TAU``.  Each factor is the same expression of
+    the same operands as in the former branch-free select, so the values agree bitwise.
     """
     d = W.shape[1]
     for j in range(d):
@@ -109,15 +111,17 @@ def _factors(W, b, S, Co, l, m, fbuf, dbuf):
         z = bj * (W[l, j] - W[m, j])
         sz = S[l, j] * Co[m, j] - Co[l, j] * S[m, j]
         cz = Co[l, j] * Co[m, j] + S[l, j] * S[m, j]
-        z2 = z * z
-        near = abs(z) < TAU
-        inv = 1.0 / (1.0 if near else z)
+        inv = 1.0 / z
         f_far = sz * inv
-        df_far = (cz - f_far) * inv
-        f = _sinc_poly(z2) if near else f_far
-        df = z * _dsinc_poly(z2) if near else df_far
-        fbuf[j] = f
-        dbuf[j] = bj * df
+        fbuf[j] = f_far
+        dbuf[j] = bj * ((cz - f_far) * inv)
+        zbuf[j] = z
+    for j in range(d):
+        z = zbuf[j]
+        if abs(z) < TAU:
+            z2 = z * z
+            fbuf[j] = _sinc_poly(z2)
+            dbuf[j] = b[j] * (z * _dsinc_poly(z2))
 
 
 @njit(cache=True, inline="always")
@@ -166,8 +170,8 @@ def _prefix_suffix(fbuf, pre, suf, d):
         pre[d - 1] = pb
 
 
-@njit(cache=True, inline="always")
-def _product(W, b, S, Co, l, m, fbuf, dbuf):
+@njit(cache=True, inline="always", error_model="numpy")
+def _product(W, b, S, Co, l, m, fbuf, zbuf):
     """``prod_j sinc(b_j (W[l, j] - W[m, j]))``.
 
     The factors are computed by the same operations as in :func:`_factors`, so
@@ -177,21 +181,25 @@ def _product(W, b, S, Co, l, m, fbuf, dbuf):
     for j in range(d):
         z = b[j] * (W[l, j] - W[m, j])
         sz = S[l, j] * Co[m, j] - Co[l, j] * S[m, j]
-        near = abs(z) < TAU
-        inv = 1.0 / (1.0 if near else z)
-        fbuf[j] = _sinc_poly(z * z) if near else sz * inv
+        inv = 1.0 / z
+        fbuf[j] = sz * inv
+        zbuf[j] = z
+    for j in range(d):
+        z = zbuf[j]
+        if abs(z) < TAU:
+            fbuf[j] = _sinc_poly(z * z)
     pa, pb = _prod2(fbuf, d)
     return pa * pb
 
 
 @njit(cache=True, inline="always")
-def _pair_grad(W, b, S, Co, xi, grad, r, l, m, fbuf, dbuf, pre, suf):
+def _pair_grad(W, b, S, Co, xi, grad, r, l, m, fbuf, dbuf, pre, suf, zbuf):
     """Add the contribution of the unordered pair (l, m), l != m, to r and grad."""
     d = W.shape[1]
     h = d >> 1
     xl = xi[l]
     xm = xi[m]
-    _factors(W, b, S, Co, l, m, fbuf, dbuf)
+    _factors(W, b, S, Co, l, m, fbuf, dbuf, zbuf)
     pa, pb = _prod2(fbuf, d)
     p = pa * pb
     r[l] += xm * p
@@ -212,7 +220,7 @@ def _pair_grad(W, b, S, Co, xi, grad, r, l, m, fbuf, dbuf, pre, suf):
         grad[m, j] -= t
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _task(W, b, S, Co, xi, grad, r, I, J, block, with_grad):
     """All unordered pairs (l in block I, m in block J), l < m when I == J.
 
@@ -220,11 +228,12 @@ def _task(W, b, S, Co, xi, grad, r, I, J, block, with_grad):
     stay in cache; the order of the pairs is fixed by (I, J, block) alone.
     """
     s, d = W.shape
-    buf = np.empty((4, d))
+    buf = np.empty((5, d))
     fbuf = buf[0]
     dbuf = buf[1]
     pre = buf[2]
     suf = buf[3]
+    zbuf = buf[4]
     l0 = I * block
     l1 = min(l0 + block, s)
     m0 = J * block
@@ -236,14 +245,14 @@ def _task(W, b, S, Co, xi, grad, r, I, J, block, with_grad):
             for l in range(lt, min(lt + TILE, l1)):
                 for m in range(max(mt, l + 1) if I == J else mt, min(mt + TILE, m1)):
                     if with_grad:
-                        _pair_grad(W, b, S, Co, xi, grad, r, l, m, fbuf, dbuf, pre, suf)
+                        _pair_grad(W, b, S, Co, xi, grad, r, l, m, fbuf, dbuf, pre, suf, zbuf)
                     else:
-                        p = _product(W, b, S, Co, l, m, fbuf, dbuf)
+                        p = _product(W, b, S, Co, l, m, fbuf, zbuf)
                         r[l] += xi[m] * p
                         r[m] += xi[l] * p
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, error_model="numpy")
 def _run_schedule(W, b, S, Co, xi, block, pairs, offsets, with_grad):
     s, d = W.shape
     grad = np.zeros((s, d)) if with_grad else np.zeros((0, d))
@@ -255,7 +264,7 @@ def _run_schedule(W, b, S, Co, xi, block, pairs, offsets, with_grad):
     return r, grad
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _run_schedule_serial(W, b, S, Co, xi, block, pairs, offsets, with_grad):
     # the same schedule (hence bit-identical results) on the calling thread only
     s, d = W.shape
@@ -329,19 +338,19 @@ def pair_values(W, b, S, Co, xi):
     return run(W, b, S, Co, xi, block, pairs, offsets, False)[0]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _matrix_row(W, b, S, Co, H, l):
     s, d = W.shape
     fbuf = np.empty(d)
-    dbuf = np.empty(d)
+    zbuf = np.empty(d)
     H[l, l] = 1.0
     for m in range(l + 1, s):
-        p = _product(W, b, S, Co, l, m, fbuf, dbuf)
+        p = _product(W, b, S, Co, l, m, fbuf, zbuf)
         H[l, m] = p
         H[m, l] = p
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _pair_matrix_serial(W, b, S, Co):
     s = W.shape[0]
     H = np.empty((s, s))
@@ -357,7 +366,7 @@ def pair_matrix(W, b, S, Co):
     return _pair_matrix_parallel(W, b, S, Co)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, error_model="numpy")
 def _pair_matrix_parallel(W, b, S, Co):
     """``H[l, m] = prod_j sinc(b_j (W[l, j] - W[m, j]))`` (normalised, ``H[l, l] = 1``).
 

@@ -19,7 +19,8 @@ import numpy as np
 
 from .threads import get_num_threads
 
-__all__ = ["cos_sin_inplace", "cos_sin_inplace_serial", "cos_sin_features"]
+__all__ = ["cos_sin_inplace", "cos_sin_inplace_serial", "cos_sin_inplace_f32",
+           "cos_sin_inplace_f32_serial", "cos_sin_features"]
 
 # fdlibm e_rem_pio2.c: 2/pi and pi/2 split into 33-bit pieces plus tails.
 _INVPIO2 = 6.36619772367581382433e-01
@@ -125,6 +126,89 @@ cos_sin_inplace = nb.njit(parallel=True, cache=True, nogil=True)(_cos_sin_inplac
 cos_sin_inplace_serial = nb.njit(parallel=False, cache=True, nogil=True)(_cos_sin_inplace_body)
 
 
+# ---------------------------------------------------------------- float32 path
+# Cephes sinf/cosf: reduction by pi/2 in three float32 pieces (each product fn * piece
+# exact for |fn| < 2^12, i.e. |x| <= _F32_REDUCE_MAX) and the minimax polynomials on
+# [-pi/4, pi/4]; every operation in float32, so the loop runs at float32 SIMD width.
+# Accuracy (tests/test_features.py::test_sincos_f32_accuracy): |error| <= 2.5 * 2^-24
+# (about 1.5e-7) against sin/cos in float64 of the same float32 argument, |x| <= 4096.
+_F32 = np.float32
+_F_INVPIO2 = _F32(0.636619772367581343)
+_F_TOINT = _F32(12582912.0)  # 1.5 * 2^23
+_F_DP1 = _F32(1.5703125)
+_F_DP2 = _F32(4.837512969970703125e-4)
+_F_DP3 = _F32(7.54978995489188216e-8)
+_F_SP0 = _F32(-1.9515295891e-4)
+_F_SP1 = _F32(8.3321608736e-3)
+_F_SP2 = _F32(-1.6666654611e-1)
+_F_CP0 = _F32(2.443315711809948e-5)
+_F_CP1 = _F32(-1.388731625493765e-3)
+_F_CP2 = _F32(4.166664568298827e-2)
+_F_HALF = _F32(0.5)
+_F_ONE = _F32(1.0)
+#: float32 arguments with ``|x| > _F32_REDUCE_MAX`` take the float64 path (rounded once).
+_F32_REDUCE_MAX = 4096.0
+
+
+@nb.njit(inline="always", fastmath=False)
+def _sincosf(x):  # pragma: no cover - compiled
+    """``(sin x, cos x)`` in float32 for float32 ``|x| <= _F32_REDUCE_MAX``, branch-free."""
+    fn = (x * _F_INVPIO2 + _F_TOINT) - _F_TOINT
+    n = np.int32(fn)
+    r = ((x - fn * _F_DP1) - fn * _F_DP2) - fn * _F_DP3
+    z = r * r
+    ks = ((_F_SP0 * z + _F_SP1) * z + _F_SP2) * z * r + r
+    kc = ((_F_CP0 * z + _F_CP1) * z + _F_CP2) * z * z - _F_HALF * z + _F_ONE
+    odd = (n & 1) != 0
+    sn = kc if odd else ks
+    cs = ks if odd else kc
+    if (n & 2) != 0:
+        sn = -sn
+    if ((n + 1) & 2) != 0:
+        cs = -cs
+    return sn, cs
+
+
+def _cos_sin_inplace_f32_body(out, scale):  # pragma: no cover - compiled
+    n, s2 = out.shape
+    s = s2 // 2
+    for i in nb.prange(n):
+        cos_part = out[i, :s]
+        arg_part = out[i, s:]
+        n_big = 0
+        for j in range(s):
+            n_big += abs(arg_part[j]) > _F32_REDUCE_MAX
+        if n_big == 0:  # float32 SIMD loop
+            for j in range(s):
+                sn, cs = _sincosf(arg_part[j])
+                c = scale[j]
+                cos_part[j] = c * cs
+                arg_part[j] = c * sn
+        else:  # a row with a large argument: float64 evaluation, rounded once
+            for j in range(s):
+                a = arg_part[j]
+                if abs(a) > _F32_REDUCE_MAX:
+                    a64 = np.float64(a)
+                    if abs(a64) > _REDUCE_MAX:
+                        sn64, cs64 = math.sin(a64), math.cos(a64)
+                    else:
+                        sn64, cs64 = _sincos(a64)
+                    sn, cs = np.float32(sn64), np.float32(cs64)
+                else:
+                    sn, cs = _sincosf(a)
+                c = scale[j]
+                cos_part[j] = c * cs
+                arg_part[j] = c * sn
+
+
+#: float32 only: as :data:`cos_sin_inplace`, with argument and sine/cosine in float32
+#: (:func:`_sincosf`); the map :func:`cos_sin_features` uses for float32 inputs.
+cos_sin_inplace_f32 = nb.njit(parallel=True, cache=True, nogil=True)(_cos_sin_inplace_f32_body)
+#: The same, serial.
+cos_sin_inplace_f32_serial = nb.njit(parallel=False, cache=True, nogil=True)(
+    _cos_sin_inplace_f32_body)
+
+
 def cos_sin_features(X, W, scale):
     """``[scale * cos(X W^T), scale * sin(X W^T)]`` of shape ``(n, 2 s)``.
 
@@ -143,14 +227,15 @@ def cos_sin_features(X, W, scale):
     # per dtype, whatever the caller holds: read-only memory maps, broadcast views)
     scale = np.array(scale, dtype=X.dtype, order="C", copy=True)
     np.matmul(X, W.T, out=out[:, s:])
+    f32 = out.dtype == np.float32  # argument (sgemm) and sine/cosine in float32
     n_threads = get_num_threads()  # qmc_orff.set_num_threads / num_threads
     if n_threads == 1:  # no numba thread pool at all (safe under any threading layer)
-        cos_sin_inplace_serial(out, scale)
+        (cos_sin_inplace_f32_serial if f32 else cos_sin_inplace_serial)(out, scale)
     else:
         previous = nb.get_num_threads()
         nb.set_num_threads(n_threads)
         try:
-            cos_sin_inplace(out, scale)
+            (cos_sin_inplace_f32 if f32 else cos_sin_inplace)(out, scale)
         finally:
             nb.set_num_threads(previous)
     return out

@@ -29,6 +29,8 @@ from functools import lru_cache
 import numpy as np
 from scipy import special
 
+from . import _density_kernels as _dk
+
 __all__ = [
     "ProductDensity",
     "GaussianDensity",
@@ -45,14 +47,14 @@ _SQRTPI = math.sqrt(math.pi)
 # --------------------------------------------------------------------------- helpers
 def _as_x(x):
     x = np.asarray(x, dtype=np.float64)
-    if not np.all(np.isfinite(x)):
+    if not np.isfinite(x).all():
         raise ValueError("'x' must contain only finite values (no NaN or inf).")
     return x
 
 
 def _as_a(a):
     a = np.asarray(a, dtype=np.float64)
-    if not np.all(np.isfinite(a)) or np.any(a <= 0):
+    if not (a > 0).all() or not np.isfinite(a).all():
         bad = a[~(np.isfinite(a) & (a > 0))].ravel()[0] if a.ndim else float(a)
         raise ValueError(f"'a' (box half-width over bandwidth) must be positive and finite; "
                          f"got {float(bad)!r}.")
@@ -61,11 +63,15 @@ def _as_a(a):
 
 def _broadcast_xa(x, a):
     """Checked, broadcast ``(x, a)``; ``a * x`` must be finite (it is an angle)."""
-    x, a = np.broadcast_arrays(_as_x(x), _as_a(a))
-    with np.errstate(over="ignore"):
-        ax = a * x
-    if not np.all(np.isfinite(ax)):
-        raise ValueError("'x' is too large: a * x overflows float64.")
+    x, a = _as_x(x), _as_a(a)
+    if x.shape != a.shape:
+        x, a = np.broadcast_arrays(x, a)
+    if x.size and not math.isfinite(float(np.abs(x).max()) * float(a.max())):
+        # the bound overflows: check the products themselves
+        with np.errstate(over="ignore"):
+            ax = a * x
+        if not np.isfinite(ax).all():
+            raise ValueError("'x' is too large: a * x overflows float64.")
     return x, a
 
 
@@ -151,6 +157,10 @@ class ProductDensity:
         g, dg = _quad_g(self, x, a, derivative=True)
         return _result(g), _result(dg)
 
+    def _g_and_derivative_flat(self, x, a):
+        """``(g_1, g_1')`` for 1-D float64 ``x``, ``a`` of one shape, already checked (private)."""
+        return self.g_and_derivative(x, a)
+
     def C(self, a):
         """``C_1(a) = pi^-1 int_0^a phi_1(t)^2 dt``."""
         a = _as_a(a)
@@ -213,47 +223,35 @@ class GaussianDensity(ProductDensity):
         g, dg = _gauss_g(x, a, derivative=True)
         return _result(g), _result(dg)
 
+    def _g_and_derivative_flat(self, x, a):
+        return _gauss_g(x, a, derivative=True)
+
     def C(self, a):
         a = _as_a(a)
         return _result(special.erf(a) / (2.0 * _SQRTPI))
 
 
+def _flat(arr):
+    return np.ascontiguousarray(arr, dtype=np.float64).reshape(-1)
+
+
 def _gauss_g(x, a, derivative=False):
-    """Gaussian ``g_1`` (and ``g_1'``) for broadcast float64 arrays ``x``, ``a`` (no checks)."""
-    g = np.empty(x.shape)
-    dg = np.empty(x.shape) if derivative else None
-    quad = (a <= 2.0) & (np.abs(x) * a <= 4.0)
-    far = ~quad
-    if np.any(far):
-        xf, af = x[far], a[far]
-        A = af / _SQRT2
-        y = xf / _SQRT2
-        wz = special.wofz(y + 1j * A)
-        ax = af * xf
-        sin_ax = np.sin(ax)
-        re = np.cos(ax) * wz.real - sin_ax * wz.imag
-        with np.errstate(over="ignore"):  # y^2 = inf for |x| > 1e154: exp(-y^2) = 0
-            gf = (np.exp(-y * y) - np.exp(-A * A) * re) / _SQRT2PI
-        g[far] = gf
-        if derivative:
-            # integration by parts; the two terms cancel to a factor ~ min(|x|, 1/a) at most
-            dg[far] = np.exp(-0.5 * af * af) * sin_ax / math.pi - xf * gf
-    if np.any(quad):
-        xq, aq = x[quad], a[quad]
-        nodes, weights = _gauss_legendre(24)
-        acc = np.zeros(xq.shape)
-        dacc = np.zeros(xq.shape) if derivative else None
-        for t0, w0 in zip(nodes, weights):
-            t = t0 * aq
-            wphi = w0 * np.exp(-0.5 * t * t)
-            xt = xq * t
-            acc += wphi * np.cos(xt)
-            if derivative:
-                dacc -= wphi * t * np.sin(xt)
-        g[quad] = acc * aq / math.pi
-        if derivative:
-            dg[quad] = dacc * aq / math.pi
-    return (g, dg) if derivative else g
+    """Gaussian ``g_1`` (and ``g_1'``) for broadcast float64 arrays ``x``, ``a`` (no checks).
+
+    Compiled (:mod:`qmc_orff._density_kernels`): one pass over all elements for the
+    quadrature branch, :func:`scipy.special.wofz` on the far elements only, one pass
+    to finish them.  A fixed number of calls whatever the size.
+    """
+    xf, af = _flat(x), _flat(a)
+    g = np.empty(xf.shape)
+    dg = np.empty(xf.shape) if derivative else g
+    far = _dk.gauss_near(xf, af, g, dg, derivative)
+    if far.size:
+        wz = special.wofz(xf[far] / _SQRT2 + 1j * (af[far] / _SQRT2))  # y + i A
+        _dk.gauss_far(xf, af, far, np.ascontiguousarray(wz.real), np.ascontiguousarray(wz.imag),
+                      g, dg, derivative)
+    g = g.reshape(x.shape)
+    return (g, dg.reshape(x.shape)) if derivative else g
 
 
 # --------------------------------------------------------------------------- Cauchy
@@ -309,36 +307,25 @@ class CauchyDensity(ProductDensity):
 
     def g_and_derivative(self, x, a):
         x, a = _broadcast_xa(x, a)
-        g = _cauchy_g(x, a)
-        u = a * (1.0 - 1j * x)
-        h = np.empty(u.shape, dtype=np.complex128)
-        small = np.abs(u) <= 1.0
-        if np.any(small):
-            us = u[small]
-            # sum_{k=0}^{K} (-1)^k (k+1)/(k+2)! u^k by Horner; K = 22 reaches 1e-22 at |u| = 1.
-            acc = np.zeros(us.shape, dtype=np.complex128)
-            for k in range(22, -1, -1):
-                acc = acc * us + ((-1) ** k) * (k + 1) / math.factorial(k + 2)
-            h[small] = acc
-        if np.any(~small):
-            ub = u[~small]
-            v = 1.0 / ub  # h = v (v - e^-u (1 + v)): no overflow for huge |x|
-            h[~small] = v * (v - np.exp(-ub) * (1.0 + v))
-        dg = -(a * a / math.pi) * h.imag
+        g, dg = _cauchy_g(x, a, derivative=True)
         return _result(g), _result(dg)
+
+    def _g_and_derivative_flat(self, x, a):
+        return _cauchy_g(x, a, derivative=True)
 
     def C(self, a):
         a = _as_a(a)
         return _result(-np.expm1(-2.0 * a) / (2.0 * math.pi))
 
 
-def _cauchy_g(x, a):
-    ea = np.exp(-a)
-    ax = a * x
-    s = np.sin(0.5 * ax)
-    num = -np.expm1(-a) + 2.0 * ea * s * s + x * ea * np.sin(ax)
-    with np.errstate(over="ignore"):  # 1 + x^2 = inf for |x| > 1e154: g underflows to 0
-        return num / (math.pi * (1.0 + x * x))
+def _cauchy_g(x, a, derivative=False):
+    """Cauchy ``g_1`` (and ``g_1'``), compiled, one pass over the broadcast arrays."""
+    xf, af = _flat(x), _flat(a)
+    g = np.empty(xf.shape)
+    dg = np.empty(xf.shape) if derivative else g
+    _dk.cauchy_g(xf, af, g, dg, derivative)
+    g = g.reshape(x.shape)
+    return (g, dg.reshape(x.shape)) if derivative else g
 
 
 # --------------------------------------------------------------------------- generic

@@ -59,7 +59,8 @@ import numpy as np
 import scipy.optimize
 
 from . import __version__
-from ._design_kernels import greedy_pair_sum, greedy_pair_sum_value
+from ._design_kernels import (greedy_pair_sum_tab, greedy_pair_sum_tab_value, product_and_grad,
+                              tabulate_row)
 from ._validation import as_generator, check_choice, check_dimension, check_int, check_positive_real
 from ._validation import MAX_DESIGN_POINTS, check_size
 from .sequence import Sequence
@@ -484,35 +485,38 @@ class _GreedyState:
         self.diag = 1.0  # normalised sinc_b(w, w)
         self.C = float(objective.constant(d, normalize=True))
         self.W = np.zeros((s, d))
+        self.S = np.zeros((s, d))  # sin(b_j W_lj), cos(b_j W_lj) of the chosen points
+        self.Co = np.zeros((s, d))
         self.t = 0
         self.pair = 0.0
         self.lin = 0.0
 
     def v_and_grad(self, w):
         """Normalised ``v(w) = prod_j pi g_j(w_j) / b_j`` and its gradient in ``w``."""
-        g, dg = self.density.g_and_derivative(self.sigma * w, self.a)
+        x = self.sigma * w
+        if not np.isfinite(x).all():
+            raise ValueError("'x' must contain only finite values (no NaN or inf).")
+        g, dg = self.density._g_and_derivative_flat(x, self.a)
         g = np.asarray(g, dtype=np.float64) * (math.pi / self.a)
         dg = np.asarray(dg, dtype=np.float64) * (math.pi * self.sigma / self.a)
-        d = g.shape[0]
-        prefix = np.concatenate(([1.0], np.cumprod(g)))
-        suffix = np.concatenate((np.cumprod(g[::-1])[::-1], [1.0]))
-        grad = dg * prefix[:d] * suffix[1:]
-        return float(prefix[d]), grad
+        grad = np.empty_like(g)
+        return product_and_grad(g, dg, grad), grad
 
     def candidate(self, w):
         """Normalised ``D^2(S_t + {w})`` and its gradient in ``w`` in O(t d)."""
         n = self.t + 1
         grad_pair = np.empty_like(w)
-        S = greedy_pair_sum(w, self.W, self.t, self.b, grad_pair)
+        S = greedy_pair_sum_tab(w, self.W, self.S, self.Co, self.t, self.b, grad_pair)
         v, grad_v = self.v_and_grad(w)
         val = (self.pair + 2.0 * S + self.diag) / n ** 2 - 2.0 * (self.lin + v) / n + self.C
         grad = 2.0 * grad_pair / n ** 2 - 2.0 * grad_v / n
         return val, grad
 
     def add(self, w):
-        S = greedy_pair_sum_value(w, self.W, self.t, self.b)
+        S = greedy_pair_sum_tab_value(w, self.W, self.S, self.Co, self.t, self.b)
         v, _ = self.v_and_grad(w)
         self.W[self.t] = w
+        tabulate_row(w, self.b, self.S[self.t], self.Co[self.t])
         self.pair += 2.0 * S + self.diag
         self.lin += v
         self.t += 1

@@ -8,7 +8,8 @@ from scipy.stats import norm, qmc
 
 import qmc_orff
 from qmc_orff import BoxDiscrepancy, design
-from qmc_orff._design_kernels import greedy_pair_sum, greedy_pair_sum_value
+from qmc_orff._design_kernels import (greedy_pair_sum, greedy_pair_sum_tab, greedy_pair_sum_tab_value,
+                                      greedy_pair_sum_value, product_and_grad)
 from qmc_orff.sequence import Sequence
 
 
@@ -76,6 +77,52 @@ def test_greedy_kernel_matches_reference(d):
     np.testing.assert_allclose(grad, rg, rtol=1e-11, atol=1e-14 * np.abs(rg).max())
     assert greedy_pair_sum_value(w, W, 25, b) == pytest.approx(val, rel=1e-14)
     assert greedy_pair_sum(w, W, 0, b, grad) == 0.0 and np.all(grad == 0)
+    # the tabulated (angle-addition) kernel used by the greedy state
+    S, Co = np.sin(b * W), np.cos(b * W)
+    gt = np.empty(d)
+    vt = greedy_pair_sum_tab(w, W, S, Co, 25, b, gt)
+    assert vt == pytest.approx(rv, rel=1e-13, abs=1e-15)
+    np.testing.assert_allclose(gt, rg, rtol=1e-11, atol=1e-14 * np.abs(rg).max())
+    assert greedy_pair_sum_tab_value(w, W, S, Co, 25, b) == vt  # same factors, same order
+    assert greedy_pair_sum_tab(w, W, S, Co, 0, b, gt) == 0.0 and np.all(gt == 0)
+
+
+def test_greedy_tab_kernel_taylor_switch_and_fd():
+    # the series and the angle-addition form agree at the switch |b x| = 0.5
+    b = np.array([2.0])
+    W = np.array([[0.3]])
+    S, Co = np.sin(b * W), np.cos(b * W)
+    g1, g2 = np.empty(1), np.empty(1)
+    v1 = greedy_pair_sum_tab(np.array([0.3 + 0.25 * (1 - 1e-12)]), W, S, Co, 1, b, g1)
+    v2 = greedy_pair_sum_tab(np.array([0.3 + 0.25 * (1 + 1e-12)]), W, S, Co, 1, b, g2)
+    assert v1 == pytest.approx(v2, rel=1e-14)
+    assert g1[0] == pytest.approx(g2[0], rel=1e-12)
+    rng = np.random.default_rng(8)
+    d = 5
+    W = rng.standard_normal((20, d))
+    b = np.full(d, 2.0)
+    S, Co = np.sin(b * W), np.cos(b * W)
+    w = rng.standard_normal(d)
+    grad = np.empty(d)
+    greedy_pair_sum_tab(w, W, S, Co, 20, b, grad)
+    h = 1e-6
+    for j in range(d):
+        e = np.zeros(d)
+        e[j] = h
+        fd = (greedy_pair_sum_tab_value(w + e, W, S, Co, 20, b)
+              - greedy_pair_sum_tab_value(w - e, W, S, Co, 20, b)) / (2 * h)
+        assert grad[j] == pytest.approx(fd, rel=1e-6, abs=1e-9)
+
+
+def test_product_and_grad_matches_cumprod():
+    g = np.array([0.3, -0.0, 0.7, 1.1, -0.4])
+    dg = np.array([1.0, 2.0, -0.5, 0.25, 3.0])
+    grad = np.empty(5)
+    p = product_and_grad(g, dg, grad)
+    prefix = np.concatenate(([1.0], np.cumprod(g)))
+    suffix = np.concatenate((np.cumprod(g[::-1])[::-1], [1.0]))
+    assert p == prefix[5]
+    np.testing.assert_array_equal(grad, dg * prefix[:5] * suffix[1:])
 
 
 def test_greedy_kernel_taylor_branch_continuity():
@@ -265,13 +312,13 @@ def test_ctrl_c_inside_compiled_code_counts_as_an_interrupt(monkeypatch):
         steps[0] += 1
         if steps[0] == 40:
             raise _interrupt_in_compiled_code()
-        return greedy_pair_sum(*args)
+        return greedy_pair_sum_tab(*args)
 
-    monkeypatch.setattr(design, "greedy_pair_sum", flaky_pair_sum)
+    monkeypatch.setattr(design, "greedy_pair_sum_tab", flaky_pair_sum)
     seq = design.greedy_sequence(obj, 12, maxiter=5)
     assert seq.meta["stop_reason"] == "interrupted" and 1 <= seq.s < 12
     # other SystemErrors still propagate
-    monkeypatch.setattr(design, "greedy_pair_sum",
+    monkeypatch.setattr(design, "greedy_pair_sum_tab",
                         lambda *args: (_ for _ in ()).throw(SystemError("other")))
     with pytest.raises(SystemError, match="other"):
         design.greedy_sequence(obj, 4, maxiter=5)

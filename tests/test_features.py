@@ -7,7 +7,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import qmc_orff
 from qmc_orff import FourierFeatures, ORFF
-from qmc_orff._features_kernels import cos_sin_features, cos_sin_inplace, cos_sin_inplace_serial
+from qmc_orff._features_kernels import (cos_sin_features, cos_sin_inplace, cos_sin_inplace_f32,
+                                       cos_sin_inplace_f32_serial, cos_sin_inplace_serial)
 from qmc_orff.features import householder_complement
 from qmc_orff.sequence import Sequence
 
@@ -93,6 +94,63 @@ def test_sincos_parallel_equals_serial(dtype):
                                   _run_inplace(cos_sin_inplace_serial, P, scale))
 
 
+def test_sincos_f32_accuracy():
+    """float32 sine/cosine: |error| <= 2.5 * 2^-24 against float64 sin/cos of the same argument."""
+    rng = np.random.default_rng(11)
+    a = np.concatenate([rng.uniform(-lim, lim, 50_000) for lim in (1.0, 10.0, 300.0, 4096.0, 1e6)]
+                       + [SPECIAL[np.abs(SPECIAL) < 3e38]])
+    a = a.astype(np.float32)
+    out = _run_inplace(cos_sin_inplace_f32_serial, a[None, :], np.ones(a.size, np.float32))
+    assert out.dtype == np.float32
+    ref = ref_cos_sin(a[None, :], np.ones(a.size))
+    err = np.abs(out.astype(np.float64) - ref)
+    assert err.max() <= 2.5 * 2.0**-24, err.max() / 2.0**-24
+    assert err.max() > 0.0  # it is a float32 evaluation, not the float64 one rounded
+    # exact values at 0
+    assert out[0, list(a).index(0.0)] == 1.0
+
+
+def test_sincos_f32_large_arguments_use_float64_path():
+    P = _arguments(np.float32, n=8, s=40)
+    P[2, 3] = 5000.0    # above the float32 reduction range: the row takes the scalar path
+    P[5, 1] = -3e7
+    scale = np.full(40, 0.5, dtype=np.float32)
+    out = _run_inplace(cos_sin_inplace_f32, P, scale)
+    ref64 = _run_inplace(cos_sin_inplace, P, scale)  # float64 evaluation, rounded once
+    for i, j in ((2, 3), (5, 1)):
+        assert out[i, j] == ref64[i, j] and out[i, 40 + j] == ref64[i, 40 + j]
+    assert np.max(np.abs(out.astype(np.float64) - ref_cos_sin(P, scale.astype(np.float64)))) \
+        <= 0.5 * 2.5 * 2.0**-24 + 2.0**-25
+
+
+def test_sincos_f32_parallel_equals_serial():
+    P = _arguments(np.float32, n=300, s=129)
+    P[17, 5] = 2e6
+    scale = np.linspace(0.1, 1.0, 129).astype(np.float32)
+    np.testing.assert_array_equal(_run_inplace(cos_sin_inplace_f32, P, scale),
+                                  _run_inplace(cos_sin_inplace_f32_serial, P, scale))
+
+
+def test_float32_map_against_float64_map_rounded():
+    """FourierFeatures float32 vs the float64 map rounded to float32 (issue 14, stated accuracy).
+
+    The difference has two parts: the float32 arguments (sgemm; error about
+    d 2^-24 sum_k |x_k w_k| at worst) and the float32 sine/cosine (<= 2.5 2^-24);
+    both times the column scale sqrt(1/s).
+    """
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(2000, 16))
+    ff = FourierFeatures(sigma=2.0, n_components=256, sequence="halton").fit(X)
+    F32 = ff.transform(X.astype(np.float32))
+    F64r = ff.transform(X).astype(np.float32)
+    assert F32.dtype == np.float32
+    W = ff.frequencies_
+    bound = (16 * np.abs(X) @ np.abs(W).T * 2.0**-24 + 3.0 * 2.0**-24) * np.sqrt(1.0 / 256)
+    err = np.abs(F32.astype(np.float64) - F64r.astype(np.float64))
+    assert np.all(err[:, :256] <= bound) and np.all(err[:, 256:] <= bound)
+    assert err.max() < 2e-6  # at these arguments (|x.w| up to ~20)
+
+
 def test_inplace_kernel_rows_with_and_without_large_arguments():
     P = np.random.default_rng(3).normal(size=(4, 50)) * 100
     P[1, 7] = 3e6      # rows 1 and 3 take the scalar path
@@ -114,8 +172,10 @@ def test_features_equal_reference():
     np.testing.assert_allclose(F, ref_cos_sin(X @ W.T, scale), rtol=0, atol=1e-15)
     F32 = cos_sin_features(X.astype(np.float32), W.astype(np.float32), scale.astype(np.float32))
     assert F32.dtype == np.float32
+    # float32 path (issue 14): sine/cosine in float32, within 2.5 * 2^-24 of the float64
+    # values of the same float32 arguments, plus half an ulp for the scaling
     np.testing.assert_allclose(F32, ref_cos_sin(X.astype(np.float32) @ W.T.astype(np.float32), scale),
-                               rtol=0, atol=2.0**-24)
+                               rtol=0, atol=3.0 * 2.0**-24)
     assert cos_sin_features(X[:0], W, scale).shape == (0, 1400)
 
 

@@ -10,6 +10,7 @@ import scipy.fft
 import scipy.special
 
 from .._validation import as_positive, check_dimension, check_int
+from . import _cbc_kernels
 
 __all__ = ["cbc_lattice", "worst_case_error"]
 
@@ -35,11 +36,18 @@ def _omega(x, alpha):
     """
     if alpha == 2:
         return 2.0 * math.pi ** 2 * (x * x - x + 1.0 / 6.0)
+    coef, factor = _omega_coefficients(alpha)
+    return factor * np.polyval(coef, x)
+
+
+def _omega_coefficients(alpha):
+    """``(coef, factor)`` with ``omega_alpha(x) = factor * polyval(coef, x)`` (alpha > 2)."""
+    if alpha == 2:
+        return np.zeros(1), 1.0  # unused: omega_2 has its own expression
     b = _bernoulli_numbers(alpha)  # exact B_0 .. B_alpha, with B_1 = -1/2
     coef = [float(math.comb(alpha, k) * b[k]) for k in range(alpha + 1)]  # of x^(alpha-k)
-    poly = np.polyval(np.array(coef), x)
     sign = -1.0 if (alpha // 2) % 2 == 0 else 1.0
-    return sign * (2.0 * math.pi) ** alpha / math.factorial(alpha) * poly
+    return np.array(coef), sign * (2.0 * math.pi) ** alpha / math.factorial(alpha)
 
 
 @functools.lru_cache(maxsize=None)
@@ -199,24 +207,28 @@ def cbc_lattice(n, d, *, weights=None, alpha=2, return_error=False):
         for lev in range(m - 2):                    # k = 2^lev u, u odd mod M = 2^(m - lev) >= 8
             big_m = n >> lev
             gm = g5[: big_m // 4] % big_m
-            levels.append((lev, big_m, gm, scipy.fft.fft(om[gm << lev])))
+            levels.append((gm << lev, (big_m - gm) << lev, big_m,
+                           scipy.fft.fft(om[gm << lev])))
         # (levels with M = 2 or 4 add the same value for every odd z: left out)
 
         def best(p):
             y = np.zeros(n // 4)
             scale = 0.0
-            for lev, big_m, gm, fhat in levels:
-                x = p[gm << lev] + p[(big_m - gm) << lev]
-                y += np.tile(_correlate(fhat, x), n // big_m)
+            for i1, i2, big_m, fhat in levels:
+                x = np.empty(i1.shape[0])
+                _cbc_kernels.gather_pair(p, i1, i2, x)
+                _cbc_kernels.add_tiled(y, _correlate(fhat, x))
                 scale += np.abs(x).sum()
             return _select(y, canon, scale * np.abs(om).max())
     else:
         # n in {1, 2, 4}: every unit is +-1, so z = 1 is optimal.
         def best(p):
             return 1
+    coef, factor = _omega_coefficients(alpha)
     for s in range(1, d):
         z[s] = best(p)
-        p *= 1.0 + gamma[s] * om[k * z[s] % n]
+        # p *= 1 + gamma_s om[k z_s mod n], compiled: omega evaluated, not gathered
+        _cbc_kernels.update_p(p, int(z[s]), n, float(gamma[s]), coef, factor, alpha == 2)
     if return_error:
         return z, float(p.mean() - 1.0)
     return z
