@@ -1,4 +1,5 @@
 """The shipped catalogue: index, package data, nearest-entry loading, stored D^2, resumable build."""
+import hashlib
 import json
 import os
 import warnings
@@ -22,7 +23,14 @@ def needs_catalogue(test):
 
 def test_catalogue_is_shipped():
     grid = {(e["d"], e["s"], e["box_over_sigma"], e["method"]) for e in ENTRIES}
-    assert len(grid) == len(cat.D_VALUES) * len(cat.S_VALUES) * len(cat.BOX_OVER_SIGMA) * len(cat.METHODS)
+    assert len(grid) == len(ENTRIES) > 100
+    # every grid point was built and scored; exactly those that beat ORF are shipped
+    scores = json.loads(resources.files("qmc_orff.sequences").joinpath("scores.json").read_text())
+    rows = scores["scores"]
+    assert len(rows) == len(cat.D_VALUES) * len(cat.S_VALUES) * len(cat.BOX_OVER_SIGMA) * len(cat.METHODS)
+    kept = {(r["d"], r["s"], r["box_over_sigma"], r["method"]) for r in rows if r["kept"]}
+    assert kept == grid
+    assert all((r["ratio_to_orf"] < 1.0) == r["kept"] for r in rows)
 
 
 def box(r, d):
@@ -49,13 +57,24 @@ def test_index_matches_files_and_package_data():
         if e["method"] == "global":
             assert e["maxiter"] == cat.default_maxiter(e["d"], e["s"])
             assert e["iterations"] <= e["maxiter"]
+        # no entry is worse than ORF on its own scoring data; its file is the one indexed
+        assert e["ratio_to_orf"] < 1.0
+        assert e["ratio_to_orf"] == pytest.approx(e["gram_error"] / e["orf_gram_error"], rel=1e-12)
+        data = root.joinpath(e["file"]).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == e["sha256"]
+        seq = load_sequence(os.path.join(str(root), e["file"]))
+        for key in ("d", "s", "method", "ratio_to_orf", "gram_error", "d2"):
+            assert seq.meta[key] == e[key]
+        if e["method"] == "weighted":
+            assert abs(float(np.sum(seq.weights)) - 1.0) <= 1e-12
+            assert np.all(seq.weights >= 0)
     total = sum(os.path.getsize(os.path.join(str(root), e["file"])) for e in ENTRIES)
     assert total < 30e6
 
 
 @needs_catalogue
-@pytest.mark.parametrize("d, s, r, method", [(2, 64, 2.0, "global"), (4, 64, 2.0, "weighted"),
-                                              (8, 128, 1.0, "global"), (4, 256, 4.0, "global")])
+@pytest.mark.parametrize("d, s, r, method", [(2, 64, 0.5, "global"), (4, 64, 0.25, "weighted"),
+                                              (8, 128, 0.125, "global"), (4, 256, 1.0, "global")])
 def test_stored_d2_recomputed(d, s, r, method):
     if not cat.catalogue(d=d, s=s, method=method):
         pytest.skip("entry not built")
@@ -74,24 +93,42 @@ def test_stored_d2_recomputed(d, s, r, method):
 def test_load_nearest_in_log_scale():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        exact = cat.load_catalogue(2, 64, 2.0, "global")
-    assert exact.meta["box_over_sigma"] == [2.0, 2.0]
-    with pytest.warns(UserWarning, match="log-nearest, box_over_sigma=4"):
-        seq = cat.load_catalogue(2, 64, 3.0, "global")  # log 3 is nearer log 4 than log 2
-    assert seq.meta["catalogue"]["chosen_box_over_sigma"] == 4.0
-    assert seq.meta["catalogue"]["requested_box_over_sigma"] == 3.0
-    with pytest.warns(UserWarning, match="box_over_sigma=1"):
+        exact = cat.load_catalogue(2, 64, 0.5, "global")
+    assert exact.meta["box_over_sigma"] == [0.5, 0.5]
+    with pytest.warns(UserWarning, match=r"log-nearest, box_over_sigma=1 .*\dx that of orthogonal"):
+        seq = cat.load_catalogue(2, 64, 0.8, "global")  # log 0.8 is nearer log 1 than log 0.5
+    assert seq.meta["catalogue"]["chosen_box_over_sigma"] == 1.0
+    assert seq.meta["catalogue"]["requested_box_over_sigma"] == 0.8
+    with pytest.warns(UserWarning, match="box_over_sigma=0.125"):
         seq = cat.load_catalogue(2, 64, 0.1, "global")
-    with pytest.warns(UserWarning, match="box_over_sigma=2"):  # tie at sqrt(2): larger box
-        seq = cat.load_catalogue(2, 64, float(np.sqrt(2.0)), "global")
+    with pytest.warns(UserWarning, match="box_over_sigma=1 "):  # tie at sqrt(0.5): larger box
+        seq = cat.load_catalogue(2, 64, float(np.sqrt(0.5)), "global")
     np.testing.assert_array_equal(seq.frequencies(2.0), seq.points / 2.0)
 
 
 @needs_catalogue
+@pytest.mark.parametrize("r", [0.05, 2.5, 4.0])
+def test_load_refuses_far_requests(r):
+    # more than a factor 2 from every entry: refused, with the numbers
+    with pytest.raises(ValueError, match=rf"'box_over_sigma'={r:g} is more than 2x away .*entries: \["):
+        cat.load_catalogue(2, 64, r, "global")
+
+
+@needs_catalogue
+def test_scores_recomputed():
+    # the index's score is reproducible from score_entry (held-out Gaussian data, moment box)
+    e = cat.catalogue(d=4, s=64, method="weighted")[0]
+    seq = cat.load_catalogue(4, 64, e["box_over_sigma"], "weighted")
+    sc = cat.score_entry(seq.points, seq.weights, e["box_over_sigma"])
+    assert sc["ratio_to_orf"] == pytest.approx(e["ratio_to_orf"], rel=1e-9)
+    assert sc["gram_error"] < sc["orf_gram_error"]
+
+
+@needs_catalogue
 @pytest.mark.parametrize("args, exc, match", [
-    ((3, 64, 2.0, "global"), ValueError, r"'d' must be one of the catalogue's dimensions \[2, "),
-    ((2, 65, 2.0, "global"), ValueError, r"'s' must be one of the catalogue's sizes \[64"),
-    ((2, 64, 2.0, "greedy"), ValueError, "'method' must be one of 'global', 'weighted'"),
+    ((3, 64, 1.0, "global"), ValueError, r"'d' must be one of the catalogue's dimensions \[2, "),
+    ((2, 65, 1.0, "global"), ValueError, r"'s' must be one of the catalogue's sizes \[64"),
+    ((2, 64, 1.0, "greedy"), ValueError, "'method' must be one of 'global', 'weighted'"),
     ((2, 64, -1.0, "global"), ValueError, "'box_over_sigma' must be a positive finite number"),
     ((2, 64, "x", "global"), TypeError, "'box_over_sigma' must be a positive finite number"),
     ((0, 64, 2.0, "global"), ValueError, "'d' must be >= 1"),
@@ -108,7 +145,7 @@ def test_default_maxiter_fits_the_budget():
 
 def test_build_resume_and_repair(tmp_path):
     logs = []
-    kw = dict(d_values=(2,), s_values=(16,), box_over_sigma=(1.0, 2.0), maxiter=5)
+    kw = dict(d_values=(2,), s_values=(16,), box_over_sigma=(1.0, 2.0), maxiter=5, keep_ratio=None)
     entries = cat.build_catalogue(tmp_path, log=logs.append, **kw)
     assert len(entries) == 4 and len(logs) == 4
     names = sorted(e["file"] for e in entries)
