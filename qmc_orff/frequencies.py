@@ -324,8 +324,7 @@ def _auto_source(kernel, measure, s, d):
     """The source ``"auto"`` stands for (see :func:`make_frequencies`)."""
     if kernel in ("laplacian", "skewed_chi2"):
         return "halton"
-    if kernel == "gaussian" and measure == "spectral" and d <= AUTO_SOBOL_MAX_D \
-            and s >= AUTO_SOBOL_MIN_S_OVER_D * d:
+    if d <= AUTO_SOBOL_MAX_D and s >= AUTO_SOBOL_MIN_S_OVER_D * d:
         return "sobol"
     return "orf-qmc"
 
@@ -439,7 +438,8 @@ def make_frequencies(kernel="gaussian", n_components=256, d=None, *, sigma=1.0,
             sequence = _auto_source(kernel, measure, s, d)
             if sequence == "sobol":
                 # scrambled (fixed seed when none is given); s need not be a power of 2
-                t = _quiet_sobol(s, d, ORF_QMC_SEED if seed is None else seed)
+                extra = 1 if (kernel == "matern" or measure == "radial") else 0
+                t = _quiet_sobol(s, d + extra, ORF_QMC_SEED if seed is None else seed)
                 U = _from_unit(t, kernel, measure, nu, d)
                 sequence = None
         if sequence is None:
@@ -480,7 +480,7 @@ def make_frequencies(kernel="gaussian", n_components=256, d=None, *, sigma=1.0,
             try:
                 U = as_points(sequence, "sequence")
             except TypeError:
-                raise ValueError("'sequence' must be one of 'mc', 'orf', 'halton', 'sobol', "
+                raise ValueError("'sequence' must be one of 'auto', 'orf-qmc', 'mc', 'orf', 'halton', 'sobol', "
                                  f"'lattice', a Sequence or an (s, d) array; got {sequence!r}.") from None
         if d is not None and U.shape[1] != d:
             raise ValueError(f"'sequence' has dimension {U.shape[1]}, but d={d}.")
