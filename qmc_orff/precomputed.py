@@ -58,7 +58,7 @@ _INDEX_FIELDS = ("d", "s", "box_over_sigma", "method", "density", "init", "d2", 
                  "halton_d2", "ratio_to_halton", "expected_mc", "maxiter", "iterations",
                  "stop_reason", "optimizer", "solver", "kkt_residual", "seconds",
                  "library_version", "created", "catalogue_version", "weights_sum",
-                 "gram_error", "orf_gram_error", "ratio_to_orf", "scoring")
+                 "gram_error", "orf_gram_error", "ratio_to_orf", "start_gram_error", "scoring")
 
 
 def entry_name(d, s, box_over_sigma, method):
@@ -321,6 +321,8 @@ def _build_entry(s, d, r, method, maxiter):
     if method != "global":
         meta["maxiter"] = None  # no iterations: the weights QP is solved exactly
     meta.update(score_entry(seq.points, seq.weights, r))
+    if method == "weighted":  # the same points with uniform weights, on the same data
+        meta["start_gram_error"] = score_entry(seq.points, None, r)["gram_error"]
     return Sequence(seq.points, seq.weights, meta)
 
 
@@ -347,7 +349,9 @@ def build_catalogue(directory=None, *, d_values=D_VALUES, s_values=S_VALUES,
         Worker processes (entries are independent).
     keep_ratio : float or None, default=1.0
         Keep an entry only when its Gram error on its scoring data (:func:`score_entry`)
-        is below ``keep_ratio`` times ORF's; the file of a dropped entry is deleted.
+        is below ``keep_ratio`` times ORF's (and, for a weighted entry, at most that of
+        its own points with uniform weights, ``start_gram_error``); the file of a
+        dropped entry is deleted.
         ``None`` keeps every entry.
 
     Returns
@@ -408,12 +412,15 @@ def build_catalogue(directory=None, *, d_values=D_VALUES, s_values=S_VALUES,
         name = entry_name(d, s, r, method)
         path = os.path.join(directory, name)
         meta = seq.meta
-        keep = keep_ratio is None or meta["ratio_to_orf"] < keep_ratio
+        # kept: beats ORF, and a weighted entry also beats its own uniform-weight start
+        keep = keep_ratio is None or (meta["ratio_to_orf"] < keep_ratio and
+                                      meta["gram_error"] <= meta.get("start_gram_error", np.inf))
         scores[name] = {"d": d, "s": s, "box_over_sigma": r, "method": method, "kept": bool(keep),
                         "ratio_to_orf": meta["ratio_to_orf"], "gram_error": meta["gram_error"],
                         "orf_gram_error": meta["orf_gram_error"],
                         "ratio_to_halton": meta.get("ratio_to_halton"),
-                        "weights_sum": meta.get("weights_sum"), "seconds": t}
+                        "weights_sum": meta.get("weights_sum"),
+                        "start_gram_error": meta.get("start_gram_error"), "seconds": t}
         if keep:
             seq.save(path)
             entries[name] = _index_entry(name, seq, path)

@@ -30,7 +30,12 @@ def test_catalogue_is_shipped():
     assert len(rows) == len(cat.D_VALUES) * len(cat.S_VALUES) * len(cat.BOX_OVER_SIGMA) * len(cat.METHODS)
     kept = {(r["d"], r["s"], r["box_over_sigma"], r["method"]) for r in rows if r["kept"]}
     assert kept == grid
-    assert all((r["ratio_to_orf"] < 1.0) == r["kept"] for r in rows)
+    for r in rows:
+        if r["kept"]:
+            assert r["ratio_to_orf"] < 1.0, r
+            assert r["method"] == "global" or r["gram_error"] <= r["start_gram_error"], r
+        else:  # lost to ORF, or a weighted entry lost to its own uniform-weight start
+            assert r["ratio_to_orf"] >= 1.0 or r["gram_error"] > r["start_gram_error"], r
 
 
 def box(r, d):
@@ -68,6 +73,7 @@ def test_index_matches_files_and_package_data():
         if e["method"] == "weighted":
             assert abs(float(np.sum(seq.weights)) - 1.0) <= 1e-12
             assert np.all(seq.weights >= 0)
+            assert e["gram_error"] <= e["start_gram_error"]  # weights never hurt on held-out data
     total = sum(os.path.getsize(os.path.join(str(root), e["file"])) for e in ENTRIES)
     assert total < 30e6
 
@@ -181,3 +187,15 @@ def test_build_resume_and_repair(tmp_path):
 def test_build_rejects_bad_method(tmp_path):
     with pytest.raises(ValueError, match="'methods' must be one of 'global', 'weighted'"):
         cat.build_catalogue(tmp_path, methods=("lattice",), d_values=(2,), s_values=(8,))
+
+
+def test_build_drops_entries_that_lose_to_orf(tmp_path):
+    logs = []
+    kw = dict(d_values=(2,), s_values=(16,), box_over_sigma=(1.0,), maxiter=5)
+    assert cat.build_catalogue(tmp_path, log=logs.append, keep_ratio=1e-12, **kw) == []
+    assert all("dropped" in line for line in logs) and len(logs) == 2
+    assert not [f for f in os.listdir(tmp_path) if f.endswith(".npz")]
+    scores = json.loads((tmp_path / "scores.json").read_text())["scores"]
+    assert len(scores) == 2 and not any(r["kept"] for r in scores)
+    w = [r for r in scores if r["method"] == "weighted"][0]
+    assert w["weights_sum"] == pytest.approx(1.0, abs=1e-12) and w["start_gram_error"] > 0
