@@ -130,11 +130,13 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true",
                    help="digits PCA-8 and diabetes, s in {32, 128} only")
+    p.add_argument("--data", nargs="+", choices=DATASETS, default=None,
+                   help="only these data sets")
     args = p.parse_args()
     if args.quick:
-        failures = accuracy_table(("digits_pca8", "diabetes"), (32, 128))
+        failures = accuracy_table(args.data or ("digits_pca8", "diabetes"), (32, 128))
     else:
-        failures = accuracy_table(DATASETS, S_VALUES)
+        failures = accuracy_table(args.data or DATASETS, S_VALUES)
     check_cost(args.quick)
     return 1 if failures else 0
 
