@@ -105,7 +105,7 @@ def _check_supplied_sequence(fitted, X, reference, p=1):
 #: whose Gram errors on a sample of the training rows are compared (the lowest is kept).
 DEFAULT_CANDIDATES = 8
 #: ... on at most this many rows of ``X`` (a fixed sample: the same map on every fit).
-DEFAULT_SAMPLES = 256
+DEFAULT_SAMPLES = 512
 
 
 def _select_default(kernel, n_components, X, exact, *, sigma, nu):
