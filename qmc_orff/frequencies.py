@@ -423,14 +423,15 @@ def make_frequencies(kernel="gaussian", n_components=256, d=None, *, sigma=1.0,
 
     Measured (``benchmarks/bench_default_map.py``: held-out relative Frobenius Gram
     error over ORF's mean over 5 seeds, median-heuristic sigma, s = 32..1024):
-    seedless ``"orf-qmc"`` 0.81-1.03 on digits (d = 61), digits PCA-8, breast cancer
-    (d = 30; one cell 1.25), diabetes (d = 10; 0.71-1.07) and MNIST pixels (d = 663;
-    0.96-1.03) -- about ORF's accuracy in high dimension, where no data-free source
-    beats it, and 5-20% better in moderate dimension; RR2 Halton (the former default)
-    0.54-7.7; scrambled Sobol' 0.49-0.75 in d <= 10 at ``s >= 32 d`` (hence the rule)
-    but up to 2x worse at small ``s`` or in high ``d``.
-    :class:`~qmc_orff.FourierFeatures` with ``sequence="auto"`` and no seed further
-    keeps the best of 8 fixed draws on a sample of its training inputs.
+    seedless ``"orf-qmc"`` 0.81-0.99 on digits (d = 61) and digits PCA-8, 0.89-0.94 on
+    breast cancer (d = 30) but 1.25 at s = 64, 0.71-1.07 on diabetes (d = 10), 0.94-1.03
+    on MNIST pixels (d = 663) -- about ORF's accuracy in high dimension, where no
+    data-free source beats it, 5-20% better in moderate dimension, and a single fixed
+    draw can still land 25% worse; RR2 Halton (the former default) 0.54-8.6; scrambled
+    Sobol' 0.49-0.75 in d <= 10 at ``s >= 32 d`` (hence the rule) but up to 2x worse at
+    small ``s`` or in high ``d``.  :class:`~qmc_orff.FourierFeatures` with
+    ``sequence="auto"`` and no seed therefore keeps the best of 8 fixed draws on 512 of
+    its training rows: 0.40-1.00 of ORF's error in all 30 cells (worst: MNIST, s = 1024).
 
     Coordinate-wise inverse CDF for product densities, ``w_j = F^-1(t_j) / sigma_j``.
     Matern: ``w = z / (sigma sqrt(g / (2 nu)))``, ``z = Phi^-1(t_1..t_d)``,
