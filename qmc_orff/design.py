@@ -691,8 +691,9 @@ def greedy_sequence(objective, s, *, d=None, init="halton", method="cg", maxiter
 
 
 # --------------------------------------------------------------------------- weighted
-def weighted_sequence(objective, s, *, d=None, init="halton", solver="nnls", seed=None):
-    """QMC points with the optimal nonnegative weights of eq. 17.
+def weighted_sequence(objective, s, *, d=None, init="halton", solver="nnls", seed=None,
+                      sum_to_one=True):
+    """QMC points with the optimal nonnegative weights of eq. 17, summing to 1 by default.
 
     Parameters
     ----------
@@ -706,6 +707,10 @@ def weighted_sequence(objective, s, *, d=None, init="halton", solver="nnls", see
         See :func:`qmc_orff.optimal_weights`.
     seed : None, int or Generator, default=None
         Used by ``init="random"`` only.
+    sum_to_one : bool, default=True
+        Constrain ``sum(xi) = 1``, so that the map keeps ``k(0) = 1`` (the diagonal of
+        its Gram matrix exact).  ``False`` is the paper's problem, whose weights can sum
+        to far below 1 (it warns then); see :func:`qmc_orff.solve_weights_qp`.
 
     Returns
     -------
@@ -725,7 +730,7 @@ def weighted_sequence(objective, s, *, d=None, init="halton", solver="nnls", see
     t0 = time.perf_counter()
     # the unit problem in normalised units is the objective's QP divided by prod(b / pi):
     # the same optimal weights
-    res = optimal_weights(P.obj, U, solver=solver, normalize=True)
+    res = optimal_weights(P.obj, U, solver=solver, normalize=True, sum_to_one=sum_to_one)
     nuniform = P.nd2(U)
     meta.update({
         "uniform_d2": P.raw(nuniform),
@@ -735,6 +740,7 @@ def weighted_sequence(objective, s, *, d=None, init="halton", solver="nnls", see
         "solver_status": res.status,
         "n_zero_weights": res.n_active,
         "weights_sum": float(np.sum(res.weights)),
+        "sum_to_one": bool(res.sum_to_one),
         "stop_reason": res.status,
         "iterations": 0,
         "seconds": time.perf_counter() - t0,

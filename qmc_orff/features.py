@@ -51,6 +51,132 @@ def _scalar_param(value, name):
     return value
 
 
+# --------------------------------------------------------------------------- fit-time check
+_CHECKS = ("warn", "raise", "off")
+#: The fit-time check of a supplied sequence samples at most this many rows of ``X``
+#: (at most ``CHECK_BLOCK_ROWS // p`` for an operator-valued map with ``p`` outputs).
+CHECK_SAMPLES = 256
+CHECK_BLOCK_ROWS = 512
+#: ... and compares with the mean of this many seeded reference maps ...
+CHECK_REFERENCE_SEEDS = 3
+#: ... flagging the sequence when its Gram error exceeds the reference's by this factor
+#: (the margin absorbs the sampling noise of a 256-row estimate; an ORF draw passed as an
+#: array stays below it).
+CHECK_MARGIN = 1.1
+
+
+def _check_supplied_sequence(fitted, X, reference, p=1):
+    """The fit-time check of :class:`FourierFeatures` / :class:`ORFF` (``check`` != "off").
+
+    ``fitted`` was built from a user-supplied Sequence or array; compare its Gram error on a
+    sample of the rows of ``X`` with that of the same map drawn from ``reference``
+    (``"orf"`` where defined, else ``"mc"``), mean of ``CHECK_REFERENCE_SEEDS`` seeds.
+    Returns ``(error, reference_error, n_rows)``; warns or raises when the sequence is worse.
+    """
+    import warnings
+
+    from sklearn.base import clone
+
+    check = check_choice(fitted.check, "check", _CHECKS)
+    if check == "off" or X.shape[0] < 2:
+        return None
+    m = min(X.shape[0], CHECK_SAMPLES, max(2, CHECK_BLOCK_ROWS // p))
+    rng = np.random.default_rng(0)  # the same rows on every fit: reproducible verdicts
+    Xs = X if X.shape[0] <= m else X[np.sort(rng.choice(X.shape[0], m, replace=False))]
+    Xs = np.ascontiguousarray(Xs)
+    # the exact Gram matrix once (gram_error's definition: ||K - K~||_F / ||K||_F)
+    operator = hasattr(fitted, "approximate_kernel")
+    K = fitted.kernel_.block(Xs) if operator else _exact_gram(fitted.kernel_, Xs)
+    nK = float(np.linalg.norm(K))
+
+    def error(fm):
+        if operator:
+            approx = fm.approximate_kernel(Xs, block=True)
+        else:
+            Z = np.asarray(fm.transform(Xs), dtype=np.float64)
+            approx = Z @ Z.T
+        return float(np.linalg.norm(approx - K)) / nK
+
+    own = error(fitted)
+    ref_errors = []
+    for k in range(CHECK_REFERENCE_SEEDS):
+        ref = clone(fitted).set_params(sequence=reference, n_components=fitted.frequencies_.shape[0],
+                                       seed=k, check="off")
+        ref_errors.append(error(ref.fit(Xs)))
+    ref_err = float(np.mean(ref_errors))
+    if own > CHECK_MARGIN * ref_err:
+        msg = (f"the supplied 'sequence' gives a Gram error of {own:.3g} on {m} rows of X, worse "
+               f"than {reference!r} frequencies of the same size ({ref_err:.3g}, mean of "
+               f"{CHECK_REFERENCE_SEEDS} seeds): it was designed for other data (box, dimension "
+               "or bandwidth). Use the default sequence, or pass check='off' to keep it silently.")
+        if check == "raise":
+            raise ValueError(msg)
+        warnings.warn(msg, UserWarning, stacklevel=3)
+    return own, ref_err, m
+
+
+def _exact_gram(kernel, X):
+    """The exact Gram matrix of the rows of ``X``; the Gaussian one by one BLAS product.
+
+    ``|x|^2 + |z|^2 - 2 x.z`` loses digits for nearby points (the library's kernels form
+    the differences instead), but the check and the selection compare errors of order
+    1e-3..1: a relative error of 1e-12 in ``K`` does not matter, and ``O(m^2 d)``
+    difference tensors would cost more than everything else at d in the hundreds.
+    """
+    if isinstance(kernel, Gaussian):
+        Y = X / np.asarray(kernel.sigma, dtype=np.float64)
+        sq = np.einsum("ij,ij->i", Y, Y)
+        D2 = sq[:, None] + sq[None, :] - 2.0 * (Y @ Y.T)
+        np.maximum(D2, 0.0, out=D2)
+        np.fill_diagonal(D2, 0.0)
+        return np.exp(-0.5 * D2)
+    return np.asarray(kernel(X), dtype=np.float64)
+
+
+# --------------------------------------------------------------------------- the default map
+#: ``sequence="auto"`` without a seed: the number of fixed seeded draws of the rule's source
+#: whose Gram errors on a sample of the training rows are compared (the lowest is kept).
+DEFAULT_CANDIDATES = 8
+#: ... on at most this many rows of ``X`` (a fixed sample: the same map on every fit).
+DEFAULT_SAMPLES = 512
+
+
+def _select_default(kernel, n_components, X, exact, *, sigma, nu):
+    """The default map's frequencies: the best of ``DEFAULT_CANDIDATES`` fixed draws.
+
+    ``"auto"`` resolves to a randomisable source (``"orf-qmc"`` or scrambled Sobol');
+    ``DEFAULT_CANDIDATES`` draws with the fixed seeds ``0..K-1`` are scored by their Gram
+    error on a fixed sample of at most ``DEFAULT_SAMPLES`` rows of ``X`` and the best is
+    kept: deterministic given ``X``, no seed needed.  A single draw of orthogonal random
+    features is within about +-15% of their mean error; the selection removes the bad
+    draws (see ``benchmarks/bench_default_map.py``).  Returns ``(None, None)`` when the
+    rule is deterministic (Halton for the Laplacian and skewed chi-squared kernels) or
+    ``X`` has fewer than 2 rows.
+    """
+    from .frequencies import ORF_QMC_SEED, _auto_source
+
+    if n_components is None or X.shape[0] < 2:
+        return None, None
+    d = X.shape[1]
+    source = _auto_source(kernel, "spectral", int(n_components), d)
+    if source not in ("orf-qmc", "sobol"):
+        return None, None
+    m = min(X.shape[0], DEFAULT_SAMPLES)
+    rng = np.random.default_rng(0)
+    Xs = X if X.shape[0] <= m else X[np.sort(rng.choice(X.shape[0], m, replace=False))]
+    Xs = np.ascontiguousarray(Xs, dtype=np.float64)
+    K = _exact_gram(exact, Xs)
+    best, best_err = (None, None), np.inf
+    for k in range(DEFAULT_CANDIDATES):
+        W, xi = make_frequencies(kernel, n_components, d, sigma=sigma, sequence="auto",
+                                 seed=ORF_QMC_SEED + k, nu=nu)
+        Z = cos_sin_features(Xs, W, np.sqrt(xi))
+        e = float(np.linalg.norm(Z @ Z.T - K))
+        if e < best_err:
+            best, best_err = (W, xi), e
+    return best
+
+
 # --------------------------------------------------------------------------- scalar maps
 class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Fourier features of a shift-invariant kernel, from random or QMC frequencies.
@@ -71,10 +197,15 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     n_components : int or None, default=256
         Number ``s`` of frequencies; the output has ``2 s`` columns.  ``None``
         takes all the points of a Sequence or array ``sequence``.
-    sequence : {"halton", "sobol", "lattice", "mc", "orf"}, Sequence or array_like, default="halton"
-        Point source; see :func:`qmc_orff.make_frequencies`.
+    sequence : {"auto", "orf-qmc", "halton", "sobol", "lattice", "mc", "orf"}, Sequence or array_like, default="auto"
+        Point source; see :func:`qmc_orff.make_frequencies`.  ``"auto"``: orthogonal
+        directions with stratified radii (``"orf-qmc"``), scrambled Sobol' points in low
+        dimension (``d <= 10``, ``s >= 32 d``), RR2 Halton for the Laplacian and skewed
+        chi-squared kernels; the same map on every fit without a seed, and on real data at
+        least as accurate as orthogonal random features (``benchmarks/bench_default_map.py``).
     seed : None, int, SeedSequence or Generator, default=None
-        Randomness of ``"mc"``/``"orf"`` and of the QMC scrambling.
+        Randomness of ``"mc"``/``"orf"`` and of the QMC scrambling; for ``"auto"`` and
+        ``"orf-qmc"``, ``None`` gives the fixed default map and a seed a randomised one.
     scramble : "auto", bool or "deterministic", default="auto"
         Scrambling of the QMC points (see :func:`qmc_orff.frequencies.unit_points`):
         by default Halton points get the deterministic RR2 permutations, so the
@@ -83,6 +214,12 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         Matern smoothness.
     c : float, default=1.0
         Skewness of the skewed chi-squared kernel.
+    check : {"warn", "raise", "off"}, default="warn"
+        Fit-time check of a supplied Sequence or array (named sources are not checked):
+        ``fit(X)`` compares the map's Gram error on at most 256 rows of ``X`` with that
+        of orthogonal random features of the same size (i.i.d. features for non-Gaussian
+        kernels; mean of 3 seeds) and warns (``"warn"``) or raises ``ValueError``
+        (``"raise"``) with both numbers when it is more than 10% worse.
 
     Attributes
     ----------
@@ -91,6 +228,9 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         Quadrature weights ``xi`` (``1/s`` unless a weighted Sequence was given).
     kernel_ : qmc_orff.kernels.Kernel
         The exact kernel approximated.
+    check_ : tuple or None
+        ``(error, reference_error, n_rows)`` of the fit-time check, ``None`` when it did
+        not run (named source or ``check="off"``).
     n_features_in_ : int
 
     Notes
@@ -113,8 +253,8 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     (5, 1024)
     """
 
-    def __init__(self, kernel="gaussian", *, sigma=1.0, n_components=256, sequence="halton",
-                 seed=None, scramble="auto", nu=1.5, c=1.0):
+    def __init__(self, kernel="gaussian", *, sigma=1.0, n_components=256, sequence="auto",
+                 seed=None, scramble="auto", nu=1.5, c=1.0, check="warn"):
         self.kernel = kernel
         self.sigma = sigma
         self.n_components = n_components
@@ -123,6 +263,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         self.scramble = scramble
         self.nu = nu
         self.c = c
+        self.check = check
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -151,9 +292,6 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         kernel = check_choice(self.kernel, "kernel", _SCALAR_KERNELS)
         X = self._input(X, reset=True)
         d = X.shape[1]
-        W, xi = make_frequencies(kernel, self.n_components, d, sigma=self.sigma,
-                                 sequence=self.sequence, seed=self.seed, scramble=self.scramble,
-                                 nu=self.nu)
         if kernel == "gaussian":
             exact = Gaussian(self.sigma)
         elif kernel == "laplacian":
@@ -162,10 +300,24 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             exact = Matern(self.nu, self.sigma)
         else:
             exact = SkewedChi2(_scalar_param(self.c, "c"), self.sigma)
+        W = None
+        if isinstance(self.sequence, str) and self.sequence == "auto" and self.seed is None:
+            W, xi = _select_default(kernel, self.n_components, X, exact, sigma=self.sigma,
+                                    nu=self.nu)
+        if W is None:
+            W, xi = make_frequencies(kernel, self.n_components, d, sigma=self.sigma,
+                                     sequence=self.sequence, seed=self.seed,
+                                     scramble=self.scramble, nu=self.nu)
         self.frequencies_ = W
         self.weights_ = xi
         self.kernel_ = exact
         self._n_features_out = 2 * W.shape[0]
+        check_choice(self.check, "check", _CHECKS)
+        if not isinstance(self.sequence, str):
+            Xv = validate_data(self, X, dtype=np.float64, reset=False)
+            self.check_ = _check_supplied_sequence(self, Xv, "orf" if kernel == "gaussian" else "mc")
+        else:
+            self.check_ = None
         return self
 
     def transform(self, X):
@@ -248,8 +400,8 @@ class ORFF(TransformerMixin, BaseEstimator):
         the identity of size ``d``.  Ignored by the other kernels.
     n_components : int or None, default=256
         Number ``s`` of frequencies.
-    sequence : {"halton", "sobol", "lattice", "mc", "orf"}, Sequence or array_like, default="halton"
-        Point source; see :func:`qmc_orff.make_frequencies`.
+    sequence : {"auto", "orf-qmc", "halton", "sobol", "lattice", "mc", "orf"}, Sequence or array_like, default="auto"
+        Point source; see :func:`qmc_orff.make_frequencies` and :class:`FourierFeatures`.
     measure : {"spectral", "bounded", "trace"}, default="spectral"
         The probability measure ``rho`` the frequencies follow, and ``A~ = mu / rho``:
 
@@ -264,6 +416,9 @@ class ORFF(TransformerMixin, BaseEstimator):
     seed : None, int, SeedSequence or Generator, default=None
     scramble : "auto", bool or "deterministic", default="auto"
         As in :class:`FourierFeatures`.
+    check : {"warn", "raise", "off"}, default="warn"
+        As in :class:`FourierFeatures`, on the block Gram matrix of at most
+        ``512 // p`` rows of ``X`` (reference: ``"orf"``, or ``"mc"`` for the trace measure).
 
     Attributes
     ----------
@@ -294,7 +449,7 @@ class ORFF(TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, kernel="decomposable", *, sigma=1.0, A=None, n_components=256,
-                 sequence="halton", measure="spectral", seed=None, scramble="auto"):
+                 sequence="auto", measure="spectral", seed=None, scramble="auto", check="warn"):
         self.kernel = kernel
         self.sigma = sigma
         self.A = A
@@ -303,6 +458,7 @@ class ORFF(TransformerMixin, BaseEstimator):
         self.measure = measure
         self.seed = seed
         self.scramble = scramble
+        self.check = check
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -383,6 +539,12 @@ class ORFF(TransformerMixin, BaseEstimator):
         self.n_outputs_ = exact.output_dim(d)
         self.rank_ = B.shape[-1]
         self.kernel_ = exact
+        check_choice(self.check, "check", _CHECKS)
+        if not isinstance(self.sequence, str):
+            self.check_ = _check_supplied_sequence(self, X, "mc" if radial else "orf",
+                                                   p=self.n_outputs_)
+        else:
+            self.check_ = None
         return self
 
     # ------------------------------------------------------------------ evaluation

@@ -1,12 +1,16 @@
 """The shipped catalogue of precomputed Gaussian-density sequences (``sequences/``).
 
 The catalogue holds designs for the Gaussian kernel's density (unit bandwidth)
-for ``d`` in {2, 4, 8, 16, 32}, ``s`` in {64, 128, 256, 512, 1024} and
-``box_over_sigma`` (``b / sigma``) in {1, 2, 4}, with the methods ``"global"``
+built on the grid ``d`` in {2, 4, 8, 16}, ``s`` in {64, 128, 256, 512, 1024} and
+``box_over_sigma`` (``b / sigma``) in {0.125, 0.25, 0.5, 1} -- the moment-box ratios
+``sqrt(6 var_j) / sigma`` real data sets produce -- with the methods ``"global"``
 (:func:`~qmc_orff.global_sequence`, L-BFGS-B from Halton, iterations capped)
 and ``"weighted"`` (:func:`~qmc_orff.weighted_sequence`, Halton points with the
-optimal weights).  ``index.json`` lists every file with its metadata and the
-SHA-256 digest of its bytes (field ``"sha256"``, 64 lowercase hex digits).
+optimal weights, ``sum(xi) = 1``).  Every built entry is scored on the data it is
+meant for (:func:`score_entry`: Gaussian data whose moment box is the entry's box,
+held-out Gram error against orthogonal random features); only the entries that beat
+ORF are kept.  ``index.json`` lists every kept file with its metadata, its score and
+the SHA-256 digest of its bytes (field ``"sha256"``, 64 lowercase hex digits).
 
 Loading (:func:`load_catalogue`) trusts nothing in the index: an entry's
 ``file`` must be a plain file name inside the catalogue folder (no ``../``, no
@@ -37,28 +41,87 @@ import numpy as np
 from ._validation import check_choice, check_dimension, check_int, check_positive_real
 from .sequence import Sequence, atomic_write, load_sequence
 
-__all__ = ["catalogue", "load_catalogue", "build_catalogue", "default_maxiter",
+__all__ = ["catalogue", "load_catalogue", "build_catalogue", "default_maxiter", "score_entry",
            "D_VALUES", "S_VALUES", "BOX_OVER_SIGMA", "METHODS", "CATALOGUE_VERSION"]
 
-D_VALUES = (2, 4, 8, 16, 32)
+D_VALUES = (2, 4, 8, 16)
 S_VALUES = (64, 128, 256, 512, 1024)
-BOX_OVER_SIGMA = (1.0, 2.0, 4.0)
+BOX_OVER_SIGMA = (0.125, 0.25, 0.5, 1.0)
 METHODS = ("global", "weighted")
 DENSITY = "gaussian"
 #: bump when the build recipe changes: resumed builds recompute older files.
-CATALOGUE_VERSION = 1
+CATALOGUE_VERSION = 2
+#: scoring: held-out points, ORF seeds, the seed of the scoring data
+SCORE_POINTS = 1000
+SCORE_ORF_SEEDS = 5
+SCORE_SEED = 12345
+#: an entry is kept when its Gram error is below ``KEEP_RATIO`` times ORF's mean
+KEEP_RATIO = 1.0
+#: ``load_catalogue`` refuses a request whose ``box_over_sigma`` is more than this factor
+#: away from every entry of its ``(d, s, method)``
+MAX_BOX_FACTOR = 2.0
 INDEX = "index.json"
 _PACKAGE = "qmc_orff.sequences"
 # Fields copied from each file's metadata into index.json.
 _INDEX_FIELDS = ("d", "s", "box_over_sigma", "method", "density", "init", "d2", "normalized_d2",
                  "halton_d2", "ratio_to_halton", "expected_mc", "maxiter", "iterations",
                  "stop_reason", "optimizer", "solver", "kkt_residual", "seconds",
-                 "library_version", "created", "catalogue_version")
+                 "library_version", "created", "catalogue_version", "weights_sum",
+                 "gram_error", "orf_gram_error", "ratio_to_orf", "start_gram_error", "scoring")
 
 
 def entry_name(d, s, box_over_sigma, method):
     """File name of a catalogue entry, e.g. ``gaussian.d08.s0256.bos2.global.npz``."""
     return f"{DENSITY}.d{d:02d}.s{s:04d}.bos{box_over_sigma:g}.{method}.npz"
+
+
+def score_entry(points, weights, box_over_sigma, *, n_points=SCORE_POINTS,
+                orf_seeds=SCORE_ORF_SEEDS, seed=SCORE_SEED):
+    """Held-out Gram error of a unit-bandwidth design on the data it is meant for, and ORF's.
+
+    The data: ``n_points`` draws of ``N(0, tau^2 I_d)`` with ``tau = box_over_sigma / sqrt(6)``,
+    so that the moment box ``sqrt(6 var_j)`` of the data is the entry's box (``sigma = 1``);
+    the points were never seen by the design.  Gaussian kernel of bandwidth 1.
+
+    Parameters
+    ----------
+    points : ndarray of shape (s, d)
+        Unit-bandwidth frequencies.
+    weights : ndarray of shape (s,) or None
+    box_over_sigma : float
+
+    Returns
+    -------
+    dict
+        ``gram_error`` (relative Frobenius error of the design's Gram matrix),
+        ``orf_gram_error`` (mean over ``orf_seeds`` ORF draws of the same size),
+        ``ratio_to_orf`` (their ratio; below 1 beats ORF) and ``scoring`` (the recipe).
+    """
+    from .frequencies import make_frequencies
+
+    W = np.asarray(points, dtype=np.float64)
+    s, d = W.shape
+    xi = np.full(s, 1.0 / s) if weights is None else np.asarray(weights, dtype=np.float64)
+    rng = np.random.default_rng([seed, d, s, int(round(box_over_sigma * 1e6))])
+    X = rng.standard_normal((n_points, d)) * (box_over_sigma / math.sqrt(6.0))
+    sq = np.einsum("ij,ij->i", X, X)
+    D2 = np.maximum(sq[:, None] + sq[None, :] - 2.0 * (X @ X.T), 0.0)
+    K = np.exp(-0.5 * D2)
+    nK = np.linalg.norm(K)
+
+    def err(Wm, xim):
+        P = X @ Wm.T
+        a = np.sqrt(xim)
+        Z = np.hstack([np.cos(P) * a, np.sin(P) * a])
+        return float(np.linalg.norm(Z @ Z.T - K) / nK)
+
+    own = err(W, xi)
+    orf = float(np.mean([err(make_frequencies("gaussian", s, d, sequence="orf", seed=k)[0],
+                             np.full(s, 1.0 / s)) for k in range(orf_seeds)]))
+    return {"gram_error": own, "orf_gram_error": orf, "ratio_to_orf": own / orf,
+            "scoring": {"data": "N(0, tau^2 I), tau = box_over_sigma / sqrt(6) (moment box)",
+                        "n_points": n_points, "orf_seeds": orf_seeds, "seed": seed,
+                        "sigma": 1.0, "norm": "relative Frobenius"}}
 
 
 def default_maxiter(d, s):
@@ -212,13 +275,16 @@ def load_catalogue(d, s, box_over_sigma=2.0, method="global"):
     Warns
     -----
     UserWarning
-        When the chosen ``box_over_sigma`` differs from the requested one.
+        When the chosen ``box_over_sigma`` differs from the requested one (with the
+        entry's measured ratio to ORF).
 
     Raises
     ------
     ValueError
         If ``d``, ``s`` or ``method`` is not in the catalogue (the message lists
-        what is), or the catalogue has not been built; if the index is
+        what is; entries that did not beat ORF were dropped), if the requested
+        ``box_over_sigma`` is more than ``MAX_BOX_FACTOR`` (2) times away from every
+        entry, or the catalogue has not been built; if the index is
         malformed, or the chosen file lies outside the catalogue folder, does
         not have the SHA-256 recorded in the index or does not match its entry
         (``d``, ``s``, ``box_over_sigma``, ``method``).
@@ -239,10 +305,20 @@ def load_catalogue(d, s, box_over_sigma=2.0, method="global"):
     cands = [e for e in entries if e["d"] == d and e["s"] == s]
     best = min(cands, key=lambda e: (abs(math.log(e["box_over_sigma"] / r)), -e["box_over_sigma"]))
     chosen = float(best["box_over_sigma"])
+    score = ""
+    if best.get("ratio_to_orf") is not None:
+        score = (f"; on its own scoring data its Gram error is {best['ratio_to_orf']:.3g}x "
+                 "that of orthogonal random features")
+    if max(chosen / r, r / chosen) > MAX_BOX_FACTOR:
+        have = sorted(e["box_over_sigma"] for e in cands)
+        raise ValueError(f"'box_over_sigma'={r:g} is more than {MAX_BOX_FACTOR:g}x away from every "
+                         f"catalogue entry for d={d}, s={s}, method={method!r} (entries: {have}); "
+                         "a design for another box can be worse than orthogonal random features. "
+                         "Use FourierFeatures' default sequence, or design one for your box.")
     if not math.isclose(chosen, r, rel_tol=1e-12):
         warnings.warn(f"no catalogue entry with box_over_sigma={r:g} for d={d}, s={s}, "
                       f"method={method!r}; using the log-nearest, box_over_sigma={chosen:g} "
-                      f"({best['file']}).", UserWarning, stacklevel=2)
+                      f"({best['file']}){score}.", UserWarning, stacklevel=2)
     seq = _load_entry(best)
     meta = dict(seq.meta)
     meta["catalogue"] = {"file": best["file"], "requested_box_over_sigma": r,
@@ -270,8 +346,20 @@ def _valid_existing(path, d, s, r, method, maxiter):
     return seq if ok else None
 
 
-def _index_entry(name, seq):
+def _sha256(path):
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _index_entry(name, seq, path=None):
     entry = {"file": name}
+    if path is not None:
+        entry["sha256"] = _sha256(path)
     for key in _INDEX_FIELDS:
         if key in seq.meta:
             entry[key] = seq.meta[key]
@@ -288,9 +376,31 @@ def _write_index(directory, entries):
     atomic_write(os.path.join(directory, INDEX), lambda fh: fh.write(text))
 
 
+def _build_entry(s, d, r, method, maxiter):
+    """Design one entry and score it (a module-level function: runs in worker processes)."""
+    from .design import global_sequence, weighted_sequence
+    from .discrepancy import BoxDiscrepancy
+
+    obj = BoxDiscrepancy(np.full(d, r), kernel=DENSITY, sigma=np.ones(d), d=d)
+    if method == "global":
+        seq = global_sequence(obj, s, method="l-bfgs-b", maxiter=maxiter)
+    else:
+        seq = weighted_sequence(obj, s, solver="nnls")
+    if seq.meta.get("stop_reason") == "interrupted":
+        raise KeyboardInterrupt
+    meta = dict(seq.meta)
+    meta["catalogue_version"] = CATALOGUE_VERSION
+    if method != "global":
+        meta["maxiter"] = None  # no iterations: the weights QP is solved exactly
+    meta.update(score_entry(seq.points, seq.weights, r))
+    if method == "weighted":  # the same points with uniform weights, on the same data
+        meta["start_gram_error"] = score_entry(seq.points, None, r)["gram_error"]
+    return Sequence(seq.points, seq.weights, meta)
+
+
 def build_catalogue(directory=None, *, d_values=D_VALUES, s_values=S_VALUES,
                     box_over_sigma=BOX_OVER_SIGMA, methods=METHODS, maxiter=None, resume=False,
-                    log=None):
+                    log=None, workers=1, keep_ratio=KEEP_RATIO):
     """(Re)build catalogue files and ``index.json`` in ``directory``.
 
     Parameters
@@ -307,11 +417,21 @@ def build_catalogue(directory=None, *, d_values=D_VALUES, s_values=S_VALUES,
         (checked by loading them); otherwise recompute every file.
     log : callable or None, default=None
         ``log(str)`` for one line per entry (e.g. ``print``).
+    workers : int, default=1
+        Worker processes (entries are independent).
+    keep_ratio : float or None, default=1.0
+        Keep an entry only when its Gram error on its scoring data (:func:`score_entry`)
+        is below ``keep_ratio`` times ORF's (and, for a weighted entry, at most that of
+        its own points with uniform weights, ``start_gram_error``); the file of a
+        dropped entry is deleted.
+        ``None`` keeps every entry.
 
     Returns
     -------
     list of dict
-        The index entries written.
+        The index entries written (kept entries), each with ``ratio_to_orf`` and
+        ``sha256``.  The scores of all built entries, dropped ones included, are in
+        ``scores.json`` beside ``index.json``.
 
     Notes
     -----
@@ -320,9 +440,6 @@ def build_catalogue(directory=None, *, d_values=D_VALUES, s_values=S_VALUES,
     an interrupted build leaves only complete files and a consistent index;
     ``resume=True`` continues it.
     """
-    from .design import global_sequence, weighted_sequence
-    from .discrepancy import BoxDiscrepancy
-
     directory = _default_directory() if directory is None else os.fspath(directory)
     os.makedirs(directory, exist_ok=True)
     # temporary files of a build killed mid-write (SIGKILL skips the clean-up in atomic_write)
@@ -331,6 +448,7 @@ def build_catalogue(directory=None, *, d_values=D_VALUES, s_values=S_VALUES,
             os.unlink(os.path.join(directory, name))
     for m in methods:
         check_choice(m, "methods", METHODS)
+    workers = check_int(workers, "workers", minimum=1)
     if maxiter is None:
         cap = default_maxiter
     elif callable(maxiter):
@@ -340,39 +458,69 @@ def build_catalogue(directory=None, *, d_values=D_VALUES, s_values=S_VALUES,
         cap = lambda d, s: fixed  # noqa: E731
     log = log or (lambda msg: None)
     entries = {}
+    scores = {}
     if resume:
         for e in _read_index(directory):
             if os.path.exists(os.path.join(directory, e.get("file", ""))):
                 entries[e["file"]] = e
     grid = [(s, d, float(r), m) for s in s_values for d in d_values for r in box_over_sigma
             for m in methods]
+    todo = []
     for k, (s, d, r, method) in enumerate(grid, 1):
         name = entry_name(d, s, r, method)
         path = os.path.join(directory, name)
         mi = int(cap(d, s))
         if resume:
             seq = _valid_existing(path, d, s, r, method, mi)
-            if seq is not None:
-                entries[name] = _index_entry(name, seq)
+            if seq is not None and "ratio_to_orf" in seq.meta:
+                entries[name] = _index_entry(name, seq, path)
                 log(f"[{k}/{len(grid)}] {name}: kept (D^2={seq.meta['d2']:.4e})")
                 continue
-        t0 = time.perf_counter()
-        obj = BoxDiscrepancy(np.full(d, r), kernel=DENSITY, sigma=np.ones(d), d=d)
-        if method == "global":
-            seq = global_sequence(obj, s, method="l-bfgs-b", maxiter=mi)
-        else:
-            seq = weighted_sequence(obj, s, solver="nnls")
-        if seq.meta.get("stop_reason") == "interrupted":
-            raise KeyboardInterrupt
-        meta = dict(seq.meta)
-        meta["catalogue_version"] = CATALOGUE_VERSION
-        if method != "global":
-            meta["maxiter"] = None  # no iterations: the weights QP is solved exactly
-        seq = Sequence(seq.points, seq.weights, meta)
-        seq.save(path)
-        entries[name] = _index_entry(name, seq)
+        entries.pop(name, None)
+        todo.append((s, d, r, method, mi))
+
+    def record(job, seq, t):
+        s, d, r, method, mi = job
+        name = entry_name(d, s, r, method)
+        path = os.path.join(directory, name)
+        meta = seq.meta
+        # kept: beats ORF, and a weighted entry also beats its own uniform-weight start
+        keep = keep_ratio is None or (meta["ratio_to_orf"] < keep_ratio and
+                                      meta["gram_error"] <= meta.get("start_gram_error", np.inf))
+        scores[name] = {"d": d, "s": s, "box_over_sigma": r, "method": method, "kept": bool(keep),
+                        "ratio_to_orf": meta["ratio_to_orf"], "gram_error": meta["gram_error"],
+                        "orf_gram_error": meta["orf_gram_error"],
+                        "ratio_to_halton": meta.get("ratio_to_halton"),
+                        "weights_sum": meta.get("weights_sum"),
+                        "start_gram_error": meta.get("start_gram_error"), "seconds": t}
+        if keep:
+            seq.save(path)
+            entries[name] = _index_entry(name, seq, path)
+        elif os.path.exists(path):
+            os.unlink(path)
         _write_index(directory, entries)
-        log(f"[{k}/{len(grid)}] {name}: D^2={meta['d2']:.4e} (Halton {meta['halton_d2']:.4e}, "
-            f"ratio {meta['ratio_to_halton']:.3g}) in {time.perf_counter() - t0:.1f} s")
+        log(f"{name}: ratio to ORF {meta['ratio_to_orf']:.3g} -> {'shipped' if keep else 'dropped'}"
+            f" (D^2 ratio to Halton {meta['ratio_to_halton']:.3g}) in {t:.1f} s")
+
+    if workers == 1:
+        for job in todo:
+            t0 = time.perf_counter()
+            record(job, _build_entry(*job), time.perf_counter() - t0)
+    else:
+        from concurrent.futures import ProcessPoolExecutor
+
+        # largest jobs first: the pool then ends together
+        todo.sort(key=lambda j: -(j[0] ** 2 * j[1] * (j[4] or 1)))
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = {pool.submit(_build_entry, *job): (job, time.perf_counter()) for job in todo}
+            from concurrent.futures import as_completed
+            for fut in as_completed(futures):
+                job, t0 = futures[fut]
+                record(job, fut.result(), time.perf_counter() - t0)
     _write_index(directory, entries)
+    if scores:
+        text = (json.dumps({"catalogue_version": CATALOGUE_VERSION, "keep_ratio": keep_ratio,
+                            "scores": [scores[k] for k in sorted(scores)]}, indent=1,
+                           sort_keys=True) + "\n").encode("utf-8")
+        atomic_write(os.path.join(directory, "scores.json"), lambda fh: fh.write(text))
     return sorted(entries.values(), key=lambda e: (e["method"], e["d"], e["s"], e["box_over_sigma"]))

@@ -413,6 +413,24 @@ def test_weighted_sequence():
     assert m["d2"] < m["uniform_d2"] == pytest.approx(m["halton_d2"], rel=1e-12)
     assert m["kkt_residual"] < 1e-8
     assert m["method"] == "weighted" and m["solver"] == "nnls"
+    # k(0) = 1 is kept: the weights sum to 1 (the default), and the map built from them
+    # does not warn
+    assert abs(np.sum(seq.weights) - 1.0) <= 1e-12 and m["sum_to_one"] is True
+    assert m["weights_sum"] == pytest.approx(1.0, abs=1e-12)
+
+
+def test_weighted_sequence_unconstrained_is_explicit_and_warns():
+    obj = box(2.0, 16)
+    with pytest.warns(UserWarning, match="unconstrained optimal weights sum to"):
+        free = design.weighted_sequence(obj, 64, sum_to_one=False)
+    assert free.meta["sum_to_one"] is False and np.sum(free.weights) < 0.95
+    from qmc_orff import make_frequencies
+    with pytest.warns(UserWarning, match=r"weights of 'sequence' sum to [-+.e\d]+, not 1"):
+        make_frequencies("gaussian", None, 16, sequence=free)
+    cvx = design.weighted_sequence(obj, 64, solver="cvxpy")
+    nn = design.weighted_sequence(obj, 64)
+    assert abs(np.sum(cvx.weights) - 1.0) <= 1e-12
+    assert nn.meta["normalized_d2"] == pytest.approx(cvx.meta["normalized_d2"], rel=1e-8)
 
 
 # --------------------------------------------------------------------------- lattice

@@ -142,11 +142,12 @@ def test_data_box_kinds():
 
 def test_catalogue_helpers():
     assert C.catalogue_dimension(10) == 16
-    assert C.catalogue_dimension(32) == 32
+    assert C.catalogue_dimension(16) == 16
+    assert C.catalogue_dimension(17) is None
     assert C.catalogue_dimension(64) is None
-    assert C.log_nearest(1.4, C.CATALOGUE_BOXES) == 1.0
-    assert C.log_nearest(1.5, C.CATALOGUE_BOXES) == 2.0  # log-nearest, not nearest
-    assert C.log_nearest(100.0, C.CATALOGUE_BOXES) == 4.0
+    assert C.log_nearest(0.7, C.CATALOGUE_BOXES) == 0.5
+    assert C.log_nearest(0.74, C.CATALOGUE_BOXES) == 1.0  # log-nearest, not nearest
+    assert C.log_nearest(100.0, C.CATALOGUE_BOXES) == 1.0
 
 
 def test_make_results_uses_only_files(tmp_path):

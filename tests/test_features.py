@@ -460,3 +460,76 @@ def test_catalogue_sequence_beats_mc():
     mc = np.mean([_gram_error(FourierFeatures(sigma=1.0, n_components=64, sequence="mc", seed=k), X)
                   for k in range(8)])
     assert err < 0.1 * mc, (err, mc)
+
+
+# --------------------------------------------------------------------------- the default map
+def _digits_pixels():
+    from sklearn.datasets import load_digits
+    X = load_digits().data.astype(np.float64)
+    X = X[:, np.ptp(X, axis=0) > 0]
+    from scipy.spatial.distance import pdist
+    return X, float(np.median(pdist(X[:500])))
+
+
+def test_default_map_at_least_as_accurate_as_orf():
+    """Held-out Gram error of FourierFeatures() vs ORF's mean over 5 seeds (fixed data and seeds).
+
+    Digits pixels (d = 61) and a 4-d Gaussian sample, s in {32, 128}: the default must not be
+    worse than ORF's mean by more than 5% (measured ratios in benchmarks/bench_default_map.py).
+    """
+    from qmc_orff import gram_error
+    X, sigma = _digits_pixels()
+    rng = np.random.default_rng(0)
+    G = rng.normal(size=(1200, 4))
+    for data, sig in ((X, sigma), (G, float(np.sqrt(2 * 4)))):
+        idx = np.random.default_rng(1).permutation(data.shape[0])
+        train, test = data[idx[:-400]], data[idx[-400:]]
+        for s in (32, 128):
+            orf = np.mean([gram_error(FourierFeatures(sigma=sig, n_components=s, sequence="orf",
+                                                      seed=k).fit(train), test)
+                           for k in range(5)])
+            ff = FourierFeatures(sigma=sig, n_components=s).fit(train)
+            again = FourierFeatures(sigma=sig, n_components=s).fit(train)
+            np.testing.assert_array_equal(ff.frequencies_, again.frequencies_)  # no seed needed
+            assert gram_error(ff, test) <= 1.05 * orf, (s, gram_error(ff, test) / orf)
+
+
+# --------------------------------------------------------------------------- fit-time check
+def test_fit_check_warns_and_raises_for_a_bad_sequence():
+    """Unscrambled Halton frequencies in 61 dimensions on digits pixels: far worse than ORF."""
+    import re
+    from qmc_orff.frequencies import make_frequencies
+    X, sigma = _digits_pixels()
+    bad = make_frequencies("gaussian", 128, X.shape[1], sequence="halton", scramble=False)[0]
+    with pytest.warns(UserWarning, match=r"Gram error of [\d.]+ on 256 rows of X, worse than 'orf'"
+                                         r" frequencies of the same size \([\d.]+, mean of 3 seeds\)"):
+        ff = FourierFeatures(sigma=sigma, n_components=None, sequence=bad).fit(X)
+    own, ref, m = ff.check_
+    assert own > 1.1 * ref and m == 256
+    with pytest.raises(ValueError, match="worse than 'orf' frequencies"):
+        FourierFeatures(sigma=sigma, n_components=None, sequence=bad, check="raise").fit(X)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        off = FourierFeatures(sigma=sigma, n_components=None, sequence=bad, check="off").fit(X)
+        assert off.check_ is None
+        # a good supplied array (an ORF draw) passes silently; named sources are not checked
+        good = make_frequencies("gaussian", 128, X.shape[1], sequence="orf", seed=7)[0]
+        ok = FourierFeatures(sigma=sigma, n_components=None, sequence=good, check="raise").fit(X)
+        assert ok.check_[0] <= 1.1 * ok.check_[1]
+        assert FourierFeatures(sigma=sigma, n_components=16).fit(X).check_ is None
+    with pytest.raises(ValueError, match=re.escape("'check' must be one of 'warn', 'raise', 'off'")):
+        FourierFeatures(sigma=sigma, n_components=16, check="maybe").fit(X)
+
+
+def test_fit_check_operator_valued():
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-1, 1, size=(300, 2))
+    from qmc_orff.frequencies import make_frequencies
+    wrong = make_frequencies("gaussian", 64, 2, sequence="orf", seed=0)[0] * 6.0  # 6x too wide
+    with pytest.raises(ValueError, match="worse than 'orf' frequencies"):
+        ORFF("curl_free", sigma=0.5, n_components=None, sequence=wrong, check="raise").fit(X)
+    with pytest.warns(UserWarning, match="worse than 'mc' frequencies"):  # trace measure: mc
+        ORFF("curl_free", sigma=0.5, n_components=None, sequence=wrong, measure="trace").fit(X)
+    o = ORFF("curl_free", sigma=0.5, n_components=None, sequence=wrong, check="off").fit(X)
+    assert o.check_ is None

@@ -159,9 +159,9 @@ def test_seed_reproducible():
 
 def test_default_halton_is_deterministic_rr2():
     """scramble="auto": Halton gets the RR2 permutations, whatever the seed."""
-    a, _ = make_frequencies("gaussian", 16, 3, seed=1)
-    b, _ = make_frequencies("gaussian", 16, 3, seed=2)
-    c, _ = make_frequencies("gaussian", 16, 3, scramble="deterministic")
+    a, _ = make_frequencies("gaussian", 16, 3, sequence="halton", seed=1)
+    b, _ = make_frequencies("gaussian", 16, 3, sequence="halton", seed=2)
+    c, _ = make_frequencies("gaussian", 16, 3, sequence="halton", scramble="deterministic")
     np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(a, c)
     for source in ("sobol", "lattice"):  # no deterministic scrambling there: randomised
@@ -248,8 +248,8 @@ def test_tiny_sigma_overflow_names_sigma(sigma):
 # --------------------------------------------------------------------------- errors
 @pytest.mark.parametrize("kwargs, match", [
     (dict(kernel="cauchy"), "'kernel' must be one of 'gaussian', 'laplacian'"),
-    (dict(sequence="random"), "'sequence' must be one of 'mc', 'orf'"),
-    (dict(sequence=object()), "'sequence' must be one of 'mc', 'orf', 'halton', 'sobol', 'lattice', a Sequence"),
+    (dict(sequence="random"), "'sequence' must be one of 'auto', 'orf-qmc', 'mc', 'orf'"),
+    (dict(sequence=object()), "'sequence' must be one of 'auto', 'orf-qmc', 'mc', 'orf', 'halton', 'sobol', 'lattice', a Sequence"),
     (dict(measure="trace"), "'measure' must be one of 'spectral', 'radial'"),
     (dict(kernel="laplacian", measure="radial"), "'measure'='radial' needs kernel='gaussian'"),
     (dict(kernel="laplacian", sequence="orf"), "sequence='orf' .* needs kernel='gaussian'"),
@@ -270,3 +270,86 @@ def test_errors(kwargs, match):
     kernel, n, d = args.pop("kernel"), args.pop("n_components"), args.pop("d")
     with pytest.raises(ValueError, match=match):
         make_frequencies(kernel, n, d, **args)
+
+
+# --------------------------------------------------------------------------- orf-qmc / auto
+def test_orf_qmc_seedless_is_fixed_and_seeded_is_random():
+    a, xa = make_frequencies("gaussian", 40, 6, sequence="orf-qmc")
+    b, _ = make_frequencies("gaussian", 40, 6, sequence="orf-qmc")
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(xa, np.full(40, 1 / 40))
+    c, _ = make_frequencies("gaussian", 40, 6, sequence="orf-qmc", seed=1)
+    e, _ = make_frequencies("gaussian", 40, 6, sequence="orf-qmc", seed=1)
+    np.testing.assert_array_equal(c, e)
+    assert not np.array_equal(a, c)
+    a[0, 0] = 7.0  # the cached frequencies are not handed out
+    np.testing.assert_array_equal(make_frequencies("gaussian", 40, 6, sequence="orf-qmc")[0], b)
+
+
+def test_orf_qmc_structure():
+    """Orthogonal blocks of d rows; radii at the chi(d) quantiles of a stratified 1-D set."""
+    from scipy import stats
+    s, d = 70, 8
+    W, _ = make_frequencies("gaussian", s, d, sequence="orf-qmc", sigma=2.0)
+    U = W * 2.0
+    r = np.linalg.norm(U, axis=1)
+    for start in range(0, s, d):
+        B = U[start:start + d] / r[start:start + d, None]
+        np.testing.assert_allclose(B @ B.T, np.eye(B.shape[0]), atol=1e-12)
+    # the probability levels of the radii: 70 centred base-2 radical inverses, distinct, each
+    # in its own cell of width 1/128 (D = 7 digits)
+    t = stats.chi2.cdf(r ** 2, d)
+    cells = np.floor(t * 128)
+    assert len(np.unique(cells)) == s
+    np.testing.assert_allclose(t * 128 - cells, 0.5, atol=1e-7)
+    # radial measure: chi(d + 2) radii; Matern: F(d, 2 nu) radii
+    Wr, _ = make_frequencies("gaussian", 64, 3, sequence="orf-qmc", measure="radial")
+    tr = np.sort(stats.chi2.cdf(np.sum(Wr ** 2, axis=1), 5))
+    np.testing.assert_allclose(tr, (np.arange(64) + 0.5) / 64, atol=1e-9)
+    Wm, _ = make_frequencies("matern", 64, 3, sequence="orf-qmc", nu=2.5)
+    tm = np.sort(stats.f.cdf(np.sum(Wm ** 2, axis=1) / 3, 3, 5.0))
+    np.testing.assert_allclose(tm, (np.arange(64) + 0.5) / 64, atol=1e-9)
+    with pytest.raises(ValueError, match="sequence='orf-qmc' needs a radial measure"):
+        make_frequencies("laplacian", 8, 2, sequence="orf-qmc")
+
+
+def test_orf_qmc_isotropic_criterion_matches_monte_carlo():
+    from qmc_orff.frequencies import _isotropic_criterion
+    rng = np.random.default_rng(0)
+    s, d = 12, 3
+    U = rng.standard_normal((s, d))
+    delta = rng.standard_normal((400000, d)) / np.sqrt(d)
+    approx = np.cos(delta @ U.T).mean(axis=1)
+    k = np.exp(-0.5 * np.sum(delta ** 2, axis=1))
+    mc = np.mean((k - approx) ** 2) - np.mean(k ** 2)
+    assert _isotropic_criterion(U) == pytest.approx(mc, abs=3e-3)
+
+
+def test_auto_rule():
+    from qmc_orff.frequencies import ORF_QMC_SEED, _auto_source
+    assert _auto_source("gaussian", "spectral", 64, 30) == "orf-qmc"
+    assert _auto_source("gaussian", "spectral", 320, 10) == "sobol"
+    assert _auto_source("gaussian", "spectral", 319, 10) == "orf-qmc"
+    assert _auto_source("gaussian", "radial", 1024, 2) == "sobol"
+    assert _auto_source("gaussian", "radial", 1024, 40) == "orf-qmc"
+    assert _auto_source("laplacian", "spectral", 64, 3) == "halton"
+    a, _ = make_frequencies("gaussian", 100, 2)  # s >= 32 d: scrambled Sobol', fixed seed
+    b, _ = make_frequencies("gaussian", 100, 2, sequence="sobol", seed=ORF_QMC_SEED)
+    np.testing.assert_array_equal(a, b)
+    c, _ = make_frequencies("gaussian", 16, 3)
+    np.testing.assert_array_equal(c, make_frequencies("gaussian", 16, 3, sequence="orf-qmc")[0])
+    h, _ = make_frequencies("laplacian", 16, 3)
+    np.testing.assert_array_equal(h, make_frequencies("laplacian", 16, 3, sequence="halton")[0])
+
+
+def test_weighted_sequence_not_summing_to_one_warns():
+    from qmc_orff.sequence import Sequence
+    pts = np.random.default_rng(0).standard_normal((4, 2))
+    seq = Sequence(pts, np.array([0.1, 0.1, 0.1, 0.2]), {"density": "gaussian"})
+    with pytest.warns(UserWarning, match="weights of 'sequence' sum to 0.5, not 1"):
+        make_frequencies("gaussian", None, 2, sequence=seq)
+    ok = Sequence(pts, np.array([0.1, 0.2, 0.3, 0.4]), {"density": "gaussian"})
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        make_frequencies("gaussian", None, 2, sequence=ok)

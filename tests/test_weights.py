@@ -10,6 +10,10 @@ import qmc_orff
 from qmc_orff import BoxDiscrepancy
 from qmc_orff.weights import JITTER, WeightsResult, optimal_weights, solve_weights_qp
 
+# The tests of the paper's unconstrained problem (sum_to_one=False) expect its warning about
+# weights that do not sum to 1; test_unconstrained_warns checks the warning itself.
+pytestmark = pytest.mark.filterwarnings("ignore:the unconstrained optimal weights sum to")
+
 
 # ----------------------------------------------------------- plain numpy reference (Gaussian)
 def ref_H(W, b):
@@ -35,6 +39,29 @@ def halton_w(s, d):
 
 def box(b, d):
     return BoxDiscrepancy(np.full(d, float(b)), sigma=np.ones(d))
+
+
+def brute_force_qp_sum_to_one(H, v):
+    """Exact minimiser with sum(xi) = 1 by enumerating supports (KKT system per support)."""
+    s = len(v)
+    best = (np.inf, None)
+    for k in range(1, s + 1):
+        for free in itertools.combinations(range(s), k):
+            idx = list(free)
+            A = np.zeros((k + 1, k + 1))
+            A[:k, :k] = H[np.ix_(idx, idx)]
+            A[:k, k] = A[k, :k] = 1.0
+            try:
+                sol = np.linalg.solve(A, np.append(v[idx], 1.0))
+            except np.linalg.LinAlgError:
+                continue
+            if np.all(sol[:k] >= 0):
+                xi = np.zeros(s)
+                xi[idx] = sol[:k]
+                val = xi @ H @ xi - 2 * v @ xi
+                if val < best[0]:
+                    best = (val, xi)
+    return best
 
 
 def brute_force_qp(H, v):
@@ -69,17 +96,28 @@ def test_matches_brute_force(solver):
     b = 2.0
     H, v = ref_H(W, b), ref_v(W, b)
     val, xi = brute_force_qp(H, v)
-    res = solve_weights_qp(H, v, solver=solver)
+    res = solve_weights_qp(H, v, solver=solver, sum_to_one=False)
     assert res.objective == pytest.approx(val, rel=1e-9)
     np.testing.assert_allclose(res.weights, xi, atol=1e-7 * xi.max())
+    # the default constrains sum(xi) = 1: compare with the enumeration of supports
+    val1, xi1 = brute_force_qp_sum_to_one(H, v)
+    res1 = solve_weights_qp(H, v, solver=solver)
+    assert res1.sum_to_one and abs(np.sum(res1.weights) - 1.0) <= 1e-12
+    assert res1.objective == pytest.approx(val1, rel=1e-7)
+    np.testing.assert_allclose(res1.weights, xi1, atol=1e-6)
+    assert res1.objective >= res.objective - 1e-12  # the constraint cannot help
 
 
+@pytest.mark.parametrize("sum_to_one", [True, False])
 @pytest.mark.parametrize("d, s, b", [(2, 64, 1.0), (4, 64, 2.0), (8, 128, 4.0), (3, 100, 2.0)])
-def test_nnls_and_cvxpy_agree(d, s, b):
+def test_nnls_and_cvxpy_agree(d, s, b, sum_to_one):
     W = halton_w(s, d)
     obj = box(b, d)
-    fast = optimal_weights(obj, W, solver="nnls")
-    slow = optimal_weights(obj, W, solver="cvxpy")
+    fast = optimal_weights(obj, W, solver="nnls", sum_to_one=sum_to_one)
+    slow = optimal_weights(obj, W, solver="cvxpy", sum_to_one=sum_to_one)
+    if sum_to_one:
+        assert abs(np.sum(fast.weights) - 1.0) <= 1e-12
+        assert abs(np.sum(slow.weights) - 1.0) <= 1e-12
     C = ref_C(b, d)
     # objective values agree to 1e-8 on the scale of the problem (D^2 = C + objective >= 0)
     assert abs(fast.objective - slow.objective) <= 1e-8 * C
@@ -100,7 +138,7 @@ def test_nnls_and_cvxpy_agree(d, s, b):
 def test_issue_reference_values():
     # Issue 4's prototype: d=8, s=128, b/sigma=4, Halton from index 1: D^2 5.4e-2 -> weighted 4.0e-5
     W = halton_w(128, 8)
-    res = optimal_weights(box(4.0, 8), W, solver="nnls")
+    res = optimal_weights(box(4.0, 8), W, solver="nnls", sum_to_one=False)
     assert res.d2 == pytest.approx(4.0e-5, rel=0.01)
 
 
@@ -110,8 +148,8 @@ def test_singular_H_duplicate_points():
     W = np.vstack([W, W[:10]])
     H, v = ref_H(W, 2.0), ref_v(W, 2.0)
     assert np.linalg.matrix_rank(H) < H.shape[0]
-    fast = solve_weights_qp(H, v, solver="nnls", constant=ref_C(2.0, 3))
-    slow = solve_weights_qp(H, v, solver="cvxpy", constant=ref_C(2.0, 3))
+    fast = solve_weights_qp(H, v, solver="nnls", constant=ref_C(2.0, 3), sum_to_one=False)
+    slow = solve_weights_qp(H, v, solver="cvxpy", constant=ref_C(2.0, 3), sum_to_one=False)
     assert abs(fast.objective - slow.objective) <= 1e-8 * ref_C(2.0, 3)
     assert fast.kkt_residual < 1e-8
     assert fast.d2 >= -1e-15
@@ -120,7 +158,7 @@ def test_singular_H_duplicate_points():
 def test_kkt_residual_detects_non_optimal():
     W = halton_w(20, 2)
     H, v = ref_H(W, 1.0), ref_v(W, 1.0)
-    res = solve_weights_qp(H, v, solver="nnls")
+    res = solve_weights_qp(H, v, solver="nnls", sum_to_one=False)
     from qmc_orff.weights import _kkt
     assert _kkt(H, v, res.weights) == res.kkt_residual
     assert _kkt(H, v, np.full(20, 1 / 20)) > 1e-3
@@ -165,8 +203,8 @@ def test_normalize_gives_same_weights_and_scaled_values(solver):
     d, b = 3, 2.0
     obj = box(b, d)
     W = halton_w(40, d)
-    raw = optimal_weights(obj, W, solver=solver)
-    nrm = optimal_weights(obj, W, solver=solver, normalize=True)
+    raw = optimal_weights(obj, W, solver=solver, sum_to_one=False)
+    nrm = optimal_weights(obj, W, solver=solver, normalize=True, sum_to_one=False)
     np.testing.assert_allclose(nrm.weights, raw.weights, rtol=1e-8, atol=1e-10 * raw.weights.max())
     scale = (b / np.pi) ** d
     assert raw.d2 == pytest.approx(scale * nrm.d2, rel=1e-9)
@@ -185,13 +223,13 @@ def test_high_dimension_normalised_weights(solver):
     d, s = 250, 24
     obj = BoxDiscrepancy(np.full(d, 0.025), sigma=np.full(d, 0.05))
     W = halton_w(s, d) / 0.05
-    res = optimal_weights(obj, W, solver=solver, normalize=True)
+    res = optimal_weights(obj, W, solver=solver, normalize=True, sum_to_one=False)
     assert np.all(np.isfinite(res.weights)) and np.all(res.weights >= 0)
     assert res.weights.max() > 0
     # interior-point (cvxpy) weights are accurate to its tolerances only
     assert res.kkt_residual < (1e-10 if solver == "nnls" else 1e-5)
     if solver == "cvxpy":
-        fast = optimal_weights(obj, W, solver="nnls", normalize=True)
+        fast = optimal_weights(obj, W, solver="nnls", normalize=True, sum_to_one=False)
         assert res.d2 == pytest.approx(fast.d2, rel=1e-9)
     H = obj.pair_matrix(W, normalize=True)
     v = obj.linear_term(W, normalize=True)
@@ -220,10 +258,56 @@ def test_nnls_polish_not_decided_by_rounding():
     d = 16
     obj = box(2.0, d)
     W = halton_w(512, d)
-    res = optimal_weights(obj, W, solver="nnls", normalize=True)
+    res = optimal_weights(obj, W, solver="nnls", normalize=True, sum_to_one=False)
     assert res.kkt_residual < 1e-13
     H = obj.pair_matrix(W, normalize=True)
     v = obj.linear_term(W, normalize=True)
-    raw = solve_weights_qp(H, v, solver="nnls")
+    raw = solve_weights_qp(H, v, solver="nnls", sum_to_one=False)
     assert raw.kkt_residual < 1e-13
     assert raw.objective == pytest.approx(res.objective, rel=1e-12)
+
+
+# --------------------------------------------------------------------------- sum(xi) = 1
+def test_unconstrained_warns_and_default_keeps_k0():
+    # high dimension, large box: the paper's weights collapse (sum far below 1)
+    d, s = 16, 128
+    obj = box(2.0, d)
+    W = halton_w(s, d)
+    with pytest.warns(UserWarning, match=r"unconstrained optimal weights sum to 0\.\d+, not 1"):
+        free = optimal_weights(obj, W, solver="nnls", normalize=True, sum_to_one=False)
+    assert np.sum(free.weights) < 0.95
+    import warnings as _w
+    with _w.catch_warnings():
+        _w.simplefilter("error")
+        res = optimal_weights(obj, W, solver="nnls", normalize=True)
+    assert abs(np.sum(res.weights) - 1.0) <= 1e-12 and np.all(res.weights >= 0)
+    assert res.kkt_residual < 1e-10
+    # no better feasible point along random feasible directions (brute-force optimality check)
+    H = obj.pair_matrix(W, normalize=True)
+    v = obj.linear_term(W, normalize=True)
+    f0 = res.weights @ H @ res.weights - 2 * v @ res.weights
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        trial = np.maximum(res.weights + 1e-3 * rng.random(s) * (res.weights > 0), 0.0)
+        trial /= trial.sum()
+        assert trial @ H @ trial - 2 * v @ trial >= f0 - 1e-12 * abs(f0)
+    # uniform weights are feasible, so the optimum is at most their discrepancy
+    assert res.d2 <= obj(W, normalize=True) * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("d, s, b", [(8, 512, 0.5), (2, 256, 1.0)])
+def test_sum_to_one_nnls_matches_cvxpy_larger(d, s, b):
+    W = halton_w(s, d)
+    obj = box(b, d)
+    fast = optimal_weights(obj, W, solver="nnls", normalize=True)
+    slow = optimal_weights(obj, W, solver="cvxpy", normalize=True)
+    assert abs(np.sum(fast.weights) - 1.0) <= 1e-12 and abs(np.sum(slow.weights) - 1.0) <= 1e-12
+    assert fast.objective == pytest.approx(slow.objective, rel=1e-8)
+    assert fast.objective <= slow.objective + 1e-12 * abs(slow.objective)
+    assert fast.kkt_residual < 1e-10
+
+
+def test_sum_to_one_must_be_bool():
+    W = halton_w(10, 2)
+    with pytest.raises(TypeError, match="'sum_to_one' must be a bool; got str"):
+        solve_weights_qp(ref_H(W, 1.0), ref_v(W, 1.0), sum_to_one="yes")
