@@ -197,7 +197,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     n_components : int or None, default=256
         Number ``s`` of frequencies; the output has ``2 s`` columns.  ``None``
         takes all the points of a Sequence or array ``sequence``.
-    sequence : {"auto", "orf-qmc", "halton", "sobol", "lattice", "mc", "orf"}, Sequence or array_like, default="auto"
+    sequence : {"auto", "orf-qmc", "halton", "sobol", "lattice", "mc", "orf", "adaptive"}, Sequence or array_like, default="auto"
         Point source; see :func:`qmc_orff.make_frequencies`.  ``"auto"``: orthogonal
         directions with stratified radii (``"orf-qmc"``), scrambled Sobol' points in low
         dimension (``d <= 10``, ``s >= 32 d``), RR2 Halton for the Laplacian and skewed
@@ -206,6 +206,9 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     seed : None, int, SeedSequence or Generator, default=None
         Randomness of ``"mc"``/``"orf"`` and of the QMC scrambling; for ``"auto"`` and
         ``"orf-qmc"``, ``None`` gives the fixed default map and a seed a randomised one.
+        ``"adaptive"``: a data-dependent map (as scikit-learn's ``Nystroem``): ``fit(X)``
+        designs the frequencies on ``X`` by :func:`qmc_orff.adaptive_sequence`
+        (Gaussian, Laplacian and Matern kernels), reproducibly with ``seed``.
     scramble : "auto", bool or "deterministic", default="auto"
         Scrambling of the QMC points (see :func:`qmc_orff.frequencies.unit_points`):
         by default Halton points get the deterministic RR2 permutations, so the
@@ -220,12 +223,19 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         of orthogonal random features of the same size (i.i.d. features for non-Gaussian
         kernels; mean of 3 seeds) and warns (``"warn"``) or raises ``ValueError``
         (``"raise"``) with both numbers when it is more than 10% worse.
+    design_options : dict or None, default=None
+        Keyword arguments for :func:`qmc_orff.adaptive_sequence` with
+        ``sequence="adaptive"`` (e.g. ``{"maxiter": 100, "n_train": 500}``);
+        ignored otherwise.
 
     Attributes
     ----------
     frequencies_ : ndarray of shape (s, d)
     weights_ : ndarray of shape (s,)
         Quadrature weights ``xi`` (``1/s`` unless a weighted Sequence was given).
+    design_ : Sequence
+        With ``sequence="adaptive"`` only: the designed sequence (its ``meta``
+        has the validation errors of the start, of ORF and of the result).
     kernel_ : qmc_orff.kernels.Kernel
         The exact kernel approximated.
     check_ : tuple or None
@@ -254,7 +264,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     """
 
     def __init__(self, kernel="gaussian", *, sigma=1.0, n_components=256, sequence="auto",
-                 seed=None, scramble="auto", nu=1.5, c=1.0, check="warn"):
+                 seed=None, scramble="auto", nu=1.5, c=1.0, check="warn", design_options=None):
         self.kernel = kernel
         self.sigma = sigma
         self.n_components = n_components
@@ -264,6 +274,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         self.nu = nu
         self.c = c
         self.check = check
+        self.design_options = design_options
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -301,7 +312,9 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         else:
             exact = SkewedChi2(_scalar_param(self.c, "c"), self.sigma)
         W = None
-        if isinstance(self.sequence, str) and self.sequence == "auto" and self.seed is None:
+        if _is_adaptive(self.sequence):
+            W, xi, self.design_ = _adaptive_frequencies(self, kernel, X)
+        elif isinstance(self.sequence, str) and self.sequence == "auto" and self.seed is None:
             W, xi = _select_default(kernel, self.n_components, X, exact, sigma=self.sigma,
                                     nu=self.nu)
         if W is None:
@@ -342,6 +355,56 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         W = np.ascontiguousarray(self.frequencies_, dtype=dt)
         scale = np.ascontiguousarray(np.sqrt(self.weights_), dtype=dt)
         return cos_sin_features(X, W, scale)
+
+
+# --------------------------------------------------------------------------- adaptive maps
+def _is_adaptive(sequence):
+    return isinstance(sequence, str) and sequence == "adaptive"
+
+
+def _design_options(options, forbidden):
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise TypeError(f"'design_options' must be a dict or None; got {type(options).__name__}.")
+    bad = sorted(set(options) & set(forbidden))
+    if bad:
+        raise ValueError(f"'design_options' must not set {', '.join(map(repr, bad))}: they are "
+                         "parameters of the feature map itself.")
+    return dict(options)
+
+
+def _adaptive_frequencies(est, kernel, X):
+    """``sequence="adaptive"``: design the frequencies on ``X`` (:func:`qmc_orff.adaptive_sequence`)."""
+    from .adaptive import adaptive_sequence
+
+    if kernel not in ("gaussian", "laplacian", "matern"):
+        raise ValueError(f"sequence='adaptive' needs kernel 'gaussian', 'laplacian' or 'matern'; "
+                         f"got {kernel!r}.")
+    if est.n_components is None:
+        raise ValueError("'n_components' must be an integer for sequence='adaptive'; got None.")
+    opts = _design_options(est.design_options, ("X", "s", "kernel", "sigma", "nu", "seed"))
+    opts.setdefault("init", "orf" if kernel != "laplacian" else "mc")
+    seq = adaptive_sequence(np.asarray(X, dtype=np.float64), est.n_components, kernel=kernel,
+                            sigma=est.sigma, nu=est.nu, seed=est.seed, **opts)
+    sigma = seq.meta["sigma"]
+    return seq.frequencies(sigma), seq.effective_weights, seq
+
+
+def _adaptive_operator_frequencies(est, kernel, measure, X, sigma, A):
+    """ORFF ``sequence="adaptive"``: :func:`qmc_orff.adaptive_operator_sequence` on ``X``."""
+    from .adaptive import adaptive_operator_sequence
+
+    if measure == "bounded":
+        raise ValueError("sequence='adaptive' needs measure='spectral' or 'trace'; got 'bounded'.")
+    if np.ndim(sigma) != 0:
+        raise ValueError("'sigma' must be a scalar for sequence='adaptive'; got an array.")
+    if est.n_components is None:
+        raise ValueError("'n_components' must be an integer for sequence='adaptive'; got None.")
+    opts = _design_options(est.design_options, ("X", "s", "kernel", "sigma", "A", "measure", "seed"))
+    seq = adaptive_operator_sequence(X, est.n_components, kernel=kernel, sigma=sigma, A=A,
+                                     measure=measure, seed=est.seed, **opts)
+    return seq.frequencies(sigma), seq.effective_weights, seq
 
 
 # --------------------------------------------------------------------------- operator-valued maps
@@ -400,8 +463,9 @@ class ORFF(TransformerMixin, BaseEstimator):
         the identity of size ``d``.  Ignored by the other kernels.
     n_components : int or None, default=256
         Number ``s`` of frequencies.
-    sequence : {"auto", "orf-qmc", "halton", "sobol", "lattice", "mc", "orf"}, Sequence or array_like, default="auto"
+    sequence : {"auto", "orf-qmc", "halton", "sobol", "lattice", "mc", "orf", "adaptive"}, Sequence or array_like, default="auto"
         Point source; see :func:`qmc_orff.make_frequencies` and :class:`FourierFeatures`.
+        ``"adaptive"``: designed on the data given to ``fit`` (see ``design_options``).
     measure : {"spectral", "bounded", "trace"}, default="spectral"
         The probability measure ``rho`` the frequencies follow, and ``A~ = mu / rho``:
 
@@ -419,6 +483,11 @@ class ORFF(TransformerMixin, BaseEstimator):
     check : {"warn", "raise", "off"}, default="warn"
         As in :class:`FourierFeatures`, on the block Gram matrix of at most
         ``512 // p`` rows of ``X`` (reference: ``"orf"``, or ``"mc"`` for the trace measure).
+    design_options : dict or None, default=None
+        With ``sequence="adaptive"`` (measures ``"spectral"`` and ``"trace"``):
+        keyword arguments of :func:`qmc_orff.adaptive_operator_sequence`, which
+        designs the frequencies on the ``X`` given to ``fit`` by minimising the
+        block Gram error; ignored otherwise.
 
     Attributes
     ----------
@@ -449,7 +518,8 @@ class ORFF(TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, kernel="decomposable", *, sigma=1.0, A=None, n_components=256,
-                 sequence="auto", measure="spectral", seed=None, scramble="auto", check="warn"):
+                 sequence="auto", measure="spectral", seed=None, scramble="auto", check="warn",
+                 design_options=None):
         self.kernel = kernel
         self.sigma = sigma
         self.A = A
@@ -459,6 +529,7 @@ class ORFF(TransformerMixin, BaseEstimator):
         self.seed = seed
         self.scramble = scramble
         self.check = check
+        self.design_options = design_options
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -505,10 +576,14 @@ class ORFF(TransformerMixin, BaseEstimator):
                              "'mc') or an array for measure='trace': a Sequence holds points of "
                              "the spectral measure (use measure='spectral' or 'bounded').")
         freq_sigma = sig_arr / math.sqrt(2.0) if measure == "bounded" else sig_arr
-        W, xi = make_frequencies("gaussian", self.n_components, d,
-                                 sigma=freq_sigma if freq_sigma.ndim else float(freq_sigma),
-                                 sequence=self.sequence, seed=self.seed, scramble=self.scramble,
-                                 measure="radial" if radial else "spectral")
+        if _is_adaptive(self.sequence):
+            W, xi, self.design_ = _adaptive_operator_frequencies(self, kernel, measure, X, sigma,
+                                                                 A if kernel == "decomposable" else None)
+        else:
+            W, xi = make_frequencies("gaussian", self.n_components, d,
+                                     sigma=freq_sigma if freq_sigma.ndim else float(freq_sigma),
+                                     sequence=self.sequence, seed=self.seed, scramble=self.scramble,
+                                     measure="radial" if radial else "spectral")
         amp = np.sqrt(xi)
         if measure == "bounded":
             # sqrt(rho_0 / rho) = 2^(d/4) exp(-sigma^2 |w|^2 / 8)
