@@ -22,13 +22,17 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common as C  # noqa: E402
 
-SCRIPTS = ("demo", "gram_approximation", "gram_approximation_mnist", "discrepancy_vs_error",
+SCRIPTS = ("demo", "gram_approximation", "gram_approximation_mnist",
+           "gram_approximation_mnist_raw", "discrepancy_vs_error",
            "regression", "integration_error", "vector_fields", "operator_kernel_error")
+GRAM_SCRIPTS = ("gram_approximation", "gram_approximation_mnist", "gram_approximation_mnist_raw")
 
 TITLES = {
     "gram_approximation": "Gram-matrix approximation (Avron et al. 2016, Figure 2)",
     "gram_approximation_mnist": "Gram-matrix approximation on MNIST (Avron et al. 2016, "
                                 "Figure 2d)",
+    "gram_approximation_mnist_raw": "Gram-matrix approximation on raw MNIST pixels (d = 663, "
+                                    "no PCA; issue 9)",
     "discrepancy_vs_error": "Box discrepancy against Gram error (Avron et al. 2016, Figure 4, Table 2)",
     "regression": "Approximate kernel ridge regression (Avron et al. 2016, Tables 1 and 3)",
     "integration_error": "Integration error over a box (Avron et al. 2016, Figure 5)",
@@ -253,7 +257,9 @@ def section_gram(rows, meta):
         if not sub:
             continue
         methods = [m for m in C.METHODS if any(r["method"] == m for r in sub)]
-        out.append(f"**{name}** — {info['description']}; n = {info['n']}, d = {info['d']}, "
+        split = (f" ({info['n_train']} training rows, {info['n_eval']} held-out evaluation rows: "
+                 f"every error below is on the evaluation rows)" if "n_eval" in info else "")
+        out.append(f"**{name}** — {info['description']}; n = {info['n']}{split}, d = {info['d']}, "
                    f"sigma = {info['sigma']:.4g} (median heuristic), catalogue box_over_sigma = "
                    f"{info['catalogue_box_over_sigma']:g}.\n")
         for key, label in (("rel_frobenius", "relative Frobenius error"),
@@ -263,7 +269,30 @@ def section_gram(rows, meta):
             out.append(f"{label} (mean ± std over repetitions; columns = 2s):\n")
             out.append(pivot(sub, "s", "method", key, cols=methods))
             out.append("")
-        # error ratios against the two baselines (above 1: the method is better)
+        # each method against ORF (issue 10: where data exist, ratios point at ORF)
+        orf = {r["s"]: r["rel_frobenius_mean"] for r in sub if r["method"] == "orf"}
+        if orf:
+            s_vals = sorted(orf)
+            body = []
+            for m in methods:
+                if m == "orf":
+                    continue
+                got = {r["s"]: r["rel_frobenius_mean"] for r in sub if r["method"] == m}
+                body.append([C.METHOD_LABELS[m]] + [
+                    f"{got[sv] / orf[sv]:.3g}" if sv in got and orf[sv] > 0 else "—"
+                    for sv in s_vals])
+            out.append("Each method's Frobenius error divided by ORF's (`sequence=\"orf\"`, mean "
+                       "over seeds; below 1: better than ORF):\n")
+            out.append(md_table(["method"] + [f"s={sv}" for sv in s_vals], body))
+            out.append("")
+        nys = {r["s"]: r["rel_frobenius_mean"] for r in sub if r["method"] == "nystroem"}
+        ada = {r["s"]: r["rel_frobenius_mean"] for r in sub if r["method"] == "adaptive"}
+        common = [sv for sv in sorted(ada) if sv in nys and nys[sv] > 0]
+        if common:
+            out.append("Adaptive map against scikit-learn's Nystroem (2s landmarks, same training "
+                       "rows): error ratio " + "; ".join(f"s={sv}: {ada[sv] / nys[sv]:.3g}"
+                                                         for sv in common) + ".\n")
+        # error ratios against the two random baselines (above 1: the method is better)
         for base, label in (("rbf_sampler", "scikit-learn's RBFSampler"), ("mc", "MC (cos/sin pairs)")):
             ref_err = {r["s"]: r["rel_frobenius_mean"] for r in sub if r["method"] == base}
             if not ref_err:
@@ -479,21 +508,35 @@ SECTIONS = {
 def at_a_glance(out_dir):
     """Headline lines computed from the outputs (each points to its section)."""
     lines = []
-    for name in ("gram_approximation", "gram_approximation_mnist"):
+    for name in GRAM_SCRIPTS:
         path = out_dir / f"{name}.csv"
         if not path.exists():
             continue
-        summ = C.summarize(C.read_csv(path), ["dataset", "method", "s"], ["rel_frobenius"])
+        rows = C.read_csv(path)
+        held_out = bool(rows) and "n_eval" in rows[0]
+        summ = C.summarize(rows, ["dataset", "method", "s"], ["rel_frobenius"])
         for ds in dict.fromkeys(r["dataset"] for r in summ):
             sub = {r["method"]: r["rel_frobenius_mean"] for r in summ
                    if r["dataset"] == ds and r["s"] == 256 and np.isfinite(r["rel_frobenius_mean"])}
-            if "rbf_sampler" not in sub or "mc" not in sub:
+            if "orf" not in sub:
                 continue
-            best = min(sub, key=sub.get)
-            lines.append(f"- Gram error at s = 256 (512 columns), {ds}: RBFSampler {sub['rbf_sampler']:.3g}, "
-                         f"MC {sub['mc']:.3g}, ORF {sub.get('orf', float('nan')):.3g}, best "
-                         f"{C.METHOD_LABELS[best]} {sub[best]:.3g} "
-                         f"({sub['rbf_sampler'] / sub[best]:.1f}x below RBFSampler).")
+            orf = sub["orf"]
+            feats = {m: v for m, v in sub.items() if m != "nystroem"}  # Fourier features only
+            best = min(feats, key=feats.get)
+            parts = [f"ORF {orf:.3g}"]
+            for m in ("rbf_sampler", "halton"):
+                if m in sub:
+                    parts.append(f"{C.METHOD_LABELS[m].split(' (')[0]} {sub[m]:.3g} "
+                                 f"({sub[m] / orf:.2g}x ORF)")
+            if best != "orf":
+                parts.append(f"best Fourier map {C.METHOD_LABELS[best]} {sub[best]:.3g} "
+                             f"({sub[best] / orf:.2g}x ORF)")
+            if "adaptive" in sub and best != "adaptive":
+                parts.append(f"adaptive {sub['adaptive']:.3g} ({sub['adaptive'] / orf:.2g}x ORF)")
+            if "nystroem" in sub:
+                parts.append(f"Nystroem {sub['nystroem']:.3g} ({sub['nystroem'] / orf:.2g}x ORF)")
+            lines.append(f"- Gram error at s = 256 (512 columns), {ds}"
+                         f"{' (held-out rows)' if held_out else ''}: " + ", ".join(parts) + ".")
     path = out_dir / "operator_kernel_error.csv"
     if path.exists():
         rows = C.read_csv(path)
@@ -540,8 +583,39 @@ def at_a_glance(out_dir):
     return lines
 
 
-def build(out_dir, results_path):
+#: At-a-glance lines of each non-Gram script start with these words (for carrying them over).
+GLANCE_PREFIX = {"operator_kernel_error": "- Operator-valued kernels",
+                 "integration_error": "- Integration over the box",
+                 "vector_fields": "- Vector fields"}
+CARRIED = ("*Carried over unchanged from the previous RESULTS.md: this script was not rerun "
+           "for the current version, and its outputs are not in the output folder.*")
+
+
+def previous_sections(path):
+    """``{heading: lines}`` of an existing RESULTS.md (``{}`` when there is none)."""
+    path = Path(path)
+    if not path.exists():
+        return {}
+    sections, head = {}, None
+    for line in path.read_text().splitlines():
+        if line.startswith("## "):
+            head = line[3:].strip()
+            sections[head] = []
+        elif head is not None:
+            sections[head].append(line)
+    return sections
+
+
+def build(out_dir, results_path, *, carry_over=False):
+    """Write RESULTS.md from the outputs in ``out_dir``.
+
+    With ``carry_over=True``, the section of a script that has no output in
+    ``out_dir`` is copied unchanged from the existing ``results_path`` (marked
+    as carried over, with its at-a-glance line), so a partial rerun regenerates
+    what it ran and keeps the rest; without it, such scripts are listed as not run.
+    """
     out_dir = Path(out_dir)
+    previous = previous_sections(results_path) if carry_over else {}
     parts = ["# Results of the examples", "",
              "Generated by `python examples/make_results.py` from the CSV and JSON files that the "
              "example scripts wrote (default folder `examples/output/`). **Do not edit by hand**: "
@@ -551,6 +625,9 @@ def build(out_dir, results_path):
              "arguments recorded below, then this generator). Each section gives its script's "
              "exact command; the scripts' `--help` lists their options.", ""]
     glance = at_a_glance(out_dir)
+    for name, prefix in GLANCE_PREFIX.items():
+        if not (out_dir / f"{name}.json").exists() and TITLES[name] in previous:
+            glance += [line for line in previous.get("At a glance", []) if line.startswith(prefix)]
     if glance:
         parts += ["## At a glance", ""] + glance + [""]
     env = None
@@ -558,7 +635,16 @@ def build(out_dir, results_path):
     for name in SCRIPTS:
         meta_path = out_dir / f"{name}.json"
         if not meta_path.exists():
-            missing.append(name)
+            if TITLES[name] in previous:
+                body = previous[TITLES[name]]
+                while body and not body[-1].strip():
+                    body = body[:-1]
+                body = body[1:] if body and not body[0].strip() else body
+                if CARRIED not in body:
+                    body = [CARRIED, ""] + body
+                parts += [f"## {TITLES[name]}", ""] + body + [""]
+            else:
+                missing.append(name)
             continue
         meta = json.loads(meta_path.read_text())
         env = env or meta.get("environment")
@@ -606,8 +692,11 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", type=Path, default=C.DEFAULT_OUT, help="folder with the scripts' outputs")
     p.add_argument("--results", type=Path, default=C.EXAMPLES_DIR / "RESULTS.md")
+    p.add_argument("--carry-over", action="store_true",
+                   help="copy the sections of scripts with no output in --out unchanged from the "
+                        "existing RESULTS.md (a partial rerun)")
     args = p.parse_args(argv)
-    path = build(args.out, args.results)
+    path = build(args.out, args.results, carry_over=args.carry_over)
     print(f"wrote {path.resolve()}")
     return 0
 
