@@ -6,12 +6,16 @@
     qmc-orff discrepancy FILE --box B --sigma S [--kernel gaussian|laplacian]
     qmc-orff design {global,greedy,weighted,lattice} --d D --s S --box-over-sigma R
              [--maxiter M] -o FILE [--checkpoint-every K] [--resume FILE]
+    qmc-orff design adaptive --data FILE --s S --sigma SIGMA|median [--kernel K]
+             [--maxiter M] -o FILE [--checkpoint-every K] [--resume FILE]
     qmc-orff catalogue {list,show,build}
 
 Bad arguments and unreadable files give a one-line error on stderr and exit
-status 2.  ``design`` shows a progress bar (``D^2`` and its ratio to Halton's),
-writes atomic checkpoints to the output file every ``K`` iterations (greedy:
-points) and, on Ctrl-C, saves the best iterate before exiting with status 130.
+status 2.  ``design`` shows a progress bar (``D^2`` and its ratio to Halton's;
+``design adaptive``: the training and validation Gram errors and the ratio to
+the ORF start), writes atomic checkpoints to the output file every ``K``
+iterations (greedy: points) and, on Ctrl-C, saves the best iterate (adaptive:
+the best validated one) before exiting with status 130.
 """
 from __future__ import annotations
 
@@ -184,6 +188,9 @@ def _cmd_design(args):
     from .discrepancy import BoxDiscrepancy
     from .sequence import Sequence
 
+    if args.method == "adaptive":
+        return _cmd_design_adaptive(args)
+    _check_box_design_args(args)
     d, s, r = args.d, args.s, args.box_over_sigma
     box = r if np.ndim(r) else np.full(d, r)
     obj = BoxDiscrepancy(box, kernel=args.kernel, sigma=np.ones(d), d=d)
@@ -273,6 +280,185 @@ def _cmd_design(args):
     return EXIT_INTERRUPTED if interrupted else 0
 
 
+def _check_box_design_args(args):
+    """The box designs need --d and --box-over-sigma; the data options are adaptive's."""
+    missing = [f"--{n.replace('_', '-')}" for n in ("d", "box_over_sigma")
+               if getattr(args, n) is None]
+    if missing:
+        raise _CliError(f"design {args.method} needs {' and '.join(missing)}")
+    for opt, value in (("--data", args.data), ("--sigma", args.sigma_arg)):
+        if value is not None:
+            raise _CliError(f"{opt} applies to design adaptive, not to the {args.method} design")
+    if args.kernel not in ("gaussian", "laplacian"):
+        raise _CliError(f"the box designs take --kernel gaussian or laplacian; got {args.kernel!r}")
+    if args.init in ("orf", "mc"):
+        raise _CliError(f"--init {args.init} applies to design adaptive; the box designs start "
+                        f"from halton, halton-rr2 or sobol")
+    if args.maxiter is None:
+        args.maxiter = 200
+    if args.init is None:
+        args.init = "halton"
+
+
+# --------------------------------------------------------------------------- design adaptive
+_DATA_SUFFIXES = (".npy", ".csv")
+
+
+def _read_data(path):
+    """The data matrix ``(n, d)`` of a ``.npy`` or ``.csv`` file, checked (one-line errors).
+
+    A ``.csv`` file holds one point per line, comma-separated numbers; a first
+    line that does not parse (a header) is skipped.
+    """
+    if not path.endswith(_DATA_SUFFIXES):
+        raise _CliError(f"--data must be a .npy or .csv file; got {path!r}")
+    if not os.path.exists(path):
+        raise _CliError(f"cannot read {path!r}: no such file")
+    if os.path.isdir(path):
+        raise _CliError(f"cannot read {path!r}: it is a folder")
+    import warnings
+
+    try:
+        if path.endswith(".npy"):
+            X = np.load(path, allow_pickle=False)
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # "input contained no data"
+                try:
+                    X = np.loadtxt(path, delimiter=",", ndmin=2, dtype=np.float64)
+                except ValueError:  # a header line: skip it, then parse strictly
+                    X = np.loadtxt(path, delimiter=",", ndmin=2, dtype=np.float64, skiprows=1)
+    except (OSError, ValueError, EOFError, UnicodeDecodeError) as exc:
+        msg = " ".join(str(exc).split()) or type(exc).__name__
+        raise _CliError(f"cannot parse {path!r} as a numeric data matrix: {msg}") from None
+    X = np.asarray(X)
+    if X.dtype.kind not in "biuf":
+        raise _CliError(f"{path!r} must hold real numbers; got dtype {X.dtype}")
+    if X.ndim != 2:
+        raise _CliError(f"{path!r} must hold a 2-D array (points x features); got shape "
+                        f"{X.shape}" + (" (reshape one feature to (n, 1))" if X.ndim == 1 else ""))
+    if X.size == 0:
+        raise _CliError(f"{path!r} holds no data (shape {X.shape})")
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    bad = ~np.isfinite(X)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise _CliError(f"{path!r} contains NaN or inf ({int(bad.sum())} values; first at row "
+                        f"{int(i)}, column {int(j)})")
+    if X.shape[0] < 2:
+        raise _CliError(f"{path!r} must hold at least 2 points (rows); got shape {X.shape}")
+    return X
+
+
+def _sigma_arg(text):
+    """``--sigma``: a positive number or ``median`` (the median heuristic)."""
+    if text.strip().lower() == "median":
+        return "median"
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (np.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a positive number or 'median'; got {text!r}")
+    return value
+
+
+def _median_heuristic(X, kernel, *, max_points=2000, seed=0):
+    """Median distance between distinct rows (L1 for the Laplacian kernel, else Euclidean).
+
+    At most ``max_points`` rows enter (a seeded sample beyond that).
+    """
+    from scipy.spatial.distance import pdist
+
+    if X.shape[0] > max_points:
+        X = X[np.sort(np.random.default_rng(seed).choice(X.shape[0], max_points, replace=False))]
+    dist = pdist(X, metric="cityblock" if kernel == "laplacian" else "euclidean")
+    sigma = float(np.median(dist))
+    if not sigma > 0:
+        raise _CliError("--sigma median: the median distance between the data's points is 0 "
+                        "(more than half the pairs coincide); give --sigma explicitly")
+    return sigma
+
+
+def _data_sha256(X):
+    import hashlib
+
+    return hashlib.sha256(np.ascontiguousarray(X, dtype=np.float64).tobytes()).hexdigest()
+
+
+class _AdaptiveProgress:
+    """One line on stderr: iteration, training and validation Gram errors, ratio to the ORF start."""
+
+    def __init__(self, total, stream=None, width=20):
+        import time
+
+        self.total = max(int(total), 1)
+        self.stream = sys.stderr if stream is None else stream
+        self.width = width
+        self.start = time.perf_counter()
+
+    def update(self, it, train, val, start_val, best_val):
+        import time
+
+        frac = min(it / self.total, 1.0)
+        filled = int(round(frac * self.width))
+        val_txt = "   n/a   " if val is None else f"{val:.4e}"
+        ratio = (f"{best_val / start_val:.3g}" if start_val and best_val is not None
+                 else "n/a")
+        self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {it}/{self.total} "
+                          f"train {train:.4e} validation {val_txt} best/ORF start {ratio} "
+                          f"({time.perf_counter() - self.start:.1f} s)")
+        self.stream.flush()
+
+    def close(self):
+        self.stream.write("\n")
+        self.stream.flush()
+
+
+def _cmd_design_adaptive(args):
+    from .sequence import Sequence
+
+    if args.data is None:
+        raise _CliError("design adaptive needs --data FILE (.npy or .csv)")
+    if args.sigma_arg is None:
+        raise _CliError("design adaptive needs --sigma (a positive number or 'median')")
+    for name in ("d", "box_over_sigma"):
+        if getattr(args, name) is not None:
+            raise _CliError(f"--{name.replace('_', '-')} applies to the box designs; design "
+                            f"adaptive takes its dimension and scale from --data and --sigma")
+    X = _read_data(args.data)
+    kernel = args.kernel
+    sigma = (_median_heuristic(X, kernel, seed=args.seed) if args.sigma_arg == "median"
+             else float(args.sigma_arg))
+    digest = _data_sha256(X)
+    init = args.init if args.init is not None else "orf"
+    done_iter = 0
+    if args.resume is not None:
+        if not os.path.exists(args.resume):
+            raise _CliError(f"cannot read {args.resume!r}: no such file")
+        ckpt = _read_points(args.resume)
+        m = ckpt.meta
+        if m.get("method") != "adaptive":
+            raise _CliError(f"--resume file {args.resume!r} holds a {m.get('method')!r} design, "
+                            f"not 'adaptive'")
+        if m.get("data_sha256") not in (None, digest):
+            raise _CliError(f"--resume file {args.resume!r} was designed on other data "
+                            f"(SHA-256 {str(m.get('data_sha256'))[:12]}..., --data has "
+                            f"{digest[:12]}...)")
+        if ckpt.s != args.s or ckpt.d != X.shape[1]:
+            raise _CliError(f"--resume file {args.resume!r} has s={ckpt.s}, d={ckpt.d}; "
+                            f"expected s={args.s}, d={X.shape[1]}")
+        if m.get("kernel") not in (None, kernel) or (
+                m.get("sigma") is not None and not np.isclose(float(m["sigma"]), sigma,
+                                                              rtol=1e-12, atol=0.0)):
+            raise _CliError(f"--resume file {args.resume!r} was designed for kernel="
+                            f"{m.get('kernel')!r}, sigma={m.get('sigma')}; not kernel={kernel!r}, "
+                            f"sigma={sigma:.6g}")
+        init = ckpt
+        done_iter = int(m.get("iterations", 0))
+    return _run_adaptive(args, X, kernel, sigma, digest, init, done_iter, Sequence)
+
+
 # --------------------------------------------------------------------------- catalogue
 def _cmd_catalogue(args):
     from qmc_orff import precomputed as cat
@@ -351,21 +537,39 @@ def build_parser():
     q.add_argument("--json", action="store_true", help="print a JSON object")
     q.set_defaults(func=_cmd_discrepancy)
 
-    de = sub.add_parser("design", help="design a sequence (global, greedy, weighted, lattice)",
+    de = sub.add_parser("design", help="design a sequence (global, greedy, weighted, lattice, "
+                        "adaptive)",
                         description="Design s frequencies in d dimensions minimising the box "
-                        "discrepancy for box/bandwidth R (unit bandwidth, box R).  Ctrl-C saves "
-                        "the best iterate (exit status 130).")
-    de.add_argument("method", choices=("global", "greedy", "weighted", "lattice"))
-    de.add_argument("--d", type=_positive_int, required=True, help="dimension")
+                        "discrepancy for box/bandwidth R (unit bandwidth, box R); or, with "
+                        "'adaptive', minimising the Gram error on the points of --data (held-out "
+                        "validation points pick the best iterate; the progress bar shows its "
+                        "ratio to the ORF start).  Ctrl-C saves the best iterate (exit status 130).")
+    de.add_argument("method", choices=("global", "greedy", "weighted", "lattice", "adaptive"))
+    de.add_argument("--d", type=_positive_int, default=None,
+                    help="dimension (box designs; required there)")
     de.add_argument("--s", type=_positive_int, required=True, help="number of points")
-    de.add_argument("--box-over-sigma", type=_positive_floats, required=True,
-                    help="box half-width over kernel bandwidth (scalar or per coordinate)")
-    de.add_argument("--kernel", choices=("gaussian", "laplacian"), default="gaussian")
-    de.add_argument("--maxiter", type=_nonneg_int, default=200,
-                    help="iteration cap (global: total, also across --resume; greedy: per point)")
+    de.add_argument("--box-over-sigma", type=_positive_floats, default=None,
+                    help="box half-width over kernel bandwidth (scalar or per coordinate; box "
+                    "designs, required there)")
+    de.add_argument("--data", default=None, metavar="FILE",
+                    help="adaptive: the data (.npy, or .csv with one point per line)")
+    de.add_argument("--sigma", dest="sigma_arg", type=_sigma_arg, default=None,
+                    metavar="SIGMA|median",
+                    help="adaptive: kernel bandwidth, or 'median' for the median distance "
+                    "between the data's points (L1 for laplacian)")
+    de.add_argument("--kernel", choices=("gaussian", "laplacian", "matern"), default="gaussian",
+                    help="matern: adaptive only")
+    de.add_argument("--nu", type=float, default=1.5, help="adaptive, matern: smoothness")
+    de.add_argument("--seed", type=int, default=0,
+                    help="adaptive: seed of the start and the train/validation subsamples")
+    de.add_argument("--maxiter", type=_nonneg_int, default=None,
+                    help="iteration cap (global: total, also across --resume; greedy: per point; "
+                    "default 200; adaptive: total, default the library's)")
     de.add_argument("--optimizer", choices=("cg", "l-bfgs-b"), default="l-bfgs-b")
     de.add_argument("--tol", type=float, default=1e-6, help="gradient tolerance (scaled)")
-    de.add_argument("--init", choices=("halton", "halton-rr2", "sobol"), default="halton")
+    de.add_argument("--init", choices=("halton", "halton-rr2", "sobol", "orf", "mc"), default=None,
+                    help="start (box designs: halton, halton-rr2, sobol, default halton; "
+                    "adaptive: orf or mc, default orf)")
     de.add_argument("--solver", choices=("nnls", "cvxpy"), default="nnls",
                     help="weights QP solver (weighted)")
     de.add_argument("--lattice-txt", default=None,

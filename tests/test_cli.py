@@ -241,3 +241,110 @@ def test_high_dimension_design_and_discrepancy(tmp_path, capsys):
         res["normalized_d2"] / obj.expected_mc(8, normalize=True), rel=1e-12)
     status, text, _ = call("discrepancy", out, "--box", 0.05, capsys=capsys)
     assert status == 0 and text.startswith("D^2 = not representable in float64")
+
+
+# --------------------------------------------------------------------------- design adaptive
+def _write_data_files(tmp_path):
+    """Data files that must be refused, each with the phrase its one-line error must contain."""
+    (tmp_path / "text.csv").write_text("a,b\n1,x\n2,3\n")
+    (tmp_path / "nan.csv").write_text("1,2\nnan,3\n4,5\n")
+    (tmp_path / "inf.npy").write_bytes(b"")
+    np.save(tmp_path / "inf.npy", np.array([[1.0, 2.0], [np.inf, 0.0], [3.0, 1.0]]))
+    (tmp_path / "one.csv").write_text("1,2,3\n")
+    (tmp_path / "empty.csv").write_text("")
+    (tmp_path / "ragged.csv").write_text("1,2\n3\n4,5\n")
+    np.save(tmp_path / "vector.npy", np.arange(5.0))
+    np.save(tmp_path / "strings.npy", np.array([["a", "b"], ["c", "d"]]))
+    np.save(tmp_path / "objects.npy", np.array([[1, None], [2, 3]], dtype=object),
+            allow_pickle=True)
+    (tmp_path / "broken.npy").write_bytes(b"\x93NUMPY garbage")
+    (tmp_path / "data.txt").write_text("1 2\n3 4\n")
+    (tmp_path / "folder.csv").mkdir()
+
+
+@pytest.mark.parametrize("data, match", [
+    ("text.csv", "cannot parse 'text.csv' as a numeric data matrix"),
+    ("nan.csv", "'nan.csv' contains NaN or inf (1 values; first at row 1, column 0)"),
+    ("inf.npy", "'inf.npy' contains NaN or inf"),
+    ("one.csv", "'one.csv' must hold at least 2 points (rows); got shape (1, 3)"),
+    ("empty.csv", "'empty.csv' holds no data"),
+    ("ragged.csv", "cannot parse 'ragged.csv'"),
+    ("vector.npy", "must hold a 2-D array (points x features); got shape (5,) (reshape"),
+    ("strings.npy", "'strings.npy' must hold real numbers; got dtype <U1"),
+    ("objects.npy", "cannot parse 'objects.npy'"),
+    ("broken.npy", "cannot parse 'broken.npy'"),
+    ("data.txt", "--data must be a .npy or .csv file; got 'data.txt'"),
+    ("missing.csv", "cannot read 'missing.csv': no such file"),
+    ("folder.csv", "cannot read 'folder.csv': it is a folder"),
+])
+def test_design_adaptive_bad_data_one_line_exit_2(tmp_path, monkeypatch, capsys, data, match):
+    monkeypatch.chdir(tmp_path)
+    _write_data_files(tmp_path)
+    status, _, err = call("design", "adaptive", "--data", data, "--s", 4, "--sigma", "median",
+                          "-o", "out.npz", capsys=capsys)
+    assert status == 2
+    assert err.count("\n") == 1 and err.startswith("qmc-orff: error: "), err
+    assert match in err
+    assert not (tmp_path / "out.npz").exists()
+
+
+@pytest.mark.parametrize("args, match", [
+    (["design", "adaptive", "--s", "4", "--sigma", "1", "-o", "o.npz"],
+     "design adaptive needs --data FILE"),
+    (["design", "adaptive", "--data", "ok.csv", "--s", "4", "-o", "o.npz"],
+     "design adaptive needs --sigma"),
+    (["design", "adaptive", "--data", "ok.csv", "--s", "4", "--sigma", "-1", "-o", "o.npz"],
+     "argument --sigma: expected a positive number or 'median'; got '-1'"),
+    (["design", "adaptive", "--data", "ok.csv", "--s", "4", "--sigma", "nan", "-o", "o.npz"],
+     "argument --sigma: expected a positive number or 'median'; got 'nan'"),
+    (["design", "adaptive", "--data", "ok.csv", "--s", "4", "--sigma", "1", "--d", "2",
+      "-o", "o.npz"], "--d applies to the box designs"),
+    (["design", "adaptive", "--data", "same.csv", "--s", "4", "--sigma", "median", "-o", "o.npz"],
+     "the median distance between the data's points is 0"),
+    (["design", "global", "--s", "4", "--box-over-sigma", "1", "-o", "o.npz"],
+     "design global needs --d"),
+    (["design", "global", "--d", "2", "--s", "4", "-o", "o.npz"],
+     "design global needs --box-over-sigma"),
+    (["design", "global", "--d", "2", "--s", "4", "--box-over-sigma", "1", "--data", "ok.csv",
+      "-o", "o.npz"], "--data applies to design adaptive, not to the global design"),
+    (["design", "global", "--d", "2", "--s", "4", "--box-over-sigma", "1", "--init", "orf",
+      "-o", "o.npz"], "--init orf applies to design adaptive"),
+    (["design", "weighted", "--d", "2", "--s", "4", "--box-over-sigma", "1", "--kernel", "matern",
+      "-o", "o.npz"], "the box designs take --kernel gaussian or laplacian; got 'matern'"),
+])
+def test_design_adaptive_argument_errors(tmp_path, monkeypatch, capsys, args, match):
+    monkeypatch.chdir(tmp_path)
+    np.savetxt(tmp_path / "ok.csv", np.random.default_rng(0).normal(size=(20, 3)), delimiter=",")
+    np.savetxt(tmp_path / "same.csv", np.ones((20, 3)), delimiter=",")
+    status, _, err = call(*args, capsys=capsys)
+    assert status == 2
+    assert err.count("\n") == 1 and err.startswith("qmc-orff"), err
+    assert match in err
+
+
+def test_read_data_formats(tmp_path):
+    """.npy and .csv (with or without a header line) give the same float64 matrix."""
+    from qmc_orff.cli import _read_data
+
+    X = np.random.default_rng(1).normal(size=(7, 3))
+    np.save(tmp_path / "x.npy", X.astype(np.float32))
+    np.savetxt(tmp_path / "x.csv", X, delimiter=",", fmt="%.17g")
+    np.savetxt(tmp_path / "h.csv", X, delimiter=",", fmt="%.17g", header="a,b,c", comments="")
+    np.save(tmp_path / "i.npy", np.arange(6).reshape(3, 2))
+    a = _read_data(str(tmp_path / "x.npy"))
+    assert a.dtype == np.float64 and a.flags.c_contiguous
+    np.testing.assert_array_equal(a, X.astype(np.float32).astype(np.float64))
+    np.testing.assert_array_equal(_read_data(str(tmp_path / "x.csv")), X)
+    np.testing.assert_array_equal(_read_data(str(tmp_path / "h.csv")), X)
+    np.testing.assert_array_equal(_read_data(str(tmp_path / "i.npy")), [[0, 1], [2, 3], [4, 5]])
+
+
+def test_median_heuristic_brute_force():
+    from qmc_orff.cli import _median_heuristic
+
+    X = np.random.default_rng(2).normal(size=(25, 4))
+    pairs = [(i, j) for i in range(25) for j in range(i + 1, 25)]
+    l2 = np.median([np.linalg.norm(X[i] - X[j]) for i, j in pairs])
+    l1 = np.median([np.abs(X[i] - X[j]).sum() for i, j in pairs])
+    assert _median_heuristic(X, "gaussian") == pytest.approx(l2, rel=1e-14)
+    assert _median_heuristic(X, "laplacian") == pytest.approx(l1, rel=1e-14)
