@@ -651,23 +651,42 @@ def build(out_dir, results_path, *, carry_over=False):
         parts += [f"## {TITLES[name]}", "", header_block(meta), ""]
         if name == "demo":
             table = out_dir / "demo_table.csv"
-            if table.exists():
-                rows = C.read_csv(table)
-                cols = ["method", "reps", "rel_spectral", "rel_frobenius", "D2(b)/E[MC]",
-                        "D2(b/4)/E[MC]", "D2(moment)/E[MC]"]
-                body = [[r.get(c, "") if not isinstance(r.get(c), float) else
+            p = meta["params"]
+
+            def cells(rows, cols):
+                return [[r.get(c, "") if not isinstance(r.get(c), float) else
                          ("n/a" if not np.isfinite(r[c]) else f"{r[c]:.4g}") for c in cols]
                         for r in rows]
-                info = meta["params"].get("dataset", {})
-                parts += [f"{info.get('description', 'digits')}; n = {info.get('n')}, d = "
-                          f"{info.get('d')}; s = {meta['params'].get('s')}, sigma = "
-                          f"{meta['params'].get('sigma', float('nan')):.4g} (median heuristic); "
+
+            split = (f" ({p['n_train']} training rows, {p['n_eval']} held-out rows: every error "
+                     f"is on the held-out rows)" if "n_eval" in p else "")
+            if table.exists():
+                rows = C.read_csv(table)
+                cols = [c for c in ["method", "reps", "rel_spectral", "rel_frobenius",
+                                    "ratio_to_orf", "D2(b)/E[MC]", "D2(b/4)/E[MC]",
+                                    "D2(moment)/E[MC]"] if rows and c in rows[0]]
+                info = p.get("dataset", {})
+                parts += [f"{info.get('description', 'digits')}; n = {info.get('n')}{split}, d = "
+                          f"{info.get('d')}; s = {p.get('s')}, sigma = "
+                          f"{p.get('sigma', float('nan')):.4g} (median heuristic); "
                           f"catalogue entries at box_over_sigma = "
-                          f"{meta['params'].get('catalogue_box_over_sigma')}. D^2 columns: the "
-                          f"squared box discrepancy on the data-range box b, on b/4 and on the "
+                          f"{p.get('catalogue_box_over_sigma')}. ratio_to_orf: the Frobenius "
+                          f"error divided by ORF's mean (below 1: better than ORF). D^2 columns: "
+                          f"the squared box discrepancy on the data-range box b, on b/4 and on the "
                           f"moment box, divided by its Monte Carlo expectation (below 1 beats MC). "
                           f"The demo's first table (generators against MC) is in "
-                          f"`demo_generators.csv`.", "", md_table(cols, body), ""]
+                          f"`demo_generators.csv`.", "", md_table(cols, cells(rows, cols)), ""]
+            table3 = out_dir / "demo_high_dim.csv"
+            if table3.exists() and "high_dim" in p:
+                rows = C.read_csv(table3)
+                cols = ["s", "method", "reps", "rel_spectral", "rel_frobenius", "ratio_to_orf",
+                        "fit_s"]
+                hd = p["high_dim"]
+                parts += [f"High dimension: {hd['dataset']['description']}; n = "
+                          f"{hd['dataset']['n']} ({hd['n_train']} training, {hd['n_eval']} "
+                          f"held-out rows), d = {hd['dataset']['d']}, sigma = {hd['sigma']:.4g}; "
+                          f"fit_s is the fit time in seconds (2-core machine, noisy).", "",
+                          md_table(cols, cells(rows, cols)), ""]
         else:
             csv_path = out_dir / f"{name}.csv"
             rows = C.read_csv(csv_path) if csv_path.exists() else []
