@@ -338,7 +338,9 @@ def section_disc(rows, meta):
         sub = [r for r in summ if r["dataset"] == name]
         if not sub:
             continue
-        out.append(f"**{name}** — {info['description']}; n = {info['n']}, d = {info['d']}, "
+        split = (f" ({info['n_train']} training rows for sigma, b and the designs; the Gram "
+                 f"error on {info['n_eval']} held-out rows)" if "n_eval" in info else "")
+        out.append(f"**{name}** — {info['description']}; n = {info['n']}{split}, d = {info['d']}, "
                    f"sigma = {info['sigma']:.4g}.\n")
         for r in sub:
             r["sequence"] = r["method"] + (f" [{r['design_box']}]" if r["design_box"] else "")
