@@ -270,10 +270,13 @@ def _cmd_design(args):
     interrupted = seq.meta.get("stop_reason") == "interrupted"
     save(seq, final=not interrupted)
     m = seq.meta
+    emc = m.get("normalized_expected_mc")
+    vs_mc = f", Monte Carlo expectation ratio {m['normalized_d2'] / emc:.3g}" if emc else ""
     print(f"{'interrupted: saved the best iterate' if interrupted else 'wrote'} {out}: "
           f"{args.method} design, s={seq.s}, d={d}, normalised D^2={m['normalized_d2']:.4e} "
-          f"(Halton {m['normalized_halton_d2']:.4e}, ratio {m['ratio_to_halton']:.3g}); "
-          f"stop: {m.get('stop_reason')}")
+          f"(Halton {m['normalized_halton_d2']:.4e}, ratio {m['ratio_to_halton']:.3g}{vs_mc}); "
+          f"stop: {m.get('stop_reason')}. A box discrepancy does not measure the Gram error "
+          f"on data: check with qmc_orff.gram_error on held-out points (or design adaptive)")
     if args.method == "lattice" and args.lattice_txt:
         seq.write_lattice(args.lattice_txt)
         print(f"wrote the generating vector to {args.lattice_txt} (LDData lattice format)")
