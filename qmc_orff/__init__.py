@@ -24,6 +24,8 @@ _LAZY = {
     "get_density": "qmc_orff.densities",
     "BoxDiscrepancy": "qmc_orff.discrepancy",
     "box_from_data": "qmc_orff.discrepancy",
+    "DataDiscrepancy": "qmc_orff.data_discrepancy",
+    "OperatorDataDiscrepancy": "qmc_orff.data_discrepancy",
     # sequence design and files
     "Sequence": "qmc_orff.sequence",
     "load_sequence": "qmc_orff.sequence",
@@ -32,6 +34,8 @@ _LAZY = {
     "greedy_sequence": "qmc_orff.design",
     "weighted_sequence": "qmc_orff.design",
     "lattice_sequence": "qmc_orff.design",
+    "adaptive_sequence": "qmc_orff.adaptive",
+    "adaptive_operator_sequence": "qmc_orff.adaptive",
     "catalogue": "qmc_orff.precomputed",
     "load_catalogue": "qmc_orff.precomputed",
     "build_catalogue": "qmc_orff.precomputed",
@@ -44,7 +48,8 @@ _LAZY = {
     "gram_error": "qmc_orff.metrics",
 }
 _SUBMODULES = {"kernels", "generators", "densities", "discrepancy", "design", "sequence",
-               "weights", "precomputed", "frequencies", "features", "learning", "metrics", "cli"}
+               "weights", "precomputed", "frequencies", "features", "learning", "metrics", "cli",
+               "data_discrepancy", "adaptive"}
 
 __all__ = sorted(_LAZY) + ["__version__"]
 

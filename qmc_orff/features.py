@@ -68,10 +68,13 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     n_components : int or None, default=256
         Number ``s`` of frequencies; the output has ``2 s`` columns.  ``None``
         takes all the points of a Sequence or array ``sequence``.
-    sequence : {"halton", "sobol", "lattice", "mc", "orf"}, Sequence or array_like, default="halton"
-        Point source; see :func:`qmc_orff.make_frequencies`.
+    sequence : {"halton", "sobol", "lattice", "mc", "orf", "adaptive"}, Sequence or array_like, default="halton"
+        Point source; see :func:`qmc_orff.make_frequencies`.  ``"adaptive"``:
+        a data-dependent map (as scikit-learn's ``Nystroem``): ``fit(X)``
+        designs the frequencies on ``X`` by :func:`qmc_orff.adaptive_sequence`
+        (Gaussian, Laplacian and Matern kernels), reproducibly with ``seed``.
     seed : None, int, SeedSequence or Generator, default=None
-        Randomness of ``"mc"``/``"orf"`` and of the QMC scrambling.
+        Randomness of ``"mc"``/``"orf"``/``"adaptive"`` and of the QMC scrambling.
     scramble : "auto", bool or "deterministic", default="auto"
         Scrambling of the QMC points (see :func:`qmc_orff.frequencies.unit_points`):
         by default Halton points get the deterministic RR2 permutations, so the
@@ -80,12 +83,19 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         Matern smoothness.
     c : float, default=1.0
         Skewness of the skewed chi-squared kernel.
+    design_options : dict or None, default=None
+        Keyword arguments for :func:`qmc_orff.adaptive_sequence` with
+        ``sequence="adaptive"`` (e.g. ``{"maxiter": 100, "n_train": 500}``);
+        ignored otherwise.
 
     Attributes
     ----------
     frequencies_ : ndarray of shape (s, d)
     weights_ : ndarray of shape (s,)
         Quadrature weights ``xi`` (``1/s`` unless a weighted Sequence was given).
+    design_ : Sequence
+        With ``sequence="adaptive"`` only: the designed sequence (its ``meta``
+        has the validation errors of the start, of ORF and of the result).
     kernel_ : qmc_orff.kernels.Kernel
         The exact kernel approximated.
     n_features_in_ : int
@@ -111,7 +121,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     """
 
     def __init__(self, kernel="gaussian", *, sigma=1.0, n_components=256, sequence="halton",
-                 seed=None, scramble="auto", nu=1.5, c=1.0):
+                 seed=None, scramble="auto", nu=1.5, c=1.0, design_options=None):
         self.kernel = kernel
         self.sigma = sigma
         self.n_components = n_components
@@ -120,6 +130,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         self.scramble = scramble
         self.nu = nu
         self.c = c
+        self.design_options = design_options
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -148,9 +159,12 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         kernel = check_choice(self.kernel, "kernel", _SCALAR_KERNELS)
         X = self._input(X, reset=True)
         d = X.shape[1]
-        W, xi = make_frequencies(kernel, self.n_components, d, sigma=self.sigma,
-                                 sequence=self.sequence, seed=self.seed, scramble=self.scramble,
-                                 nu=self.nu)
+        if _is_adaptive(self.sequence):
+            W, xi, self.design_ = _adaptive_frequencies(self, kernel, X)
+        else:
+            W, xi = make_frequencies(kernel, self.n_components, d, sigma=self.sigma,
+                                     sequence=self.sequence, seed=self.seed, scramble=self.scramble,
+                                     nu=self.nu)
         if kernel == "gaussian":
             exact = Gaussian(self.sigma)
         elif kernel == "laplacian":
@@ -182,6 +196,40 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         W = np.ascontiguousarray(self.frequencies_, dtype=dt)
         scale = np.ascontiguousarray(np.sqrt(self.weights_), dtype=dt)
         return cos_sin_features(X, W, scale)
+
+
+# --------------------------------------------------------------------------- adaptive maps
+def _is_adaptive(sequence):
+    return isinstance(sequence, str) and sequence == "adaptive"
+
+
+def _design_options(options, forbidden):
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise TypeError(f"'design_options' must be a dict or None; got {type(options).__name__}.")
+    bad = sorted(set(options) & set(forbidden))
+    if bad:
+        raise ValueError(f"'design_options' must not set {', '.join(map(repr, bad))}: they are "
+                         "parameters of the feature map itself.")
+    return dict(options)
+
+
+def _adaptive_frequencies(est, kernel, X):
+    """``sequence="adaptive"``: design the frequencies on ``X`` (:func:`qmc_orff.adaptive_sequence`)."""
+    from .adaptive import adaptive_sequence
+
+    if kernel not in ("gaussian", "laplacian", "matern"):
+        raise ValueError(f"sequence='adaptive' needs kernel 'gaussian', 'laplacian' or 'matern'; "
+                         f"got {kernel!r}.")
+    if est.n_components is None:
+        raise ValueError("'n_components' must be an integer for sequence='adaptive'; got None.")
+    opts = _design_options(est.design_options, ("X", "s", "kernel", "sigma", "nu", "seed"))
+    opts.setdefault("init", "orf" if kernel != "laplacian" else "mc")
+    seq = adaptive_sequence(np.asarray(X, dtype=np.float64), est.n_components, kernel=kernel,
+                            sigma=est.sigma, nu=est.nu, seed=est.seed, **opts)
+    sigma = seq.meta["sigma"]
+    return seq.frequencies(sigma), seq.effective_weights, seq
 
 
 # --------------------------------------------------------------------------- operator-valued maps
