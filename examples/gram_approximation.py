@@ -61,6 +61,10 @@ def parse(argv=None):
     p.add_argument("--reps", type=int, default=10, help="repetitions of randomised methods")
     p.add_argument("--adaptive-reps", type=int, default=3,
                    help="repetitions of the adaptive design (at most --reps; each is a design)")
+    p.add_argument("--adaptive-n-train", type=int, default=None,
+                   help="adaptive: training subsample (all pairs); default the library's")
+    p.add_argument("--adaptive-maxiter", type=int, default=None,
+                   help="adaptive: L-BFGS iteration cap; default the library's")
     p.add_argument("--methods", nargs="+", default=list(C.METHODS), choices=list(C.METHODS))
     p.add_argument("--n-max", type=int, default=5000, help="rows kept per data set (seeded subset)")
     p.add_argument("--n-eval", type=int, default=800,
@@ -81,6 +85,8 @@ def parse(argv=None):
         args.s = [16, 64]
         args.reps = 2
         args.adaptive_reps = 1
+        args.adaptive_n_train = 100
+        args.adaptive_maxiter = 20
         args.n_max = 240
         args.n_eval = 80
         args.design_maxiter = 10
@@ -92,6 +98,16 @@ def run_order(methods):
     """ORF first (every other method is reported against it), then the order asked for."""
     return ([C.REFERENCE] if C.REFERENCE in methods else []) + [m for m in methods
                                                                  if m != C.REFERENCE]
+
+
+def adaptive_options(args):
+    """``design_options`` of ``FourierFeatures(sequence="adaptive")`` from the command line."""
+    opts = {}
+    if args.adaptive_n_train is not None:
+        opts["n_train"] = args.adaptive_n_train
+    if args.adaptive_maxiter is not None:
+        opts["maxiter"] = args.adaptive_maxiter
+    return {"design_options": opts} if opts else {}
 
 
 def run(args, record):
@@ -114,7 +130,7 @@ def run(args, record):
                                  design_budget=args.design_budget,
                                  cache=args.out / "cache",
                                  tag=f"{name.replace(':', '-')}{X.shape[0]}-train{len(Xtr)}",
-                                 n_train=len(Xtr))
+                                 n_train=len(Xtr), adaptive_options=adaptive_options(args))
         t0 = time.perf_counter()
         ref = C.GramReference(Xev, sigma)
         record.params.setdefault("datasets", {})[name] = {
@@ -216,6 +232,7 @@ def main(argv=None):
     record = C.RunRecord(name, args)
     record.params.update(s=args.s, reps=args.reps, adaptive_reps=args.adaptive_reps,
                          n_eval=args.n_eval, methods=args.methods,
+                         adaptive_design_options=adaptive_options(args).get("design_options", {}),
                          design_box=args.design_box, design_fraction=args.design_fraction,
                          design_maxiter=args.design_maxiter, n_max=args.n_max)
     args.csv_path = out / f"{name}.csv"
