@@ -299,6 +299,8 @@ def _check_box_design_args(args):
                         f"from halton, halton-rr2 or sobol")
     if args.maxiter is None:
         args.maxiter = 200
+    if args.tol is None:
+        args.tol = 1e-6
     if args.init is None:
         args.init = "halton"
 
@@ -366,31 +368,8 @@ def _sigma_arg(text):
     return value
 
 
-def _median_heuristic(X, kernel, *, max_points=2000, seed=0):
-    """Median distance between distinct rows (L1 for the Laplacian kernel, else Euclidean).
-
-    At most ``max_points`` rows enter (a seeded sample beyond that).
-    """
-    from scipy.spatial.distance import pdist
-
-    if X.shape[0] > max_points:
-        X = X[np.sort(np.random.default_rng(seed).choice(X.shape[0], max_points, replace=False))]
-    dist = pdist(X, metric="cityblock" if kernel == "laplacian" else "euclidean")
-    sigma = float(np.median(dist))
-    if not sigma > 0:
-        raise _CliError("--sigma median: the median distance between the data's points is 0 "
-                        "(more than half the pairs coincide); give --sigma explicitly")
-    return sigma
-
-
-def _data_sha256(X):
-    import hashlib
-
-    return hashlib.sha256(np.ascontiguousarray(X, dtype=np.float64).tobytes()).hexdigest()
-
-
 class _AdaptiveProgress:
-    """One line on stderr: iteration, training and validation Gram errors, ratio to the ORF start."""
+    """One line on stderr: iteration, training and validation Gram errors, best / ORF start."""
 
     def __init__(self, total, stream=None, width=20):
         import time
@@ -398,27 +377,34 @@ class _AdaptiveProgress:
         self.total = max(int(total), 1)
         self.stream = sys.stderr if stream is None else stream
         self.width = width
-        self.start = time.perf_counter()
+        self.clock = time.perf_counter
+        self.start = self.clock()
+        self.shown = False
 
-    def update(self, it, train, val, start_val, best_val):
-        import time
-
+    def update(self, it, train, val, best, ref, ref_label):
+        self.shown = True
         frac = min(it / self.total, 1.0)
         filled = int(round(frac * self.width))
-        val_txt = "   n/a   " if val is None else f"{val:.4e}"
-        ratio = (f"{best_val / start_val:.3g}" if start_val and best_val is not None
-                 else "n/a")
+        ratio = f"{best / ref:.3g}" if ref else "n/a"
         self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {it}/{self.total} "
-                          f"train {train:.4e} validation {val_txt} best/ORF start {ratio} "
-                          f"({time.perf_counter() - self.start:.1f} s)")
+                          f"train {train:.4e} validation {val:.4e} best/{ref_label} {ratio} "
+                          f"({self.clock() - self.start:.1f} s)")
         self.stream.flush()
 
     def close(self):
-        self.stream.write("\n")
-        self.stream.flush()
+        if self.shown:  # nothing to end when no iteration ran (e.g. an error before the first)
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _adaptive_defaults():
+    from .adaptive import adaptive_sequence
+
+    return adaptive_sequence.__kwdefaults__
 
 
 def _cmd_design_adaptive(args):
+    from .adaptive import adaptive_sequence, data_sha256
     from .sequence import Sequence
 
     if args.data is None:
@@ -429,13 +415,16 @@ def _cmd_design_adaptive(args):
         if getattr(args, name) is not None:
             raise _CliError(f"--{name.replace('_', '-')} applies to the box designs; design "
                             f"adaptive takes its dimension and scale from --data and --sigma")
+    if args.init in ("halton-rr2",):
+        raise _CliError("--init halton-rr2 applies to the box designs; design adaptive starts "
+                        "from orf, mc, halton or sobol")
+    defaults = _adaptive_defaults()
     X = _read_data(args.data)
-    kernel = args.kernel
-    sigma = (_median_heuristic(X, kernel, seed=args.seed) if args.sigma_arg == "median"
-             else float(args.sigma_arg))
-    digest = _data_sha256(X)
-    init = args.init if args.init is not None else "orf"
-    done_iter = 0
+    d, s, kernel = X.shape[1], args.s, args.kernel
+    digest = data_sha256(X)
+    opts = {"n_train": args.n_train, "n_validation": args.n_validation, "seed": args.seed}
+    init = args.init if args.init is not None else ("mc" if kernel == "laplacian" else "orf")
+    done_iter, origin = 0, None
     if args.resume is not None:
         if not os.path.exists(args.resume):
             raise _CliError(f"cannot read {args.resume!r}: no such file")
@@ -444,22 +433,121 @@ def _cmd_design_adaptive(args):
         if m.get("method") != "adaptive":
             raise _CliError(f"--resume file {args.resume!r} holds a {m.get('method')!r} design, "
                             f"not 'adaptive'")
-        if m.get("data_sha256") not in (None, digest):
-            raise _CliError(f"--resume file {args.resume!r} was designed on other data "
-                            f"(SHA-256 {str(m.get('data_sha256'))[:12]}..., --data has "
-                            f"{digest[:12]}...)")
-        if ckpt.s != args.s or ckpt.d != X.shape[1]:
+        if m.get("data_sha256") != digest:
+            raise _CliError(f"--resume file {args.resume!r} was designed on other data (SHA-256 "
+                            f"{str(m.get('data_sha256'))[:12]}..., --data has {digest[:12]}...)")
+        if ckpt.s != s or ckpt.d != d:
             raise _CliError(f"--resume file {args.resume!r} has s={ckpt.s}, d={ckpt.d}; "
-                            f"expected s={args.s}, d={X.shape[1]}")
-        if m.get("kernel") not in (None, kernel) or (
-                m.get("sigma") is not None and not np.isclose(float(m["sigma"]), sigma,
-                                                              rtol=1e-12, atol=0.0)):
+                            f"expected s={s}, d={d}")
+        rule = m.get("sigma_rule")
+        same_sigma = (args.sigma_arg == "median" and rule == "median") or (
+            args.sigma_arg != "median" and rule == "given" and np.ndim(m.get("sigma")) == 0
+            and np.isclose(float(m["sigma"]), args.sigma_arg, rtol=1e-12, atol=0.0))
+        if m.get("kernel") != kernel or not same_sigma:
             raise _CliError(f"--resume file {args.resume!r} was designed for kernel="
-                            f"{m.get('kernel')!r}, sigma={m.get('sigma')}; not kernel={kernel!r}, "
-                            f"sigma={sigma:.6g}")
+                            f"{m.get('kernel')!r}, sigma={m.get('sigma')} ({rule}); not kernel="
+                            f"{kernel!r}, sigma={args.sigma_arg}")
+        # the same subsamples as the run it continues: its seed and sizes
+        for key in ("seed", "n_train", "n_validation"):
+            if opts[key] is None:
+                opts[key] = m.get(f"cli_{key}", m.get(key))
+            elif m.get(f"cli_{key}", m.get(key)) not in (None, opts[key]):
+                raise _CliError(f"--resume file {args.resume!r} was designed with --"
+                                f"{key.replace('_', '-')} {m.get(f'cli_{key}', m.get(key))}; "
+                                f"got {opts[key]}")
         init = ckpt
         done_iter = int(m.get("iterations", 0))
-    return _run_adaptive(args, X, kernel, sigma, digest, init, done_iter, Sequence)
+        origin = m
+    if opts["seed"] is None:
+        opts["seed"] = 0
+    for key in ("n_train", "n_validation"):
+        if opts[key] is None:
+            opts[key] = defaults[key]
+    maxiter = defaults["maxiter"] if args.maxiter is None else args.maxiter
+    extra = {}
+    if args.patience is not None:
+        extra["patience"] = args.patience
+    if args.tol is not None:
+        extra["tol"] = args.tol
+    out, every = args.output, args.checkpoint_every
+    bar = None if args.quiet else _AdaptiveProgress(maxiter)
+    latest = {}
+
+    def finish_meta(seq, final, reason=None):
+        """The library's meta with the command's bookkeeping and the ratio to ORF."""
+        meta = dict(seq.meta)
+        meta.update({"cli_seed": opts["seed"], "cli_n_train": opts["n_train"],
+                     "cli_n_validation": opts["n_validation"], "data_file": args.data,
+                     "iterations": done_iter + int(meta.get("iterations", 0)),
+                     "maxiter": maxiter, "complete": bool(final)})
+        if reason is not None:
+            meta["stop_reason"] = reason
+        if str(meta.get("stop_reason", "")).startswith("maxiter ("):  # the cap across --resume
+            meta["stop_reason"] = f"maxiter ({maxiter}) reached"
+        if origin is not None:  # keep the ORF reference and start of the first run
+            meta["resume_validation_error"] = meta.get("start_validation_error")
+            for key in ("orf_validation_error", "start_validation_error", "start_train_error"):
+                if origin.get(key) is not None:
+                    meta[key] = origin[key]
+            meta["resumed_from"] = os.path.abspath(args.resume)
+            meta["best_iteration"] = done_iter + int(meta.get("best_iteration", 0))
+        ref = meta.get("orf_validation_error")
+        meta["ratio_to_orf"] = (meta["validation_error"] / ref if ref else None)
+        start = meta.get("start_validation_error")
+        meta["ratio_to_start"] = meta["validation_error"] / start if start else None
+        return Sequence(seq.points, seq.weights, meta)
+
+    def save(seq, final, reason=None):
+        seq = finish_meta(seq, final, reason)
+        seq.save(out)
+        return seq
+
+    def checkpoint(seq):  # the best validated iterate so far, after every iteration
+        latest["seq"] = seq
+        it = int(seq.meta.get("iterations", 0))
+        if every and it % every == 0:
+            save(seq, final=False)
+
+    def callback(it, U, train_err, val_err):
+        seq = latest.get("seq")
+        if bar is not None and seq is not None:
+            meta = finish_meta(seq, False).meta
+            ref = meta.get("orf_validation_error")
+            label = "ORF start" if ref else "start"
+            bar.update(done_iter + it, train_err, val_err, meta["validation_error"],
+                       ref or meta.get("start_validation_error"), label)
+        return False
+
+    try:
+        try:
+            seq = adaptive_sequence(X, s, kernel=kernel, sigma=args.sigma_arg, nu=args.nu,
+                                    init=init, weights=args.weights,
+                                    maxiter=max(maxiter - done_iter, 0), callback=callback,
+                                    checkpoint=checkpoint, checkpoint_every=1, **opts, **extra)
+        finally:
+            if bar is not None:
+                bar.close()
+    except (KeyboardInterrupt, SystemError) as exc:  # outside the optimiser (e.g. the weights)
+        from .design import _is_interrupt
+
+        if not _is_interrupt(exc) or "seq" not in latest:
+            raise
+        seq = latest["seq"]
+        seq = Sequence(seq.points, seq.weights, dict(seq.meta, stop_reason="interrupted"))
+    interrupted = seq.meta.get("stop_reason") == "interrupted"
+    seq = save(seq, final=not interrupted)
+    m = seq.meta
+    ref = m.get("orf_validation_error")
+    vs_orf = (f"ORF {ref:.4e}, ratio to ORF {m['ratio_to_orf']:.3g}" if ref else
+              "no ORF reference for this kernel")
+    sig = (f"{float(m['sigma']):.6g}" if np.ndim(m["sigma"]) == 0 else "per coordinate")
+    train = m.get("train_error")
+    print(f"{'interrupted: saved the best validated iterate' if interrupted else 'wrote'} {out}: "
+          f"adaptive design, s={seq.s}, d={d}, {kernel} kernel, sigma={sig}; validation Gram "
+          f"error {m['validation_error']:.4e} ({vs_orf}; start {m['start_validation_error']:.4e})"
+          + (f", training {train:.4e}" if train is not None else "")
+          + f"; {m['iterations']} iterations, stop: {m.get('stop_reason')}")
+    return EXIT_INTERRUPTED if interrupted else 0
 
 
 # --------------------------------------------------------------------------- catalogue
@@ -563,16 +651,30 @@ def build_parser():
     de.add_argument("--kernel", choices=("gaussian", "laplacian", "matern"), default="gaussian",
                     help="matern: adaptive only")
     de.add_argument("--nu", type=float, default=1.5, help="adaptive, matern: smoothness")
-    de.add_argument("--seed", type=int, default=0,
-                    help="adaptive: seed of the start and the train/validation subsamples")
+    de.add_argument("--seed", type=int, default=None,
+                    help="adaptive: seed of the start and the train/validation subsamples "
+                    "(default 0; --resume: the checkpoint's)")
+    de.add_argument("--n-train", type=_int_at_least(2, "an integer >= 2"), default=None,
+                    help="adaptive: training subsample (all its pairs enter the objective; "
+                    "default the library's)")
+    de.add_argument("--n-validation", type=_nonneg_int, default=None,
+                    help="adaptive: disjoint validation subsample that picks the best iterate "
+                    "(default the library's)")
+    de.add_argument("--patience", type=_positive_int, default=None,
+                    help="adaptive: stop after this many iterations without a better validation "
+                    "error (default the library's)")
+    de.add_argument("--weights", action="store_true",
+                    help="adaptive: also fit nonnegative weights (kept only if they validate "
+                    "better)")
     de.add_argument("--maxiter", type=_nonneg_int, default=None,
                     help="iteration cap (global: total, also across --resume; greedy: per point; "
                     "default 200; adaptive: total, default the library's)")
     de.add_argument("--optimizer", choices=("cg", "l-bfgs-b"), default="l-bfgs-b")
-    de.add_argument("--tol", type=float, default=1e-6, help="gradient tolerance (scaled)")
+    de.add_argument("--tol", type=float, default=None,
+                    help="gradient tolerance (scaled; default 1e-6, adaptive: the library's)")
     de.add_argument("--init", choices=("halton", "halton-rr2", "sobol", "orf", "mc"), default=None,
                     help="start (box designs: halton, halton-rr2, sobol, default halton; "
-                    "adaptive: orf or mc, default orf)")
+                    "adaptive: orf, mc, halton or sobol, default orf, mc for laplacian)")
     de.add_argument("--solver", choices=("nnls", "cvxpy"), default="nnls",
                     help="weights QP solver (weighted)")
     de.add_argument("--lattice-txt", default=None,

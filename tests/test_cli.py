@@ -300,7 +300,7 @@ def test_design_adaptive_bad_data_one_line_exit_2(tmp_path, monkeypatch, capsys,
     (["design", "adaptive", "--data", "ok.csv", "--s", "4", "--sigma", "1", "--d", "2",
       "-o", "o.npz"], "--d applies to the box designs"),
     (["design", "adaptive", "--data", "same.csv", "--s", "4", "--sigma", "median", "-o", "o.npz"],
-     "the median distance between the data's points is 0"),
+     "'sigma'='median' needs distinct rows in 'X': the median distance is 0.0"),
     (["design", "global", "--s", "4", "--box-over-sigma", "1", "-o", "o.npz"],
      "design global needs --d"),
     (["design", "global", "--d", "2", "--s", "4", "-o", "o.npz"],
@@ -339,12 +339,106 @@ def test_read_data_formats(tmp_path):
     np.testing.assert_array_equal(_read_data(str(tmp_path / "i.npy")), [[0, 1], [2, 3], [4, 5]])
 
 
-def test_median_heuristic_brute_force():
-    from qmc_orff.cli import _median_heuristic
+def _adaptive_data(tmp_path, n=150, d=3, seed=0, name="X.npy"):
+    X = np.random.default_rng(seed).normal(size=(n, d))
+    np.save(tmp_path / name, X)
+    return X
 
-    X = np.random.default_rng(2).normal(size=(25, 4))
-    pairs = [(i, j) for i in range(25) for j in range(i + 1, 25)]
-    l2 = np.median([np.linalg.norm(X[i] - X[j]) for i, j in pairs])
-    l1 = np.median([np.abs(X[i] - X[j]).sum() for i, j in pairs])
-    assert _median_heuristic(X, "gaussian") == pytest.approx(l2, rel=1e-14)
-    assert _median_heuristic(X, "laplacian") == pytest.approx(l1, rel=1e-14)
+
+ADAPTIVE_SMALL = ["--s", 8, "--n-train", 60, "--n-validation", 40]
+
+
+def test_design_adaptive_end_to_end(tmp_path, capsys):
+    """The file is the best validated iterate, reports its ratio to ORF, and is a ready map."""
+    from qmc_orff import FourierFeatures, gram_error
+
+    X = _adaptive_data(tmp_path)
+    out = tmp_path / "a.npz"
+    status, text, err = call("design", "adaptive", "--data", tmp_path / "X.npy", "--sigma",
+                             "median", *ADAPTIVE_SMALL, "--maxiter", 15, "-o", out,
+                             capsys=capsys)
+    assert status == 0, err
+    assert "validation" in err and "best/ORF start" in err  # the progress bar
+    seq = load_sequence(out)
+    m = seq.meta
+    assert m["method"] == "adaptive" and m["complete"] is True and seq.s == 8 and seq.d == 3
+    assert m["validation_error"] <= m["start_validation_error"]
+    assert m["orf_validation_error"] == m["start_validation_error"]  # the ORF start
+    assert m["ratio_to_orf"] == pytest.approx(m["validation_error"] / m["orf_validation_error"],
+                                              rel=1e-15)
+    assert m["ratio_to_orf"] < 1.0
+    assert f"ratio to ORF {m['ratio_to_orf']:.3g}" in text and text.startswith(f"wrote {out}")
+    assert m["iterations"] <= 15 and m["cli_seed"] == 0 and m["sigma_rule"] == "median"
+    # FourierFeatures(sequence=load_sequence(OUT)) is the precomputed, deterministic map
+    ff = FourierFeatures(sigma=m["sigma"], n_components=None, sequence=load_sequence(out)).fit(X)
+    np.testing.assert_allclose(ff.frequencies_, seq.points / m["sigma"], rtol=1e-15)
+    orf = FourierFeatures(sigma=m["sigma"], n_components=8, sequence="orf", seed=0).fit(X)
+    assert gram_error(ff, X) < gram_error(orf, X)
+    # same inputs and seed: the same bits
+    assert call("design", "adaptive", "--data", tmp_path / "X.npy", "--sigma", "median",
+                *ADAPTIVE_SMALL, "--maxiter", 15, "-o", tmp_path / "b.npz", "--quiet")[0] == 0
+    np.testing.assert_array_equal(load_sequence(tmp_path / "b.npz").points, seq.points)
+
+
+def test_design_adaptive_checkpoint_and_resume(tmp_path, capsys):
+    _adaptive_data(tmp_path)
+    _adaptive_data(tmp_path, seed=1, name="other.npy")
+    first, second = tmp_path / "a.npz", tmp_path / "b.npz"
+    common = ["--data", tmp_path / "X.npy", "--sigma", 1.5, *ADAPTIVE_SMALL, "--quiet"]
+    assert call("design", "adaptive", *common, "--maxiter", 8, "--patience", 100,
+                "--checkpoint-every", 3, "-o", first)[0] == 0
+    a = load_sequence(first).meta
+    assert a["iterations"] == 8 and a["stop_reason"] == "maxiter (8) reached"
+    assert call("design", "adaptive", *common, "--maxiter", 16, "--patience", 100,
+                "--resume", first, "-o", second)[0] == 0
+    b = load_sequence(second).meta
+    # continues on the same validation points: it starts where the first run ended
+    assert b["resume_validation_error"] == a["validation_error"]
+    assert b["validation_error"] <= a["validation_error"]
+    assert b["iterations"] == 16 and b["stop_reason"] == "maxiter (16) reached"
+    assert b["orf_validation_error"] == a["orf_validation_error"]  # the first run's ORF start
+    assert b["ratio_to_orf"] == pytest.approx(b["validation_error"] / a["orf_validation_error"])
+    assert b["resumed_from"] == str(first)
+    capsys.readouterr()
+    for extra, match in [
+        (["--data", tmp_path / "other.npy"], "was designed on other data"),
+        (["--sigma", 2.0], "was designed for kernel='gaussian', sigma=1.5 (given)"),
+        (["--s", 9], "has s=8, d=3; expected s=9, d=3"),
+        (["--seed", 5], "was designed with --seed 0; got 5"),
+    ]:
+        args = ["design", "adaptive", *common, "--resume", first, "-o", tmp_path / "c.npz"]
+        for i in range(0, len(extra), 2):  # later options override earlier ones
+            args += extra[i:i + 2]
+        status, _, err = call(*args, capsys=capsys)
+        assert status == 2 and err.count("\n") == 1 and match in err, err
+    box = tmp_path / "w.npz"
+    assert call("design", "weighted", "--d", 3, "--s", 8, "--box-over-sigma", 1, "-o", box)[0] == 0
+    capsys.readouterr()
+    status, _, err = call("design", "adaptive", *common, "--resume", box, "-o", tmp_path / "c.npz",
+                          capsys=capsys)
+    assert status == 2 and "holds a 'weighted' design, not 'adaptive'" in err
+
+
+def test_design_adaptive_ctrl_c_keeps_best_validated_iterate(tmp_path):
+    _adaptive_data(tmp_path, n=600, d=8)
+    out = tmp_path / "a.npz"
+    proc = subprocess.Popen([sys.executable, "-m", "qmc_orff.cli", "design", "adaptive", "--data",
+                             str(tmp_path / "X.npy"), "--sigma", "median", "--s", "64",
+                             "--n-train", "300", "--maxiter", "100000", "--patience", "100000",
+                             "--checkpoint-every", "1", "-o", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while not out.exists() and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.1)
+    assert out.exists(), proc.communicate()[1]
+    assert load_sequence(out).meta["complete"] is False
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "interrupted: saved the best validated iterate" in stdout
+    final = load_sequence(out)
+    m = final.meta
+    assert m["stop_reason"] == "interrupted" and m["complete"] is False
+    assert m["validation_error"] <= m["start_validation_error"]
+    assert m["validation_error"] == min(m["validation_history"])
+    assert not [f for f in os.listdir(tmp_path) if f.endswith(".tmp")]
