@@ -52,6 +52,7 @@ PART3_COLUMNS = ["method", "reps", "rel_spectral", "rel_frobenius", "ratio_to_or
 #: iterations (the library's defaults, 1000 and 300, cost minutes at s = 256 on two cores),
 #: at s <= 256 only.
 ADAPTIVE_OPTIONS = {"n_train": 500, "maxiter": 100}
+ADAPTIVE_OPTIONS_QUICK = {"n_train": 200, "maxiter": 30}
 ADAPTIVE_S_MAX = 256
 
 
@@ -86,7 +87,7 @@ def generator_table(d=8, n=1024, mc_reps=10, seed=0):
 
 
 def feature_rows(Xtr, Xev, sigma, K, seq_entries, s_values, seed=0, reps=MC_REPS,
-                 adaptive_reps=1, extra=(), record=None):
+                 adaptive_reps=1, extra=(), record=None, adaptive_options=None):
     """Held-out Gram errors for MC / ORF / Halton / catalogue / adaptive maps at each s.
 
     Every map is fitted on ``Xtr`` and evaluated on ``Xev`` (``K`` is the exact
@@ -110,7 +111,8 @@ def feature_rows(Xtr, Xev, sigma, K, seq_entries, s_values, seed=0, reps=MC_REPS
                 methods.append((label, 0, ff(sequence=seq)))
         if hasattr(qmc_orff, "adaptive_sequence") and s <= ADAPTIVE_S_MAX:
             methods += [("adaptive", r, ff(sequence="adaptive", seed=seed + r,
-                                           design_options=ADAPTIVE_OPTIONS))
+                                           design_options=adaptive_options
+                                           or ADAPTIVE_OPTIONS))
                         for r in range(adaptive_reps)]
         elif record is not None:
             record.note("adaptive skipped: qmc_orff.adaptive_sequence is not available")
@@ -180,7 +182,8 @@ def main(argv=None):
     b_mom = C.data_box(Xtr, kind="moment")
     ratio = float(np.median(b_mom / sigma))
     r_cat = C.log_nearest(ratio, C.CATALOGUE_BOXES)
-    record.params.update(adaptive_options=ADAPTIVE_OPTIONS, adaptive_s_max=ADAPTIVE_S_MAX)
+    record.params.update(adaptive_options=ADAPTIVE_OPTIONS_QUICK if args.quick
+                         else ADAPTIVE_OPTIONS, adaptive_s_max=ADAPTIVE_S_MAX)
     record.params.update(dataset=info, sigma=sigma, moment_box_over_sigma_median=ratio,
                          catalogue_box_over_sigma=r_cat, s=S_DEMO, mc_reps=reps,
                          s_values=list(s_values), n_train=len(Xtr), n_eval=len(Xev))
@@ -208,8 +211,9 @@ def main(argv=None):
     seq_entries = [("catalogue-global", catalogue_loader("global")),
                    ("catalogue-weighted", catalogue_loader("weighted"))]
     K = C.GramReference(Xev, sigma)
+    ada = ADAPTIVE_OPTIONS_QUICK if args.quick else ADAPTIVE_OPTIONS
     rows = feature_rows(Xtr, Xev, sigma, K, seq_entries, s_values, seed=args.seed, reps=reps,
-                        record=record)
+                        record=record, adaptive_options=ada)
     for r in rows:
         r["dataset"] = f"digits:pca{PCA_DIMS}"
 
@@ -253,7 +257,7 @@ def main(argv=None):
 
     K3 = C.GramReference(Xev3, sigma3)
     rows3 = feature_rows(Xtr3, Xev3, sigma3, K3, [], s3, seed=args.seed, reps=reps,
-                         extra=[("nystroem", nystroem)], record=record)
+                         extra=[("nystroem", nystroem)], record=record, adaptive_options=ada)
     for r in rows3:
         r["dataset"] = "digits"
     table3 = []

@@ -283,9 +283,22 @@ def test_demo_quick_smoke(tmp_path):
     assert "L2-star" in out and "rel_frobenius" in out and str(tmp_path) in out
     rows = check_outputs(tmp_path, "demo", ["s", "method", "rep", "rel_frobenius"])
     methods = {r["method"] for r in rows}
-    assert {"mc", "orf", "halton"} <= methods
+    assert {"mc", "orf", "halton", "adaptive", "nystroem"} <= methods
     errs = [float(r["rel_frobenius"]) for r in rows]
     assert all(0 < e < 1 for e in errs)
+    assert "ratio_to_orf" in out and "held-out" in out
+    for ds in ("digits:pca8", "digits"):  # ratios to ORF's mean, per data set and s
+        sub = [r for r in rows if r["dataset"] == ds]
+        for s in {r["s"] for r in sub}:
+            orf = np.mean([float(r["rel_frobenius"]) for r in sub
+                           if r["s"] == s and r["method"] == "orf"])
+            for r in sub:
+                if r["s"] == s:
+                    assert float(r["ratio_to_orf"]) == pytest.approx(float(r["rel_frobenius"]) / orf)
+    high = C.read_csv(tmp_path / "demo_high_dim.csv")
+    assert {r["method"] for r in high} >= {"orf", "halton", "adaptive", "nystroem"}
+    meta = json.loads((tmp_path / "demo.json").read_text())
+    assert meta["params"]["n_eval"] + meta["params"]["n_train"] == 1797
 
 
 SCRIPTS = {
@@ -317,3 +330,16 @@ def test_example_quick_run(name, tmp_path):
     if name == "gram_approximation":
         errs = np.array([float(r["rel_frobenius"]) for r in rows])
         assert np.all((errs > 0) & (errs < 2))
+        rows = C.read_csv(tmp_path / "gram_approximation.csv")
+        assert {r["dataset"] for r in rows} == {"digits", "diabetes:pca4", "mnist_raw"}
+        for ds in {r["dataset"] for r in rows}:
+            sub = [r for r in rows if r["dataset"] == ds]
+            assert {"orf", "adaptive", "nystroem"} <= {r["method"] for r in sub}
+            assert all(r["n_eval"] == 80 and r["n_train"] == 160 for r in sub)  # held out
+            assert all(r["columns"] == 2 * r["s"] for r in sub)  # equal output width
+            s = max(r["s"] for r in sub)
+            err = {m: np.mean([r["rel_frobenius"] for r in sub if r["method"] == m and r["s"] == s])
+                   for m in ("orf", "adaptive")}
+            assert err["adaptive"] < err["orf"], (ds, err)
+        meta = json.loads((tmp_path / "gram_approximation.json").read_text())
+        assert meta["params"]["datasets"]["mnist_raw"]["n_eval"] == 80
