@@ -518,11 +518,16 @@ def adaptive_operator_sequence(X, s, *, kernel="curl_free", sigma, A=None, measu
     kw = dict(kernel=kernel, sigma=1.0, A=A, measure=measure)
     train_obj = OperatorDataDiscrepancy(X[train_idx] / sig, **kw)
     val_obj = train_obj if not disjoint else OperatorDataDiscrepancy(X[val_idx] / sig, **kw)
-    if measure == "trace" and kernel != "decomposable" and isinstance(init, str) and init != "orf":
-        from .frequencies import make_frequencies
+    if measure == "trace" and kernel != "decomposable" and isinstance(init, str):
+        # the trace measure's law: radius sigma |w| ~ chi(d + 2), uniform direction
+        if init == "orf":
+            U0 = _orthogonal_unit("gaussian", s, d, 1.5, init_rng)
+            U0 *= (np.sqrt(init_rng.chisquare(d + 2, size=s)) / np.linalg.norm(U0, axis=1))[:, None]
+        else:
+            from .frequencies import make_frequencies
 
-        U0, _ = make_frequencies("gaussian", s, d, sigma=1.0, sequence=init, seed=init_rng,
-                                 measure="radial")
+            U0, _ = make_frequencies("gaussian", s, d, sigma=1.0, sequence=init, seed=init_rng,
+                                     measure="radial")
         init_name = init
     else:
         U0, init_name = _init_points(init, s, d, kernel, 1.5, init_rng, "gaussian")

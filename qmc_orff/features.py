@@ -232,6 +232,22 @@ def _adaptive_frequencies(est, kernel, X):
     return seq.frequencies(sigma), seq.effective_weights, seq
 
 
+def _adaptive_operator_frequencies(est, kernel, measure, X, sigma, A):
+    """ORFF ``sequence="adaptive"``: :func:`qmc_orff.adaptive_operator_sequence` on ``X``."""
+    from .adaptive import adaptive_operator_sequence
+
+    if measure == "bounded":
+        raise ValueError("sequence='adaptive' needs measure='spectral' or 'trace'; got 'bounded'.")
+    if np.ndim(sigma) != 0:
+        raise ValueError("'sigma' must be a scalar for sequence='adaptive'; got an array.")
+    if est.n_components is None:
+        raise ValueError("'n_components' must be an integer for sequence='adaptive'; got None.")
+    opts = _design_options(est.design_options, ("X", "s", "kernel", "sigma", "A", "measure", "seed"))
+    seq = adaptive_operator_sequence(X, est.n_components, kernel=kernel, sigma=sigma, A=A,
+                                     measure=measure, seed=est.seed, **opts)
+    return seq.frequencies(sigma), seq.effective_weights, seq
+
+
 # --------------------------------------------------------------------------- operator-valued maps
 def householder_complement(W):
     """Orthonormal bases ``Q(w)`` of the complements ``w^perp``.
@@ -288,8 +304,9 @@ class ORFF(TransformerMixin, BaseEstimator):
         the identity of size ``d``.  Ignored by the other kernels.
     n_components : int or None, default=256
         Number ``s`` of frequencies.
-    sequence : {"halton", "sobol", "lattice", "mc", "orf"}, Sequence or array_like, default="halton"
-        Point source; see :func:`qmc_orff.make_frequencies`.
+    sequence : {"halton", "sobol", "lattice", "mc", "orf", "adaptive"}, Sequence or array_like, default="halton"
+        Point source; see :func:`qmc_orff.make_frequencies`.  ``"adaptive"``:
+        designed on the data given to ``fit`` (see ``design_options``).
     measure : {"spectral", "bounded", "trace"}, default="spectral"
         The probability measure ``rho`` the frequencies follow, and ``A~ = mu / rho``:
 
@@ -304,6 +321,11 @@ class ORFF(TransformerMixin, BaseEstimator):
     seed : None, int, SeedSequence or Generator, default=None
     scramble : "auto", bool or "deterministic", default="auto"
         As in :class:`FourierFeatures`.
+    design_options : dict or None, default=None
+        With ``sequence="adaptive"`` (measures ``"spectral"`` and ``"trace"``):
+        keyword arguments of :func:`qmc_orff.adaptive_operator_sequence`, which
+        designs the frequencies on the ``X`` given to ``fit`` by minimising the
+        block Gram error; ignored otherwise.
 
     Attributes
     ----------
@@ -334,7 +356,8 @@ class ORFF(TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, kernel="decomposable", *, sigma=1.0, A=None, n_components=256,
-                 sequence="halton", measure="spectral", seed=None, scramble="auto"):
+                 sequence="halton", measure="spectral", seed=None, scramble="auto",
+                 design_options=None):
         self.kernel = kernel
         self.sigma = sigma
         self.A = A
@@ -343,6 +366,7 @@ class ORFF(TransformerMixin, BaseEstimator):
         self.measure = measure
         self.seed = seed
         self.scramble = scramble
+        self.design_options = design_options
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -389,10 +413,14 @@ class ORFF(TransformerMixin, BaseEstimator):
                              "'mc') or an array for measure='trace': a Sequence holds points of "
                              "the spectral measure (use measure='spectral' or 'bounded').")
         freq_sigma = sig_arr / math.sqrt(2.0) if measure == "bounded" else sig_arr
-        W, xi = make_frequencies("gaussian", self.n_components, d,
-                                 sigma=freq_sigma if freq_sigma.ndim else float(freq_sigma),
-                                 sequence=self.sequence, seed=self.seed, scramble=self.scramble,
-                                 measure="radial" if radial else "spectral")
+        if _is_adaptive(self.sequence):
+            W, xi, self.design_ = _adaptive_operator_frequencies(self, kernel, measure, X, sigma,
+                                                                 A if kernel == "decomposable" else None)
+        else:
+            W, xi = make_frequencies("gaussian", self.n_components, d,
+                                     sigma=freq_sigma if freq_sigma.ndim else float(freq_sigma),
+                                     sequence=self.sequence, seed=self.seed, scramble=self.scramble,
+                                     measure="radial" if radial else "spectral")
         amp = np.sqrt(xi)
         if measure == "bounded":
             # sqrt(rho_0 / rho) = 2^(d/4) exp(-sigma^2 |w|^2 / 8)

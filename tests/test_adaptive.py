@@ -1,0 +1,247 @@
+"""Data-adaptive designs: adaptive_sequence, FourierFeatures/ORFF(sequence="adaptive")."""
+from __future__ import annotations
+
+import hashlib
+import math
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from qmc_orff import (ORFF, DataDiscrepancy, FourierFeatures, Sequence, adaptive_operator_sequence,
+                      adaptive_sequence, gram_error, load_sequence)
+
+
+def clusters(n=240, d=6, seed=0):
+    """Anisotropic Gaussian clusters: differences far from a box's uniform measure."""
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(scale=3.0, size=(4, d))
+    scales = np.linspace(0.3, 2.0, d)
+    return centres[rng.integers(0, 4, n)] + rng.normal(size=(n, d)) * scales
+
+
+def test_beats_orf_on_held_out_points():
+    X = clusters(400, seed=1)
+    train, test = X[:250], X[250:]
+    sigma = 3.0
+    orf = np.mean([gram_error(FourierFeatures(sigma=sigma, n_components=16, sequence="orf",
+                                              seed=k).fit(train), test) for k in range(5)])
+    seq = adaptive_sequence(train, 16, sigma=sigma, n_train=150, n_validation=100, maxiter=30,
+                            seed=0)
+    ff = FourierFeatures(sigma=sigma, n_components=None, sequence=seq).fit(test)
+    held = gram_error(ff, test)
+    assert held < 0.7 * orf, (held, orf)  # measured 0.45
+    meta = seq.meta
+    assert meta["validation_error"] < meta["start_validation_error"]
+    assert meta["validation_error"] == pytest.approx(min(meta["validation_history"]), rel=1e-15)
+    assert meta["train_error"] < meta["start_train_error"]
+
+
+def test_never_worse_than_start_on_validation():
+    X = clusters(200, seed=2)
+    # maxiter = 0: the start itself, bit for bit
+    U0 = np.random.default_rng(5).normal(size=(10, 6))
+    seq0 = adaptive_sequence(X, 10, sigma=2.0, init=U0, maxiter=0, seed=0)
+    np.testing.assert_array_equal(seq0.points, U0)
+    assert seq0.meta["validation_error"] == seq0.meta["start_validation_error"]
+    assert seq0.meta["iterations"] == 0
+    # a start that is already very good (a long run's result): the result is no worse on validation
+    best = adaptive_sequence(X, 10, sigma=2.0, maxiter=40, seed=0)
+    again = adaptive_sequence(X, 10, sigma=2.0, init=best, maxiter=5, seed=0)
+    assert again.meta["validation_error"] <= again.meta["start_validation_error"]
+    assert again.meta["start_validation_error"] == pytest.approx(best.meta["validation_error"],
+                                                                  rel=1e-12)
+
+
+def test_validation_error_is_the_gram_error_of_the_result():
+    """meta['validation_error'] is gram_error of the map on the validation rows (found by replaying
+    the split: with n_train + n_validation = n, the validation rows are the rest)."""
+    X = clusters(90, seed=3)
+    seq = adaptive_sequence(X, 8, sigma=2.5, n_train=60, n_validation=30, maxiter=10, seed=4)
+    assert seq.meta["n_train"] == 60 and seq.meta["n_validation"] == 30
+    W = seq.frequencies(2.5)
+    errs = []
+    rng = np.random.default_rng(4)
+    split_rng = rng.spawn(4)[0]
+    idx = split_rng.choice(90, size=90, replace=False)
+    val = X[np.sort(idx[60:])]
+    ff = FourierFeatures(sigma=2.5, n_components=None, sequence=W * 2.5).fit(val)
+    errs.append(gram_error(ff, val))
+    assert seq.meta["validation_error"] == pytest.approx(errs[0], rel=1e-10)
+
+
+def test_same_seed_same_bits_and_meta():
+    X = clusters(150, seed=4)
+    a = adaptive_sequence(X, 12, sigma="median", maxiter=15, seed=7)
+    b = adaptive_sequence(X, 12, sigma="median", maxiter=15, seed=7)
+    c = adaptive_sequence(X, 12, sigma="median", maxiter=15, seed=8)
+    np.testing.assert_array_equal(a.points, b.points)
+    assert not np.array_equal(a.points, c.points)
+    m = a.meta
+    for key in ("kernel", "sigma", "n", "n_train", "n_validation", "data_sha256",
+                "start_validation_error", "validation_error", "orf_validation_error",
+                "iterations", "stop_reason", "seconds", "train_error"):
+        assert key in m, key
+    assert m["method"] == "adaptive" and m["density"] == "gaussian" and m["kernel"] == "gaussian"
+    assert m["n"] == 150 and m["n_train"] + m["n_validation"] <= 150
+    assert m["sigma_rule"] == "median" and m["sigma"] > 0
+    assert m["orf_validation_error"] == m["start_validation_error"]  # the start is the ORF draw
+    h = hashlib.sha256(str(X.shape).encode())
+    h.update(np.ascontiguousarray(X, dtype="<f8").tobytes())
+    assert m["data_sha256"] == h.hexdigest()
+
+
+def test_cost_does_not_grow_with_n():
+    """Only n_train + n_validation rows enter the objective, whatever n."""
+    X = clusters(3000, seed=5)
+    seq = adaptive_sequence(X, 8, sigma=2.0, n_train=50, n_validation=20, maxiter=3, seed=0)
+    assert seq.meta["n_train"] == 50 and seq.meta["n_validation"] == 20 and seq.meta["n"] == 3000
+
+
+@pytest.mark.parametrize("kernel, init", [("laplacian", "mc"), ("matern", "orf"),
+                                          ("gaussian", "halton")])
+def test_other_kernels_and_starts(kernel, init):
+    X = clusters(150, seed=6)
+    seq = adaptive_sequence(X, 10, kernel=kernel, sigma=2.0, init=init, maxiter=10, seed=1)
+    assert seq.meta["density"] == kernel
+    assert seq.meta["validation_error"] <= seq.meta["start_validation_error"]
+    ff = FourierFeatures(kernel, sigma=2.0, n_components=None, sequence=seq).fit(X)
+    assert np.all(np.isfinite(ff.transform(X)))
+    assert (seq.meta["orf_validation_error"] is None) == (kernel == "laplacian")
+
+
+def test_weights_are_nonnegative_and_validated():
+    X = clusters(200, seed=7)
+    seq = adaptive_sequence(X, 16, sigma=2.0, weights=True, maxiter=5, seed=0)
+    status = seq.meta["weights_status"]
+    assert status == "fitted" or status.startswith("rejected")
+    if seq.weights is not None:
+        assert np.all(seq.weights >= 0)
+    assert seq.meta["validation_error"] <= seq.meta["start_validation_error"]
+
+
+def test_callback_checkpoint_and_interrupt():
+    X = clusters(150, seed=8)
+    calls = []
+
+    def stop_at_three(it, U, train, val):
+        calls.append((it, train, val))
+        return it >= 3
+
+    seq = adaptive_sequence(X, 8, sigma=2.0, maxiter=50, seed=0, callback=stop_at_three)
+    assert seq.meta["stop_reason"] == "callback requested stop" and seq.meta["iterations"] == 3
+    assert [c[0] for c in calls] == [1, 2, 3]
+    saved = []
+    adaptive_sequence(X, 8, sigma=2.0, maxiter=4, patience=None, seed=0, checkpoint=saved.append,
+                      checkpoint_every=2)
+    assert len(saved) == 2 and all(isinstance(s, Sequence) for s in saved)
+    assert saved[-1].meta["stop_reason"] == "checkpoint"
+
+    def interrupt(it, U, train, val):
+        if it == 2:
+            raise KeyboardInterrupt
+        return False
+
+    seq = adaptive_sequence(X, 8, sigma=2.0, maxiter=50, seed=0, callback=interrupt)
+    assert seq.meta["stop_reason"] == "interrupted"
+    assert seq.meta["validation_error"] <= seq.meta["start_validation_error"]
+
+
+def test_round_trip_through_a_file(tmp_path):
+    X = clusters(120, seed=9)
+    seq = adaptive_sequence(X, 6, sigma=2.0, maxiter=5, seed=0)
+    seq.save(tmp_path / "a.npz")
+    back = load_sequence(tmp_path / "a.npz")
+    np.testing.assert_array_equal(back.points, seq.points)
+    ff = FourierFeatures(sigma=2.0, n_components=None, sequence=back).fit(X)
+    np.testing.assert_array_equal(ff.frequencies_, seq.frequencies(2.0))
+
+
+def test_bad_input_names_the_parameter():
+    X = clusters(60, seed=10)
+    bad = X.copy()
+    bad[3, 2] = np.nan
+    with pytest.raises(ValueError, match="'X' must contain only finite"):
+        adaptive_sequence(bad, 4, sigma=1.0)
+    bad[3, 2] = np.inf
+    with pytest.raises(ValueError, match="'X' must contain only finite"):
+        adaptive_sequence(bad, 4, sigma=1.0)
+    with pytest.raises(ValueError, match="'X' must have at least 2 rows"):
+        adaptive_sequence(X[:1], 4, sigma=1.0)
+    with pytest.raises(ValueError, match="'sigma' must be positive"):
+        adaptive_sequence(X, 4, sigma=0.0)
+    with pytest.raises(ValueError, match="'sigma' must be positive"):
+        adaptive_sequence(X, 4, sigma=-2.0)
+    with pytest.raises(ValueError, match="'sigma' must be a positive number"):
+        adaptive_sequence(X, 4, sigma="mean")
+    with pytest.raises(ValueError, match="'s' must be"):
+        adaptive_sequence(X, 0, sigma=1.0)
+    with pytest.raises(ValueError, match=r"'init' must have shape \(4, 6\)"):
+        adaptive_sequence(X, 4, sigma=1.0, init=np.ones((4, 5)))
+    with pytest.raises(ValueError, match="'init' sequence has shape"):
+        adaptive_sequence(X, 4, sigma=1.0, init=Sequence(np.ones((4, 5))))
+    with pytest.raises(ValueError, match="'init' must be one of"):
+        adaptive_sequence(X, 4, sigma=1.0, init="sobel")
+    with pytest.raises(ValueError, match="'init'='orf' needs a radial"):
+        adaptive_sequence(X, 4, kernel="laplacian", sigma=1.0)
+    with pytest.raises(ValueError, match="'kernel' must be one of"):
+        adaptive_sequence(X, 4, kernel="skewed_chi2", sigma=1.0)
+    with pytest.raises(TypeError, match="sigma"):
+        adaptive_sequence(X, 4)  # sigma is required
+
+
+# --------------------------------------------------------------------------- feature maps
+def test_fourier_features_adaptive_fits_on_X():
+    X = clusters(200, seed=11)
+    opts = {"maxiter": 10, "n_train": 100, "n_validation": 50}
+    ff = FourierFeatures(sigma=2.0, n_components=12, sequence="adaptive", seed=3,
+                         design_options=opts)
+    a = ff.fit(X).transform(X)
+    assert a.shape == (200, 24)
+    assert ff.design_.meta["n"] == 200
+    b = clone(ff).fit(X).transform(X)
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(ff.frequencies_, ff.design_.frequencies(2.0))
+    with pytest.raises(ValueError, match="'design_options' must not set 'sigma'"):
+        FourierFeatures(sequence="adaptive", design_options={"sigma": 1.0}).fit(X)
+    with pytest.raises(TypeError, match="'design_options' must be a dict"):
+        FourierFeatures(sequence="adaptive", design_options=[1]).fit(X)
+    with pytest.raises(ValueError, match="sequence='adaptive' needs kernel"):
+        FourierFeatures("skewed_chi2", sequence="adaptive").fit(np.abs(X))
+
+
+def test_orff_adaptive_reduces_the_block_gram_error():
+    rng = np.random.default_rng(12)
+    Xtr, Xte = rng.uniform(-1, 1, (120, 2)), rng.uniform(-1, 1, (100, 2))
+    opts = {"maxiter": 25, "n_train": 80, "n_validation": 40}
+    base = gram_error(ORFF("curl_free", sigma=0.5, n_components=30, sequence="halton",
+                           measure="trace").fit(Xtr), Xte)
+    o = ORFF("curl_free", sigma=0.5, n_components=30, sequence="adaptive", measure="trace",
+             seed=0, design_options=dict(opts, init="halton")).fit(Xtr)
+    assert gram_error(o, Xte) < 0.7 * base
+    np.testing.assert_array_equal(
+        o.frequencies_, clone(o).fit(Xtr).frequencies_)  # same seed, same bits
+    with pytest.raises(ValueError, match="sequence='adaptive' needs measure='spectral' or 'trace'"):
+        ORFF("curl_free", sigma=0.5, sequence="adaptive", measure="bounded").fit(Xtr)
+
+
+@pytest.mark.parametrize("kernel, measure", [("div_free", "spectral"), ("decomposable", "spectral")])
+def test_operator_sequence_other_kernels(kernel, measure):
+    rng = np.random.default_rng(13)
+    X = rng.uniform(-1, 1, (90, 2))
+    seq = adaptive_operator_sequence(X, 10, kernel=kernel, sigma=0.6, measure=measure, maxiter=8,
+                                     n_train=50, n_validation=30, seed=0)
+    assert seq.meta["validation_error"] <= seq.meta["start_validation_error"]
+    assert seq.meta["operator_kernel"] == kernel
+    with pytest.raises(ValueError, match="'kernel' must be one of"):
+        adaptive_operator_sequence(X, 10, kernel="gaussian", sigma=1.0)
+
+
+def test_data_discrepancy_value_drives_the_design():
+    """The training error in meta is sqrt of the normalised DataDiscrepancy of the result."""
+    X = clusters(80, seed=14)
+    seq = adaptive_sequence(X, 6, sigma=2.0, n_train=80, n_validation=0, maxiter=5, seed=0)
+    assert seq.meta["validation_on_training_points"] and seq.meta["n_validation"] == 0
+    obj = DataDiscrepancy(X / 2.0, sigma=1.0)
+    assert seq.meta["train_error"] == pytest.approx(math.sqrt(obj(seq.points, normalize=True)),
+                                                    rel=1e-12)
