@@ -180,6 +180,10 @@ def run(args, record):
                     vs = (f"  {f.mean() / orf_mean:.3g}x ORF" if orf_mean else "")
                     print(f"  s={s:5d} {method:20s} rel_fro={f.mean():.4g} (+-{f.std():.2g}, "
                           f"{len(f)} reps){vs}", flush=True)
+            # checkpoint after every s: an interrupted run keeps the sizes already done
+            record.params.setdefault("completed_s", {}).setdefault(name, []).append(s)
+            C.write_csv(args.csv_path, rows)
+            record.write(args.out)
         for key, sec in fac.design_seconds.items():
             record.params.setdefault("design_seconds", {})[f"{name}:{key[0]}:s{key[1]}"] = round(sec, 2)
         # checkpoint: an interrupted run keeps the data sets already done
