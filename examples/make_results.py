@@ -266,8 +266,12 @@ def header_block(meta):
              f"{' (**--quick**: CI-sized, not the full experiment)' if meta.get('quick') else ''}."]
     if not meta.get("complete", True):
         done = meta.get("params", {}).get("completed_datasets", [])
+        sizes = meta.get("params", {}).get("completed_s", {})
+        part = "; ".join(f"{k}: s = {', '.join(map(str, v))}" for k, v in sizes.items()
+                         if k not in done)
         lines.append(f"\n**Partial run: it was stopped before the end**; data sets completed: "
-                     f"{', '.join(done) if done else 'none'}.")
+                     f"{', '.join(done) if done else 'none'}"
+                     + (f"; sizes completed in the others: {part}" if part else "") + ".")
     return "\n".join(lines)
 
 
@@ -276,7 +280,7 @@ def section_gram(rows, meta):
     out = []
     summ = C.summarize(rows, ["dataset", "method", "s"], ["rel_spectral", "rel_frobenius"])
     infos = meta["params"].get("datasets", {})
-    order = meta["params"].get("completed_datasets") or list(infos)
+    order = list(infos)  # data sets in run order; a partial run shows what it finished
     for name in order:
         info = infos[name]
         sub = [r for r in summ if r["dataset"] == name]
