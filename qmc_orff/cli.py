@@ -270,8 +270,8 @@ def _cmd_design(args):
     interrupted = seq.meta.get("stop_reason") == "interrupted"
     save(seq, final=not interrupted)
     m = seq.meta
-    emc = m.get("normalized_expected_mc")
-    vs_mc = f", Monte Carlo expectation ratio {m['normalized_d2'] / emc:.3g}" if emc else ""
+    vs_mc = (f", Monte Carlo expectation ratio {m['ratio_to_mc']:.3g}"
+             if m.get("ratio_to_mc") else "")
     print(f"{'interrupted: saved the best iterate' if interrupted else 'wrote'} {out}: "
           f"{args.method} design, s={seq.s}, d={d}, normalised D^2={m['normalized_d2']:.4e} "
           f"(Halton {m['normalized_halton_d2']:.4e}, ratio {m['ratio_to_halton']:.3g}{vs_mc}); "

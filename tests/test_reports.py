@@ -36,3 +36,4 @@ def test_box_design_report_is_not_only_the_ratio_to_halton(tmp_path, capsys):
     assert f"ratio {m['ratio_to_halton']:.3g}" in text
     assert f"Monte Carlo expectation ratio {ratio_mc:.3g}" in text
     assert "gram_error" in text  # says how to measure on data
+    assert m["ratio_to_mc"] == pytest.approx(ratio_mc, rel=1e-15)  # in the file's meta too
