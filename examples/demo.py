@@ -52,7 +52,7 @@ PART3_COLUMNS = ["method", "reps", "rel_spectral", "rel_frobenius", "ratio_to_or
 #: iterations (the library's defaults, 1000 and 300, cost minutes at s = 256 on two cores),
 #: at s <= 256 only.
 ADAPTIVE_OPTIONS = {"n_train": 500, "maxiter": 100}
-ADAPTIVE_OPTIONS_QUICK = {"n_train": 200, "maxiter": 30}
+ADAPTIVE_OPTIONS_QUICK = {"n_train": 150, "maxiter": 20}
 ADAPTIVE_S_MAX = 256
 
 
@@ -87,7 +87,8 @@ def generator_table(d=8, n=1024, mc_reps=10, seed=0):
 
 
 def feature_rows(Xtr, Xev, sigma, K, seq_entries, s_values, seed=0, reps=MC_REPS,
-                 adaptive_reps=1, extra=(), record=None, adaptive_options=None):
+                 adaptive_reps=1, extra=(), record=None, adaptive_options=None,
+                 adaptive_s_max=ADAPTIVE_S_MAX):
     """Held-out Gram errors for MC / ORF / Halton / catalogue / adaptive maps at each s.
 
     Every map is fitted on ``Xtr`` and evaluated on ``Xev`` (``K`` is the exact
@@ -109,7 +110,7 @@ def feature_rows(Xtr, Xev, sigma, K, seq_entries, s_values, seed=0, reps=MC_REPS
             seq = load(s)
             if seq is not None:
                 methods.append((label, 0, ff(sequence=seq)))
-        if hasattr(qmc_orff, "adaptive_sequence") and s <= ADAPTIVE_S_MAX:
+        if hasattr(qmc_orff, "adaptive_sequence") and s <= adaptive_s_max:
             methods += [("adaptive", r, ff(sequence="adaptive", seed=seed + r,
                                            design_options=adaptive_options
                                            or ADAPTIVE_OPTIONS))
@@ -213,7 +214,8 @@ def main(argv=None):
     K = C.GramReference(Xev, sigma)
     ada = ADAPTIVE_OPTIONS_QUICK if args.quick else ADAPTIVE_OPTIONS
     rows = feature_rows(Xtr, Xev, sigma, K, seq_entries, s_values, seed=args.seed, reps=reps,
-                        record=record, adaptive_options=ada)
+                        record=record, adaptive_options=ada,
+                        adaptive_s_max=64 if args.quick else ADAPTIVE_S_MAX)
     for r in rows:
         r["dataset"] = f"digits:pca{PCA_DIMS}"
 

@@ -81,7 +81,7 @@ def parse(argv=None):
     p.add_argument("--tag", default="", help="output names become gram_approximation_TAG.*")
     args = p.parse_args(argv)
     if args.quick:
-        args.datasets = ["digits", "diabetes:pca4", "mnist_raw"]
+        args.datasets = ["digits", "diabetes:pca4"]
         args.s = [16, 64]
         args.reps = 2
         args.adaptive_reps = 1
