@@ -17,6 +17,17 @@ bandwidth ``sigma``; the returned sequence stores unit-bandwidth points
 ``W * sigma`` with ``box_over_sigma = b / sigma`` (so that
 ``seq.frequencies(sigma)`` gives back ``W``).
 
+Objectives
+----------
+``global_sequence``, ``greedy_sequence`` and ``weighted_sequence`` take either
+objective: a :class:`~qmc_orff.BoxDiscrepancy` (the paper's) or a
+:class:`~qmc_orff.DataDiscrepancy` (the Gram error over a data set's pairwise
+differences; see :mod:`qmc_orff._data_design` for its unit-bandwidth problem and
+:func:`qmc_orff.adaptive_sequence` for the validated design built on it).  For
+the data objective "normalised" means divided by ``||K||_F^2 / m^2`` (the squared
+relative Gram error), ``box_over_sigma`` is None and ``halton_d2`` refers to
+the unscrambled Halton points of the kernel's density.
+
 Points from the unit cube
 -------------------------
 ``init="halton"`` (the default) and ``"sobol"`` use the *unscrambled*
@@ -271,6 +282,10 @@ class _Unit:
         })
         return meta
 
+    def greedy_state(self, s):
+        """Running sums for :func:`greedy_sequence` (unit bandwidth, normalised units)."""
+        return _GreedyState(self.obj, s, self.d)
+
     def finish(self, U, weights, meta, nd2):
         """The Sequence of unit-bandwidth points ``U`` with the final figures in ``meta``.
 
@@ -290,6 +305,22 @@ class _Unit:
         meta["ratio_to_mc"] = float(nd2) / emc if emc else None
         meta["sigma_product"] = self.factor
         return Sequence(U, weights, meta)
+
+
+def _problem(objective, d):
+    """The unit-bandwidth design problem of a box or a data objective."""
+    from ._data_design import DataUnit, is_data_objective
+
+    return DataUnit(objective, d) if is_data_objective(objective) else _Unit(objective, d)
+
+
+def _box_only(objective, name):
+    from ._data_design import is_data_objective
+
+    if is_data_objective(objective):
+        raise TypeError(f"{name} needs a BoxDiscrepancy 'objective' (it is built from the box's "
+                        "one-dimensional factors); got a DataDiscrepancy.")
+    return objective
 
 
 class _Progress:
@@ -380,7 +411,7 @@ def global_sequence(objective, s, *, d=None, init="halton", method="cg", maxiter
     d, s, maxiter, tol = _check_optimizer_args(objective, d, s, method, maxiter, tol)
     if callback is not None and not callable(callback):
         raise TypeError(f"'callback' must be callable or None; got {type(callback).__name__}.")
-    P = _Unit(objective, d)
+    P = _problem(objective, d)
     U0, init_name = P.init_points(init, s, seed)
     meta = P.base_meta(s, "global", init_name)
     # normalised units throughout (see _Unit); the optimiser sees D^2 / expected_mc(s),
@@ -595,13 +626,13 @@ def greedy_sequence(objective, s, *, d=None, init="halton", method="cg", maxiter
     d, s, maxiter, tol = _check_optimizer_args(objective, d, s, method, maxiter, tol)
     starts = check_int(starts, "starts", minimum=1)
     pool = _POOL if starts > 1 else 0
-    P = _Unit(objective, d)
+    P = _problem(objective, d)
     if pool and isinstance(init, str):
         U0, init_name = P.init_points(init, s + pool, seed)
     else:
         U0, init_name = P.init_points(init, s, seed)
     meta = P.base_meta(s, "greedy", init_name)
-    state = _GreedyState(P.obj, s, d)  # unit bandwidth, normalised units (see _Unit)
+    state = P.greedy_state(s)  # unit bandwidth, normalised units (see _Unit)
     nhistory = []
     if prefix is not None:
         if isinstance(prefix, Sequence):
@@ -718,7 +749,7 @@ def weighted_sequence(objective, s, *, d=None, init="halton", solver="nnls", see
     """
     d = _resolve_d(objective, d)
     s = check_int(s, "s", minimum=1, maximum=MAX_DESIGN_POINTS)   # (s, s) QP matrix
-    P = _Unit(objective, d)
+    P = _problem(objective, d)
     U, init_name = P.init_points(init, s, seed)
     meta = P.base_meta(s, "weighted", init_name)
     t0 = time.perf_counter()
@@ -790,7 +821,7 @@ def lattice_sequence(objective, s, *, d=None, shift=None, candidates=None):
     """
     d = _resolve_d(objective, d)
     s = check_int(s, "s", minimum=2, maximum=MAX_DESIGN_POINTS)   # (s, s) factor matrices
-    prob = _Unit(objective, d)
+    prob = _Unit(_box_only(objective, 'lattice_sequence'), d)
     b, sigma = prob.a, np.ones(d)  # unit bandwidth
     if shift is None:
         shift = np.full(d, 0.5 / s)

@@ -57,14 +57,14 @@ def test_validation_error_is_the_gram_error_of_the_result():
     """meta['validation_error'] is gram_error of the map on the validation rows (found by replaying
     the split: with n_train + n_validation = n, the validation rows are the rest)."""
     X = clusters(90, seed=3)
-    seq = adaptive_sequence(X, 8, sigma=2.5, n_train=60, n_validation=30, maxiter=10, seed=4)
-    assert seq.meta["n_train"] == 60 and seq.meta["n_validation"] == 30
+    seq = adaptive_sequence(X, 8, sigma=2.5, n_train=80, n_validation=30, maxiter=10, seed=4)
+    assert seq.meta["n_train"] == 72 and seq.meta["n_validation"] == 18
     W = seq.frequencies(2.5)
     errs = []
     rng = np.random.default_rng(4)
     split_rng = rng.spawn(4)[0]
     idx = split_rng.choice(90, size=90, replace=False)
-    val = X[np.sort(idx[60:])]
+    val = X[np.sort(idx[72:])]
     ff = FourierFeatures(sigma=2.5, n_components=None, sequence=W * 2.5).fit(val)
     errs.append(gram_error(ff, val))
     assert seq.meta["validation_error"] == pytest.approx(errs[0], rel=1e-10)

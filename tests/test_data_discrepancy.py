@@ -228,3 +228,51 @@ def test_operator_bad_input():
     obj = OperatorDataDiscrepancy(X, measure="trace")
     with pytest.raises(ValueError, match="zero frequency"):
         obj(np.zeros((2, 3)))
+
+
+# --------------------------------------------------------------------------- the designs take it
+def test_designs_accept_the_data_objective():
+    from qmc_orff import global_sequence, greedy_sequence, weighted_sequence
+
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(40, 3)) * np.array([1.0, 0.5, 2.0])
+    sigma = np.array([1.5, 1.0, 2.5])
+    obj = DataDiscrepancy(X, sigma=sigma)
+    g = global_sequence(obj, 8, init="halton", method="l-bfgs-b", maxiter=30)
+    W = g.frequencies(sigma)
+    assert g.meta["d2"] == pytest.approx(obj(W), rel=1e-10)
+    assert g.meta["normalized_d2"] == pytest.approx(obj(W, normalize=True), rel=1e-10)
+    assert g.meta["normalized_d2"] < g.meta["normalized_initial_d2"]
+    assert g.meta["objective"] == "data" and g.meta["box_over_sigma"] is None
+    gr = greedy_sequence(obj, 6, init="halton", maxiter=20)
+    hist = gr.meta["normalized_history"]
+    Wg = gr.frequencies(sigma)
+    for t in (1, 3, 6):  # every prefix's value is the objective of that prefix (full recompute)
+        assert hist[t - 1] == pytest.approx(obj(Wg[:t], normalize=True), rel=1e-10)
+    assert hist[-1] < hist[0]
+    wt = weighted_sequence(obj, 8, init="halton")
+    xi = wt.weights
+    assert np.all(xi >= 0)
+    assert wt.meta["normalized_d2"] == pytest.approx(obj(wt.frequencies(sigma), xi, normalize=True),
+                                                     rel=1e-10)
+    assert wt.meta["normalized_d2"] <= wt.meta["normalized_uniform_d2"]
+    with pytest.raises(TypeError, match="lattice_sequence needs a BoxDiscrepancy"):
+        from qmc_orff import lattice_sequence
+        lattice_sequence(obj, 8)
+
+
+def test_greedy_candidate_gradient_matches_central_differences():
+    from qmc_orff._data_design import DataUnit
+
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(25, 3))
+    P = DataUnit(DataDiscrepancy(X, kernel="laplacian", sigma=1.3), 3)
+    state = P.greedy_state(5)
+    for w in rng.normal(size=(2, 3)):
+        state.add(w)
+    w = rng.normal(size=3)
+    val, grad = state.candidate(w)
+    np.testing.assert_allclose(grad, central(lambda v: state.candidate(v)[0], w), rtol=1e-6,
+                               atol=1e-10)
+    full = np.vstack([state.W[:2], w])
+    assert val == pytest.approx(P.obj(full, normalize=True), rel=1e-12)
