@@ -110,13 +110,16 @@ def feature_rows(Xtr, Xev, sigma, K, seq_entries, s_values, seed=0, reps=MC_REPS
             seq = load(s)
             if seq is not None:
                 methods.append((label, 0, ff(sequence=seq)))
-        if hasattr(qmc_orff, "adaptive_sequence") and s <= adaptive_s_max:
+        if not hasattr(qmc_orff, "adaptive_sequence"):
+            if record is not None:
+                record.note("adaptive skipped: qmc_orff.adaptive_sequence is not available")
+        elif s <= adaptive_s_max:
             methods += [("adaptive", r, ff(sequence="adaptive", seed=seed + r,
                                            design_options=adaptive_options
                                            or ADAPTIVE_OPTIONS))
                         for r in range(adaptive_reps)]
         elif record is not None:
-            record.note("adaptive skipped: qmc_orff.adaptive_sequence is not available")
+            record.note(f"adaptive designs at s <= {adaptive_s_max} only (time)")
         for label, make in extra:
             methods += [(label, r, (lambda m=make, r=r: m(s, seed + r))) for r in range(reps)]
         orf_errs = []
