@@ -529,6 +529,7 @@ def section_demo(rows, meta):
 SECTIONS = {
     "gram_approximation": section_gram,
     "gram_approximation_mnist": section_gram,
+    "gram_approximation_mnist_raw": section_gram,
     "discrepancy_vs_error": section_disc,
     "regression": section_regression,
     "integration_error": section_integration,
