@@ -22,7 +22,9 @@ Floors (issue 9): adaptive <= 0.6x ORF as a geometric mean over data sets and
 s, below ORF in every cell; design time <= 20 s (s = 256, d = 61) and <= 120 s
 (s = 1024, d = 655) on the 2-core machine when quiet; ORFF adaptive <= 0.5x
 Halton-trace.  Times depend on the machine's load: the run prints ``uptime``
-before and after.
+before and after, and the design's CPU time.  On a machine shared by many
+processes run it with ``OPENBLAS_NUM_THREADS=1``: two spinning BLAS threads are
+then 4-10x slower than one (measured under a load average of 20).
 
 Usage::
 
@@ -162,7 +164,8 @@ def main(argv=None):
             if hit:
                 print(f"  design time {name} s={s} d={hit[0]['d']}: {hit[0]['seconds']:.1f} s wall, "
                       f"{hit[0]['cpu']:.1f} s CPU (floor {floor:.0f} s wall on the quiet 2-core "
-                      "machine; under load the CPU time / 2 estimates the quiet wall time)")
+                      "machine; under load the CPU time estimates it -- run with "
+                      "OPENBLAS_NUM_THREADS=1 on a shared machine: two BLAS threads then spin)")
     if orff_ratio is not None:
         print(f"  ORFF adaptive / Halton-trace: {orff_ratio:.4f} (floor 0.5): "
               f"{'PASS' if orff_ratio <= 0.5 else 'FAIL'}")
