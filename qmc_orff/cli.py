@@ -6,13 +6,17 @@
     qmc-orff discrepancy FILE --box B --sigma S [--kernel gaussian|laplacian]
     qmc-orff design {global,greedy,weighted,lattice} --d D --s S --box-over-sigma R
              [--maxiter M] -o FILE [--checkpoint-every K] [--resume FILE]
+    qmc-orff design adaptive --data FILE --s S --sigma SIGMA|median [--kernel K]
+             [--maxiter M] -o FILE [--checkpoint-every K] [--resume FILE]
     qmc-orff catalogue {list,show,build}
 
 Bad arguments and unreadable or invalid files give a one-line error on stderr
 and exit status 2 (never a traceback).  ``python -m qmc_orff`` runs the same
-command.  ``design`` shows a progress bar (``D^2`` and its ratio to Halton's),
-writes atomic checkpoints to the output file every ``K`` iterations (greedy:
-points) and, on Ctrl-C, saves the best iterate before exiting with status 130.
+command.  ``design`` shows a progress bar (``D^2`` and its ratio to Halton's;
+``design adaptive``: the training and validation Gram errors and the ratio to
+the ORF start), writes atomic checkpoints to the output file every ``K``
+iterations (greedy: points) and, on Ctrl-C, saves the best iterate (adaptive:
+the best validated one) before exiting with status 130.
 """
 from __future__ import annotations
 
@@ -212,6 +216,9 @@ def _cmd_design(args):
     from .discrepancy import BoxDiscrepancy
     from .sequence import Sequence
 
+    if args.method == "adaptive":
+        return _cmd_design_adaptive(args)
+    _check_box_design_args(args)
     d, s, r = args.d, args.s, args.box_over_sigma
     box = r if np.ndim(r) else np.full(d, r)
     obj = BoxDiscrepancy(box, kernel=args.kernel, sigma=np.ones(d), d=d)
@@ -308,13 +315,283 @@ def _cmd_design(args):
     interrupted = seq.meta.get("stop_reason") == "interrupted"
     save(seq, final=not interrupted)
     m = seq.meta
+    vs_mc = (f", Monte Carlo expectation ratio {m['ratio_to_mc']:.3g}"
+             if m.get("ratio_to_mc") else "")
     print(f"{'interrupted: saved the best iterate' if interrupted else 'wrote'} {out}: "
           f"{args.method} design, s={seq.s}, d={d}, normalised D^2={m['normalized_d2']:.4e} "
-          f"(Halton {m['normalized_halton_d2']:.4e}, ratio {m['ratio_to_halton']:.3g}); "
-          f"stop: {m.get('stop_reason')}")
+          f"(Halton {m['normalized_halton_d2']:.4e}, ratio {m['ratio_to_halton']:.3g}{vs_mc}); "
+          f"stop: {m.get('stop_reason')}. A box discrepancy does not measure the Gram error "
+          f"on data: check with qmc_orff.gram_error on held-out points (or design adaptive)")
     if args.method == "lattice" and args.lattice_txt:
         seq.write_lattice(args.lattice_txt)
         print(f"wrote the generating vector to {args.lattice_txt} (LDData lattice format)")
+    return EXIT_INTERRUPTED if interrupted else 0
+
+
+def _check_box_design_args(args):
+    """The box designs need --d and --box-over-sigma; the data options are adaptive's."""
+    missing = [f"--{n.replace('_', '-')}" for n in ("d", "box_over_sigma")
+               if getattr(args, n) is None]
+    if missing:
+        raise _CliError(f"design {args.method} needs {' and '.join(missing)}")
+    for opt, value in (("--data", args.data), ("--sigma", args.sigma_arg)):
+        if value is not None:
+            raise _CliError(f"{opt} applies to design adaptive, not to the {args.method} design")
+    if args.kernel not in ("gaussian", "laplacian"):
+        raise _CliError(f"the box designs take --kernel gaussian or laplacian; got {args.kernel!r}")
+    if args.init in ("orf", "mc"):
+        raise _CliError(f"--init {args.init} applies to design adaptive; the box designs start "
+                        f"from halton, halton-rr2 or sobol")
+    if args.maxiter is None:
+        args.maxiter = 200
+    if args.tol is None:
+        args.tol = 1e-6
+    if args.init is None:
+        args.init = "halton"
+
+
+# --------------------------------------------------------------------------- design adaptive
+_DATA_SUFFIXES = (".npy", ".csv")
+
+
+def _read_data(path):
+    """The data matrix ``(n, d)`` of a ``.npy`` or ``.csv`` file, checked (one-line errors).
+
+    A ``.csv`` file holds one point per line, comma-separated numbers; a first
+    line that does not parse (a header) is skipped.
+    """
+    if not path.endswith(_DATA_SUFFIXES):
+        raise _CliError(f"--data must be a .npy or .csv file; got {path!r}")
+    if not os.path.exists(path):
+        raise _CliError(f"cannot read {path!r}: no such file")
+    if os.path.isdir(path):
+        raise _CliError(f"cannot read {path!r}: it is a folder")
+    import warnings
+
+    try:
+        if path.endswith(".npy"):
+            X = np.load(path, allow_pickle=False)
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # "input contained no data"
+                try:
+                    X = np.loadtxt(path, delimiter=",", ndmin=2, dtype=np.float64)
+                except ValueError:  # a header line: skip it, then parse strictly
+                    X = np.loadtxt(path, delimiter=",", ndmin=2, dtype=np.float64, skiprows=1)
+    except (OSError, ValueError, EOFError, UnicodeDecodeError) as exc:
+        msg = " ".join(str(exc).split()) or type(exc).__name__
+        raise _CliError(f"cannot parse {path!r} as a numeric data matrix: {msg}") from None
+    X = np.asarray(X)
+    if X.dtype.kind not in "biuf":
+        raise _CliError(f"{path!r} must hold real numbers; got dtype {X.dtype}")
+    if X.ndim != 2:
+        raise _CliError(f"{path!r} must hold a 2-D array (points x features); got shape "
+                        f"{X.shape}" + (" (reshape one feature to (n, 1))" if X.ndim == 1 else ""))
+    if X.size == 0:
+        raise _CliError(f"{path!r} holds no data (shape {X.shape})")
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    bad = ~np.isfinite(X)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise _CliError(f"{path!r} contains NaN or inf ({int(bad.sum())} values; first at row "
+                        f"{int(i)}, column {int(j)})")
+    if X.shape[0] < 2:
+        raise _CliError(f"{path!r} must hold at least 2 points (rows); got shape {X.shape}")
+    return X
+
+
+def _sigma_arg(text):
+    """``--sigma``: a positive number or ``median`` (the median heuristic)."""
+    if text.strip().lower() == "median":
+        return "median"
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (np.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a positive number or 'median'; got {text!r}")
+    return value
+
+
+class _AdaptiveProgress:
+    """One line on stderr: iteration, training and validation Gram errors, best / ORF start."""
+
+    def __init__(self, total, stream=None, width=20):
+        import time
+
+        self.total = max(int(total), 1)
+        self.stream = sys.stderr if stream is None else stream
+        self.width = width
+        self.clock = time.perf_counter
+        self.start = self.clock()
+        self.shown = False
+
+    def update(self, it, train, val, best, ref, ref_label):
+        self.shown = True
+        frac = min(it / self.total, 1.0)
+        filled = int(round(frac * self.width))
+        ratio = f"{best / ref:.3g}" if ref else "n/a"
+        self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {it}/{self.total} "
+                          f"train {train:.4e} validation {val:.4e} best/{ref_label} {ratio} "
+                          f"({self.clock() - self.start:.1f} s)")
+        self.stream.flush()
+
+    def close(self):
+        if self.shown:  # nothing to end when no iteration ran (e.g. an error before the first)
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _adaptive_defaults():
+    from .adaptive import adaptive_sequence
+
+    return adaptive_sequence.__kwdefaults__
+
+
+def _cmd_design_adaptive(args):
+    from .adaptive import adaptive_sequence, data_sha256
+    from .sequence import Sequence
+
+    if args.data is None:
+        raise _CliError("design adaptive needs --data FILE (.npy or .csv)")
+    if args.sigma_arg is None:
+        raise _CliError("design adaptive needs --sigma (a positive number or 'median')")
+    for name in ("d", "box_over_sigma"):
+        if getattr(args, name) is not None:
+            raise _CliError(f"--{name.replace('_', '-')} applies to the box designs; design "
+                            f"adaptive takes its dimension and scale from --data and --sigma")
+    if args.init in ("halton-rr2",):
+        raise _CliError("--init halton-rr2 applies to the box designs; design adaptive starts "
+                        "from orf, mc, halton or sobol")
+    defaults = _adaptive_defaults()
+    X = _read_data(args.data)
+    d, s, kernel = X.shape[1], args.s, args.kernel
+    digest = data_sha256(X)
+    opts = {"n_train": args.n_train, "n_validation": args.n_validation, "seed": args.seed}
+    init = args.init if args.init is not None else ("mc" if kernel == "laplacian" else "orf")
+    done_iter, origin = 0, None
+    if args.resume is not None:
+        if not os.path.exists(args.resume):
+            raise _CliError(f"cannot read {args.resume!r}: no such file")
+        ckpt = _read_points(args.resume)
+        m = ckpt.meta
+        if m.get("method") != "adaptive":
+            raise _CliError(f"--resume file {args.resume!r} holds a {m.get('method')!r} design, "
+                            f"not 'adaptive'")
+        if m.get("data_sha256") != digest:
+            raise _CliError(f"--resume file {args.resume!r} was designed on other data (SHA-256 "
+                            f"{str(m.get('data_sha256'))[:12]}..., --data has {digest[:12]}...)")
+        if ckpt.s != s or ckpt.d != d:
+            raise _CliError(f"--resume file {args.resume!r} has s={ckpt.s}, d={ckpt.d}; "
+                            f"expected s={s}, d={d}")
+        rule = m.get("sigma_rule")
+        same_sigma = (args.sigma_arg == "median" and rule == "median") or (
+            args.sigma_arg != "median" and rule == "given" and np.ndim(m.get("sigma")) == 0
+            and np.isclose(float(m["sigma"]), args.sigma_arg, rtol=1e-12, atol=0.0))
+        if m.get("kernel") != kernel or not same_sigma:
+            raise _CliError(f"--resume file {args.resume!r} was designed for kernel="
+                            f"{m.get('kernel')!r}, sigma={m.get('sigma')} ({rule}); not kernel="
+                            f"{kernel!r}, sigma={args.sigma_arg}")
+        # the same subsamples as the run it continues: its seed and sizes
+        for key in ("seed", "n_train", "n_validation"):
+            if opts[key] is None:
+                opts[key] = m.get(f"cli_{key}", m.get(key))
+            elif m.get(f"cli_{key}", m.get(key)) not in (None, opts[key]):
+                raise _CliError(f"--resume file {args.resume!r} was designed with --"
+                                f"{key.replace('_', '-')} {m.get(f'cli_{key}', m.get(key))}; "
+                                f"got {opts[key]}")
+        init = ckpt
+        done_iter = int(m.get("iterations", 0))
+        origin = m
+    if opts["seed"] is None:
+        opts["seed"] = 0
+    for key in ("n_train", "n_validation"):
+        if opts[key] is None:
+            opts[key] = defaults[key]
+    maxiter = defaults["maxiter"] if args.maxiter is None else args.maxiter
+    extra = {}
+    if args.patience is not None:
+        extra["patience"] = args.patience
+    if args.tol is not None:
+        extra["tol"] = args.tol
+    out, every = args.output, args.checkpoint_every
+    bar = None if args.quiet else _AdaptiveProgress(maxiter)
+    latest = {}
+
+    def finish_meta(seq, final, reason=None):
+        """The library's meta with the command's bookkeeping and the ratio to ORF."""
+        meta = dict(seq.meta)
+        meta.update({"cli_seed": opts["seed"], "cli_n_train": opts["n_train"],
+                     "cli_n_validation": opts["n_validation"], "data_file": args.data,
+                     "iterations": done_iter + int(meta.get("iterations", 0)),
+                     "maxiter": maxiter, "complete": bool(final)})
+        if reason is not None:
+            meta["stop_reason"] = reason
+        if str(meta.get("stop_reason", "")).startswith("maxiter ("):  # the cap across --resume
+            meta["stop_reason"] = f"maxiter ({maxiter}) reached"
+        if origin is not None:  # keep the ORF reference and start of the first run
+            meta["resume_validation_error"] = meta.get("start_validation_error")
+            for key in ("orf_validation_error", "start_validation_error", "start_train_error"):
+                if origin.get(key) is not None:
+                    meta[key] = origin[key]
+            meta["resumed_from"] = os.path.abspath(args.resume)
+            meta["best_iteration"] = done_iter + int(meta.get("best_iteration", 0))
+        ref = meta.get("orf_validation_error")
+        meta["ratio_to_orf"] = (meta["validation_error"] / ref if ref else None)
+        start = meta.get("start_validation_error")
+        meta["ratio_to_start"] = meta["validation_error"] / start if start else None
+        return Sequence(seq.points, seq.weights, meta)
+
+    def save(seq, final, reason=None):
+        seq = finish_meta(seq, final, reason)
+        seq.save(out)
+        return seq
+
+    def checkpoint(seq):  # the best validated iterate so far, after every iteration
+        latest["seq"] = seq
+        it = int(seq.meta.get("iterations", 0))
+        if every and it % every == 0:
+            save(seq, final=False)
+
+    def callback(it, U, train_err, val_err):
+        seq = latest.get("seq")
+        if bar is not None and seq is not None:
+            meta = finish_meta(seq, False).meta
+            ref = meta.get("orf_validation_error")
+            label = "ORF start" if ref else "start"
+            bar.update(done_iter + it, train_err, val_err, meta["validation_error"],
+                       ref or meta.get("start_validation_error"), label)
+        return False
+
+    try:
+        try:
+            seq = adaptive_sequence(X, s, kernel=kernel, sigma=args.sigma_arg, nu=args.nu,
+                                    init=init, weights=args.weights,
+                                    maxiter=max(maxiter - done_iter, 0), callback=callback,
+                                    checkpoint=checkpoint, checkpoint_every=1, **opts, **extra)
+        finally:
+            if bar is not None:
+                bar.close()
+    except (KeyboardInterrupt, SystemError) as exc:  # outside the optimiser (e.g. the weights)
+        from .design import _is_interrupt
+
+        if not _is_interrupt(exc) or "seq" not in latest:
+            raise
+        seq = latest["seq"]
+        seq = Sequence(seq.points, seq.weights, dict(seq.meta, stop_reason="interrupted"))
+    interrupted = seq.meta.get("stop_reason") == "interrupted"
+    seq = save(seq, final=not interrupted)
+    m = seq.meta
+    ref = m.get("orf_validation_error")
+    vs_orf = (f"ORF {ref:.4e}, ratio to ORF {m['ratio_to_orf']:.3g}" if ref else
+              "no ORF reference for this kernel")
+    sig = (f"{float(m['sigma']):.6g}" if np.ndim(m["sigma"]) == 0 else "per coordinate")
+    train = m.get("train_error")
+    print(f"{'interrupted: saved the best validated iterate' if interrupted else 'wrote'} {out}: "
+          f"adaptive design, s={seq.s}, d={d}, {kernel} kernel, sigma={sig}; validation Gram "
+          f"error {m['validation_error']:.4e} ({vs_orf}; start {m['start_validation_error']:.4e})"
+          + (f", training {train:.4e}" if train is not None else "")
+          + f"; {m['iterations']} iterations, stop: {m.get('stop_reason')}")
     return EXIT_INTERRUPTED if interrupted else 0
 
 
@@ -396,21 +673,53 @@ def build_parser():
     q.add_argument("--json", action="store_true", help="print a JSON object")
     q.set_defaults(func=_cmd_discrepancy)
 
-    de = sub.add_parser("design", help="design a sequence (global, greedy, weighted, lattice)",
+    de = sub.add_parser("design", help="design a sequence (global, greedy, weighted, lattice, "
+                        "adaptive)",
                         description="Design s frequencies in d dimensions minimising the box "
-                        "discrepancy for box/bandwidth R (unit bandwidth, box R).  Ctrl-C saves "
-                        "the best iterate (exit status 130).")
-    de.add_argument("method", choices=("global", "greedy", "weighted", "lattice"))
-    de.add_argument("--d", type=_positive_int, required=True, help="dimension")
+                        "discrepancy for box/bandwidth R (unit bandwidth, box R); or, with "
+                        "'adaptive', minimising the Gram error on the points of --data (held-out "
+                        "validation points pick the best iterate; the progress bar shows its "
+                        "ratio to the ORF start).  Ctrl-C saves the best iterate (exit status 130).")
+    de.add_argument("method", choices=("global", "greedy", "weighted", "lattice", "adaptive"))
+    de.add_argument("--d", type=_positive_int, default=None,
+                    help="dimension (box designs; required there)")
     de.add_argument("--s", type=_positive_int, required=True, help="number of points")
-    de.add_argument("--box-over-sigma", type=_positive_floats, required=True,
-                    help="box half-width over kernel bandwidth (scalar or per coordinate)")
-    de.add_argument("--kernel", choices=("gaussian", "laplacian"), default="gaussian")
-    de.add_argument("--maxiter", type=_nonneg_int, default=200,
-                    help="iteration cap (global: total, also across --resume; greedy: per point)")
+    de.add_argument("--box-over-sigma", type=_positive_floats, default=None,
+                    help="box half-width over kernel bandwidth (scalar or per coordinate; box "
+                    "designs, required there)")
+    de.add_argument("--data", default=None, metavar="FILE",
+                    help="adaptive: the data (.npy, or .csv with one point per line)")
+    de.add_argument("--sigma", dest="sigma_arg", type=_sigma_arg, default=None,
+                    metavar="SIGMA|median",
+                    help="adaptive: kernel bandwidth, or 'median' for the median distance "
+                    "between the data's points (L1 for laplacian)")
+    de.add_argument("--kernel", choices=("gaussian", "laplacian", "matern"), default="gaussian",
+                    help="matern: adaptive only")
+    de.add_argument("--nu", type=float, default=1.5, help="adaptive, matern: smoothness")
+    de.add_argument("--seed", type=int, default=None,
+                    help="adaptive: seed of the start and the train/validation subsamples "
+                    "(default 0; --resume: the checkpoint's)")
+    de.add_argument("--n-train", type=_int_at_least(2, "an integer >= 2"), default=None,
+                    help="adaptive: training subsample (all its pairs enter the objective; "
+                    "default the library's)")
+    de.add_argument("--n-validation", type=_nonneg_int, default=None,
+                    help="adaptive: disjoint validation subsample that picks the best iterate "
+                    "(default the library's)")
+    de.add_argument("--patience", type=_positive_int, default=None,
+                    help="adaptive: stop after this many iterations without a better validation "
+                    "error (default the library's)")
+    de.add_argument("--weights", action="store_true",
+                    help="adaptive: also fit nonnegative weights (kept only if they validate "
+                    "better)")
+    de.add_argument("--maxiter", type=_nonneg_int, default=None,
+                    help="iteration cap (global: total, also across --resume; greedy: per point; "
+                    "default 200; adaptive: total, default the library's)")
     de.add_argument("--optimizer", choices=("cg", "l-bfgs-b"), default="l-bfgs-b")
-    de.add_argument("--tol", type=float, default=1e-6, help="gradient tolerance (scaled)")
-    de.add_argument("--init", choices=("halton", "halton-rr2", "sobol"), default="halton")
+    de.add_argument("--tol", type=float, default=None,
+                    help="gradient tolerance (scaled; default 1e-6, adaptive: the library's)")
+    de.add_argument("--init", choices=("halton", "halton-rr2", "sobol", "orf", "mc"), default=None,
+                    help="start (box designs: halton, halton-rr2, sobol, default halton; "
+                    "adaptive: orf, mc, halton or sobol, default orf, mc for laplacian)")
     de.add_argument("--solver", choices=("nnls", "cvxpy"), default="nnls",
                     help="weights QP solver (weighted)")
     de.add_argument("--lattice-txt", default=None,

@@ -439,3 +439,204 @@ def test_ctrl_c_just_after_the_final_save_exits_130(tmp_path, module):
     assert proc.returncode == 130, (proc.returncode, proc.stderr[-2000:])
     assert proc.stderr.endswith("qmc-orff: interrupted\n") and "Traceback" not in proc.stderr
     assert load_sequence(out).meta["complete"] is True
+
+
+# --------------------------------------------------------------------------- design adaptive
+def _write_data_files(tmp_path):
+    """Data files that must be refused, each with the phrase its one-line error must contain."""
+    (tmp_path / "text.csv").write_text("a,b\n1,x\n2,3\n")
+    (tmp_path / "nan.csv").write_text("1,2\nnan,3\n4,5\n")
+    (tmp_path / "inf.npy").write_bytes(b"")
+    np.save(tmp_path / "inf.npy", np.array([[1.0, 2.0], [np.inf, 0.0], [3.0, 1.0]]))
+    (tmp_path / "one.csv").write_text("1,2,3\n")
+    (tmp_path / "empty.csv").write_text("")
+    (tmp_path / "ragged.csv").write_text("1,2\n3\n4,5\n")
+    np.save(tmp_path / "vector.npy", np.arange(5.0))
+    np.save(tmp_path / "strings.npy", np.array([["a", "b"], ["c", "d"]]))
+    np.save(tmp_path / "objects.npy", np.array([[1, None], [2, 3]], dtype=object),
+            allow_pickle=True)
+    (tmp_path / "broken.npy").write_bytes(b"\x93NUMPY garbage")
+    (tmp_path / "data.txt").write_text("1 2\n3 4\n")
+    (tmp_path / "folder.csv").mkdir()
+
+
+@pytest.mark.parametrize("data, match", [
+    ("text.csv", "cannot parse 'text.csv' as a numeric data matrix"),
+    ("nan.csv", "'nan.csv' contains NaN or inf (1 values; first at row 1, column 0)"),
+    ("inf.npy", "'inf.npy' contains NaN or inf"),
+    ("one.csv", "'one.csv' must hold at least 2 points (rows); got shape (1, 3)"),
+    ("empty.csv", "'empty.csv' holds no data"),
+    ("ragged.csv", "cannot parse 'ragged.csv'"),
+    ("vector.npy", "must hold a 2-D array (points x features); got shape (5,) (reshape"),
+    ("strings.npy", "'strings.npy' must hold real numbers; got dtype <U1"),
+    ("objects.npy", "cannot parse 'objects.npy'"),
+    ("broken.npy", "cannot parse 'broken.npy'"),
+    ("data.txt", "--data must be a .npy or .csv file; got 'data.txt'"),
+    ("missing.csv", "cannot read 'missing.csv': no such file"),
+    ("folder.csv", "cannot read 'folder.csv': it is a folder"),
+])
+def test_design_adaptive_bad_data_one_line_exit_2(tmp_path, monkeypatch, capsys, data, match):
+    monkeypatch.chdir(tmp_path)
+    _write_data_files(tmp_path)
+    status, _, err = call("design", "adaptive", "--data", data, "--s", 4, "--sigma", "median",
+                          "-o", "out.npz", capsys=capsys)
+    assert status == 2
+    assert err.count("\n") == 1 and err.startswith("qmc-orff: error: "), err
+    assert match in err
+    assert not (tmp_path / "out.npz").exists()
+
+
+@pytest.mark.parametrize("args, match", [
+    (["design", "adaptive", "--s", "4", "--sigma", "1", "-o", "o.npz"],
+     "design adaptive needs --data FILE"),
+    (["design", "adaptive", "--data", "ok.csv", "--s", "4", "-o", "o.npz"],
+     "design adaptive needs --sigma"),
+    (["design", "adaptive", "--data", "ok.csv", "--s", "4", "--sigma", "-1", "-o", "o.npz"],
+     "argument --sigma: expected a positive number or 'median'; got '-1'"),
+    (["design", "adaptive", "--data", "ok.csv", "--s", "4", "--sigma", "nan", "-o", "o.npz"],
+     "argument --sigma: expected a positive number or 'median'; got 'nan'"),
+    (["design", "adaptive", "--data", "ok.csv", "--s", "4", "--sigma", "1", "--d", "2",
+      "-o", "o.npz"], "--d applies to the box designs"),
+    (["design", "adaptive", "--data", "same.csv", "--s", "4", "--sigma", "median", "-o", "o.npz"],
+     "'sigma'='median' needs distinct rows in 'X': the median distance is 0.0"),
+    (["design", "global", "--s", "4", "--box-over-sigma", "1", "-o", "o.npz"],
+     "design global needs --d"),
+    (["design", "global", "--d", "2", "--s", "4", "-o", "o.npz"],
+     "design global needs --box-over-sigma"),
+    (["design", "global", "--d", "2", "--s", "4", "--box-over-sigma", "1", "--data", "ok.csv",
+      "-o", "o.npz"], "--data applies to design adaptive, not to the global design"),
+    (["design", "global", "--d", "2", "--s", "4", "--box-over-sigma", "1", "--init", "orf",
+      "-o", "o.npz"], "--init orf applies to design adaptive"),
+    (["design", "weighted", "--d", "2", "--s", "4", "--box-over-sigma", "1", "--kernel", "matern",
+      "-o", "o.npz"], "the box designs take --kernel gaussian or laplacian; got 'matern'"),
+])
+def test_design_adaptive_argument_errors(tmp_path, monkeypatch, capsys, args, match):
+    monkeypatch.chdir(tmp_path)
+    np.savetxt(tmp_path / "ok.csv", np.random.default_rng(0).normal(size=(20, 3)), delimiter=",")
+    np.savetxt(tmp_path / "same.csv", np.ones((20, 3)), delimiter=",")
+    status, _, err = call(*args, capsys=capsys)
+    assert status == 2
+    assert err.count("\n") == 1 and err.startswith("qmc-orff"), err
+    assert match in err
+
+
+def test_read_data_formats(tmp_path):
+    """.npy and .csv (with or without a header line) give the same float64 matrix."""
+    from qmc_orff.cli import _read_data
+
+    X = np.random.default_rng(1).normal(size=(7, 3))
+    np.save(tmp_path / "x.npy", X.astype(np.float32))
+    np.savetxt(tmp_path / "x.csv", X, delimiter=",", fmt="%.17g")
+    np.savetxt(tmp_path / "h.csv", X, delimiter=",", fmt="%.17g", header="a,b,c", comments="")
+    np.save(tmp_path / "i.npy", np.arange(6).reshape(3, 2))
+    a = _read_data(str(tmp_path / "x.npy"))
+    assert a.dtype == np.float64 and a.flags.c_contiguous
+    np.testing.assert_array_equal(a, X.astype(np.float32).astype(np.float64))
+    np.testing.assert_array_equal(_read_data(str(tmp_path / "x.csv")), X)
+    np.testing.assert_array_equal(_read_data(str(tmp_path / "h.csv")), X)
+    np.testing.assert_array_equal(_read_data(str(tmp_path / "i.npy")), [[0, 1], [2, 3], [4, 5]])
+
+
+def _adaptive_data(tmp_path, n=150, d=3, seed=0, name="X.npy"):
+    X = np.random.default_rng(seed).normal(size=(n, d))
+    np.save(tmp_path / name, X)
+    return X
+
+
+ADAPTIVE_SMALL = ["--s", 8, "--n-train", 60, "--n-validation", 40]
+
+
+def test_design_adaptive_end_to_end(tmp_path, capsys):
+    """The file is the best validated iterate, reports its ratio to ORF, and is a ready map."""
+    from qmc_orff import FourierFeatures, gram_error
+
+    X = _adaptive_data(tmp_path)
+    out = tmp_path / "a.npz"
+    status, text, err = call("design", "adaptive", "--data", tmp_path / "X.npy", "--sigma",
+                             "median", *ADAPTIVE_SMALL, "--maxiter", 15, "-o", out,
+                             capsys=capsys)
+    assert status == 0, err
+    assert "validation" in err and "best/ORF start" in err  # the progress bar
+    seq = load_sequence(out)
+    m = seq.meta
+    assert m["method"] == "adaptive" and m["complete"] is True and seq.s == 8 and seq.d == 3
+    assert m["validation_error"] <= m["start_validation_error"]
+    assert m["orf_validation_error"] == m["start_validation_error"]  # the ORF start
+    assert m["ratio_to_orf"] == pytest.approx(m["validation_error"] / m["orf_validation_error"],
+                                              rel=1e-15)
+    assert m["ratio_to_orf"] < 1.0
+    assert f"ratio to ORF {m['ratio_to_orf']:.3g}" in text and text.startswith(f"wrote {out}")
+    assert m["iterations"] <= 15 and m["cli_seed"] == 0 and m["sigma_rule"] == "median"
+    # FourierFeatures(sequence=load_sequence(OUT)) is the precomputed, deterministic map
+    ff = FourierFeatures(sigma=m["sigma"], n_components=None, sequence=load_sequence(out)).fit(X)
+    np.testing.assert_allclose(ff.frequencies_, seq.points / m["sigma"], rtol=1e-15)
+    orf = FourierFeatures(sigma=m["sigma"], n_components=8, sequence="orf", seed=0).fit(X)
+    assert gram_error(ff, X) < gram_error(orf, X)
+    # same inputs and seed: the same bits
+    assert call("design", "adaptive", "--data", tmp_path / "X.npy", "--sigma", "median",
+                *ADAPTIVE_SMALL, "--maxiter", 15, "-o", tmp_path / "b.npz", "--quiet")[0] == 0
+    np.testing.assert_array_equal(load_sequence(tmp_path / "b.npz").points, seq.points)
+
+
+def test_design_adaptive_checkpoint_and_resume(tmp_path, capsys):
+    _adaptive_data(tmp_path)
+    _adaptive_data(tmp_path, seed=1, name="other.npy")
+    first, second = tmp_path / "a.npz", tmp_path / "b.npz"
+    common = ["--data", tmp_path / "X.npy", "--sigma", 1.5, *ADAPTIVE_SMALL, "--quiet"]
+    assert call("design", "adaptive", *common, "--maxiter", 8, "--patience", 100,
+                "--checkpoint-every", 3, "-o", first)[0] == 0
+    a = load_sequence(first).meta
+    assert a["iterations"] == 8 and a["stop_reason"] == "maxiter (8) reached"
+    assert call("design", "adaptive", *common, "--maxiter", 16, "--patience", 100,
+                "--resume", first, "-o", second)[0] == 0
+    b = load_sequence(second).meta
+    # continues on the same validation points: it starts where the first run ended
+    assert b["resume_validation_error"] == a["validation_error"]
+    assert b["validation_error"] <= a["validation_error"]
+    assert b["iterations"] == 16 and b["stop_reason"] == "maxiter (16) reached"
+    assert b["orf_validation_error"] == a["orf_validation_error"]  # the first run's ORF start
+    assert b["ratio_to_orf"] == pytest.approx(b["validation_error"] / a["orf_validation_error"])
+    assert b["resumed_from"] == str(first)
+    capsys.readouterr()
+    for extra, match in [
+        (["--data", tmp_path / "other.npy"], "was designed on other data"),
+        (["--sigma", 2.0], "was designed for kernel='gaussian', sigma=1.5 (given)"),
+        (["--s", 9], "has s=8, d=3; expected s=9, d=3"),
+        (["--seed", 5], "was designed with --seed 0; got 5"),
+    ]:
+        args = ["design", "adaptive", *common, "--resume", first, "-o", tmp_path / "c.npz"]
+        for i in range(0, len(extra), 2):  # later options override earlier ones
+            args += extra[i:i + 2]
+        status, _, err = call(*args, capsys=capsys)
+        assert status == 2 and err.count("\n") == 1 and match in err, err
+    box = tmp_path / "w.npz"
+    assert call("design", "weighted", "--d", 3, "--s", 8, "--box-over-sigma", 1, "-o", box)[0] == 0
+    capsys.readouterr()
+    status, _, err = call("design", "adaptive", *common, "--resume", box, "-o", tmp_path / "c.npz",
+                          capsys=capsys)
+    assert status == 2 and "holds a 'weighted' design, not 'adaptive'" in err
+
+
+def test_design_adaptive_ctrl_c_keeps_best_validated_iterate(tmp_path):
+    _adaptive_data(tmp_path, n=600, d=8)
+    out = tmp_path / "a.npz"
+    proc = subprocess.Popen([sys.executable, "-m", "qmc_orff.cli", "design", "adaptive", "--data",
+                             str(tmp_path / "X.npy"), "--sigma", "median", "--s", "64",
+                             "--n-train", "300", "--maxiter", "100000", "--patience", "100000",
+                             "--checkpoint-every", "1", "-o", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while not out.exists() and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.1)
+    assert out.exists(), proc.communicate()[1]
+    assert load_sequence(out).meta["complete"] is False
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "interrupted: saved the best validated iterate" in stdout
+    final = load_sequence(out)
+    m = final.meta
+    assert m["stop_reason"] == "interrupted" and m["complete"] is False
+    assert m["validation_error"] <= m["start_validation_error"]
+    assert m["validation_error"] == min(m["validation_history"])
+    assert not [f for f in os.listdir(tmp_path) if f.endswith(".tmp")]

@@ -87,7 +87,7 @@ def test_load_dataset_shapes_and_standardisation():
     np.testing.assert_allclose(X.std(axis=0), 1, rtol=1e-12)
     X2, _, info2 = C.load_dataset("digits", n_max=100, pca=5, seed=2)
     assert X2.shape == (100, 5) and info2["d"] == 5 and "PCA to 5" in info2["description"]
-    with pytest.raises(ValueError, match="'name' must be one of 'mnist', 'digits'"):
+    with pytest.raises(ValueError, match="'name' must be one of 'mnist', 'mnist_raw', 'digits'"):
         C.load_dataset("cifar")
 
 
@@ -174,6 +174,89 @@ def test_make_results_uses_only_files(tmp_path):
     assert "`regression`" in text  # listed under "Not run"
 
 
+def test_split_train_eval_is_a_seeded_partition():
+    X = np.arange(60.0).reshape(30, 2)
+    tr, ev = C.split_train_eval(X, 8, seed=3)
+    assert ev.shape == (8, 2) and tr.shape == (22, 2)
+    rows = sorted(map(tuple, np.vstack([tr, ev])))
+    assert rows == sorted(map(tuple, X))  # disjoint and complete
+    assert not set(map(tuple, tr)) & set(map(tuple, ev))
+    assert np.all(np.diff(tr[:, 0]) > 0) and np.all(np.diff(ev[:, 0]) > 0)  # row order kept
+    tr2, ev2 = C.split_train_eval(X, 8, seed=3)
+    np.testing.assert_array_equal(ev, ev2)
+    assert not np.array_equal(ev, C.split_train_eval(X, 8, seed=4)[1])
+    assert C.split_train_eval(X, 100)[1].shape == (10, 2)  # at most a third
+    with pytest.raises(ValueError, match="at least 6 rows"):
+        C.split_train_eval(X[:5], 2)
+
+
+def test_load_mnist_raw_pixels():
+    X, y, info = C.load_dataset("mnist_raw", n_max=300, seed=1)
+    assert X.shape[0] == 300 and y.shape == (300,)
+    assert 300 < X.shape[1] < 784 and info["d"] == X.shape[1]
+    assert X.min() >= 0.0 and X.max() <= 1.0  # raw pixels / 255: no standardisation, no PCA
+    assert np.all(np.ptp(X, axis=0) > 0)  # constant pixels dropped
+    assert "no PCA" in info["description"]
+    Xall, _, _ = C.load_dataset("mnist_raw")
+    assert Xall.shape == (5000, 663)
+
+
+def test_gram_reference_agrees_with_qmc_orff_gram_error():
+    """The examples' cached Gram reference gives qmc_orff.gram_error's numbers (both norms)."""
+    import qmc_orff
+
+    rng = np.random.default_rng(4)
+    Xtr, Xev = rng.standard_normal((50, 5)), rng.standard_normal((40, 5))
+    ff = qmc_orff.FourierFeatures(sigma=1.7, n_components=32, sequence="orf", seed=0).fit(Xtr)
+    spec, fro = C.GramReference(Xev, 1.7).errors(ff.transform(Xev))
+    assert fro == pytest.approx(qmc_orff.gram_error(ff, Xev), rel=1e-12)
+    assert spec == pytest.approx(qmc_orff.gram_error(ff, Xev, norm="spectral"), rel=1e-10)
+
+
+def test_nystroem_method_uses_2s_landmarks_from_training_rows():
+    fac = C.FrequencyFactory(d=3, sigma=1.5, b=np.ones(3), n_train=50)
+    X = np.random.default_rng(0).standard_normal((50, 3))
+    tr = fac.transformer("nystroem", 8, seed=0).fit(X)
+    assert tr.transform(X[:4]).shape == (4, 16) and tr.gamma == pytest.approx(1 / (2 * 1.5 ** 2))
+    assert tr.components_.shape == (16, 3)
+    assert all(any(np.array_equal(c, x) for x in X) for c in tr.components_)  # landmarks: rows
+    assert fac.transformer("nystroem", 40, seed=0).n_components == 50  # capped at n_train
+    assert "nystroem" in C.RANDOMIZED and "nystroem" in C.DATA_DEPENDENT
+
+
+def test_make_results_ratios_to_orf_and_carry_over(tmp_path):
+    rows = [{"dataset": "digits", "n": 30, "d": 2, "sigma": 1.0, "n_train": 20, "n_eval": 10,
+             "method": m, "s": 256, "columns": 512, "rep": 0, "rel_spectral": v / 2,
+             "rel_frobenius": v, "fit_s": 0.0}
+            for m, v in [("orf", 0.02), ("halton", 0.05), ("nystroem", 0.004),
+                         ("rbf_sampler", 0.06), ("mc", 0.04)]]
+    C.write_csv(tmp_path / "gram_approximation.csv", rows)
+    meta = {"name": "gram_approximation", "command": "python examples/gram_approximation.py",
+            "quick": False, "started_utc": "now", "wall_s": 1.0, "notes": [],
+            "params": {"datasets": {"digits": {"description": "desc", "n": 30, "d": 2,
+                                               "n_train": 20, "n_eval": 10, "sigma": 1.0,
+                                               "catalogue_box_over_sigma": 1.0}}},
+            "environment": {"python": "3"}}
+    (tmp_path / "gram_approximation.json").write_text(json.dumps(meta))
+    old = tmp_path / "RESULTS.md"
+    old.write_text("# Results\n\n## At a glance\n\n- Vector fields (x): old line 1.5.\n"
+                   "- Gram error at s = 256 (512 columns), digits: stale.\n\n"
+                   f"## {make_results.TITLES['vector_fields']}\n\nCommand: `old`\n\n| a |\n\n"
+                   f"## {make_results.TITLES['gram_approximation']}\n\nstale numbers 9.99\n")
+    text = make_results.build(tmp_path, old, carry_over=True).read_text()
+    assert "(20 training rows, 10 held-out evaluation rows" in text
+    assert "divided by ORF's" in text and "| Halton | 2.5 |" in text
+    assert "| sklearn Nystroem (2s landmarks) | 0.2 |" in text
+    assert "digits (held-out rows): ORF 0.02" in text and "Nystroem 0.004 (0.2x ORF)" in text
+    # the rerun section is regenerated, the one not rerun is carried over with its glance line
+    assert "stale" not in text and "9.99" not in text
+    assert "- Vector fields (x): old line 1.5." in text
+    assert make_results.CARRIED in text and "Command: `old`" in text
+    assert "`regression`" in text  # absent from both: listed as not run
+    # without carry_over, scripts with no output are listed as not run
+    assert make_results.CARRIED not in make_results.build(tmp_path, tmp_path / "new.md").read_text()
+
+
 # --------------------------------------------------------------------------- scripts
 def run_script(name, tmp_path, *extra, timeout=600):
     proc = subprocess.run([sys.executable, str(EXAMPLES / f"{name}.py"), "--quick",
@@ -201,9 +284,22 @@ def test_demo_quick_smoke(tmp_path):
     assert "L2-star" in out and "rel_frobenius" in out and str(tmp_path) in out
     rows = check_outputs(tmp_path, "demo", ["s", "method", "rep", "rel_frobenius"])
     methods = {r["method"] for r in rows}
-    assert {"mc", "orf", "halton"} <= methods
+    assert {"mc", "orf", "halton", "adaptive", "nystroem"} <= methods
     errs = [float(r["rel_frobenius"]) for r in rows]
     assert all(0 < e < 1 for e in errs)
+    assert "ratio_to_orf" in out and "held-out" in out
+    for ds in ("digits:pca8", "digits"):  # ratios to ORF's mean, per data set and s
+        sub = [r for r in rows if r["dataset"] == ds]
+        for s in {r["s"] for r in sub}:
+            orf = np.mean([float(r["rel_frobenius"]) for r in sub
+                           if r["s"] == s and r["method"] == "orf"])
+            for r in sub:
+                if r["s"] == s:
+                    assert float(r["ratio_to_orf"]) == pytest.approx(float(r["rel_frobenius"]) / orf)
+    high = C.read_csv(tmp_path / "demo_high_dim.csv")
+    assert {r["method"] for r in high} >= {"orf", "halton", "adaptive", "nystroem"}
+    meta = json.loads((tmp_path / "demo.json").read_text())
+    assert meta["params"]["n_eval"] + meta["params"]["n_train"] == 1797
 
 
 SCRIPTS = {
@@ -235,3 +331,17 @@ def test_example_quick_run(name, tmp_path):
     if name == "gram_approximation":
         errs = np.array([float(r["rel_frobenius"]) for r in rows])
         assert np.all((errs > 0) & (errs < 2))
+        rows = C.read_csv(tmp_path / "gram_approximation.csv")
+        assert {r["dataset"] for r in rows} == {"digits", "diabetes:pca4"}
+        for ds in {r["dataset"] for r in rows}:
+            sub = [r for r in rows if r["dataset"] == ds]
+            assert {"orf", "adaptive", "nystroem"} <= {r["method"] for r in sub}
+            assert all(r["n_eval"] == 80 and r["n_train"] == 160 for r in sub)  # held out
+            assert all(r["columns"] == 2 * r["s"] for r in sub)  # equal output width
+            s = max(r["s"] for r in sub)
+            err = {m: np.mean([r["rel_frobenius"] for r in sub if r["method"] == m and r["s"] == s])
+                   for m in ("orf", "adaptive")}
+            assert err["adaptive"] < err["orf"], (ds, err)
+        meta = json.loads((tmp_path / "gram_approximation.json").read_text())
+        assert meta["params"]["datasets"]["digits"]["n_eval"] == 80
+        assert meta["params"]["completed_s"]["digits"] == [16, 64]
