@@ -289,29 +289,54 @@ class _Unit:
 
 
 class _Progress:
-    """A one-line progress bar on stderr: iteration, normalised D^2 and the ratio to Halton.
+    """Progress on stderr: iteration, normalised D^2 and the ratio to Halton.
 
-    ``halton`` and the values passed to :meth:`update` are normalised (``pi^d / prod(b) D^2``).
+    On a terminal, one line redrawn in place (``\\r`` frames).  Otherwise (a log
+    file, a pipe) plain lines: one every ``every`` iterations (default: about
+    20 lines per run) or ``seconds`` seconds, whichever comes first, and the
+    last state on :meth:`close`.  ``halton`` and the values passed to
+    :meth:`update` are normalised (``pi^d / prod(b) D^2``).
     """
 
-    def __init__(self, total, halton, stream=None, width=24):
+    def __init__(self, total, halton, stream=None, width=24, every=None, seconds=30.0):
         self.total = max(int(total), 1)
         self.halton = halton
         self.stream = sys.stderr if stream is None else stream
         self.width = width
         self.start = time.perf_counter()
+        isatty = getattr(self.stream, "isatty", None)
+        try:
+            self.tty = bool(isatty()) if callable(isatty) else False
+        except (OSError, ValueError):
+            self.tty = False
+        self.every = max(self.total // 20, 1) if every is None else max(int(every), 1)
+        self.seconds = float(seconds)
+        self.last_time = self.start
+        self.pending = None  # the latest state not yet written (log mode)
 
     def update(self, it, d2):
         frac = min(it / self.total, 1.0)
         filled = int(round(frac * self.width))
         ratio = d2 / self.halton if self.halton > 0 else float("nan")
-        self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {it}/{self.total} "
-                          f"normalised D^2={d2:.4e} ratio to Halton={ratio:.3g} "
-                          f"({time.perf_counter() - self.start:.1f} s)")
+        now = time.perf_counter()
+        text = (f"{it}/{self.total} normalised D^2={d2:.4e} ratio to Halton={ratio:.3g} "
+                f"({now - self.start:.1f} s)")
+        if self.tty:
+            self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {text}")
+        elif it % self.every == 0 or it >= self.total or now - self.last_time >= self.seconds:
+            self.stream.write(f"progress: {text}\n")
+            self.last_time, self.pending = now, None
+        else:
+            self.pending = text
+            return
         self.stream.flush()
 
     def close(self):
-        self.stream.write("\n")
+        if self.tty:
+            self.stream.write("\n")
+        elif self.pending is not None:
+            self.stream.write(f"progress: {self.pending}\n")
+            self.pending = None
         self.stream.flush()
 
 
