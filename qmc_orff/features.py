@@ -19,11 +19,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._features_kernels import cos_sin_features
+from ._features_kernels import cos_sin_features, cos_sin_inplace
 from ._validation import check_choice
 from .frequencies import make_frequencies
 from .kernels import CurlFree, Decomposable, DivFree, Gaussian, Laplacian, Matern, SkewedChi2, \
@@ -32,6 +33,8 @@ from .kernels import CurlFree, Decomposable, DivFree, Gaussian, Laplacian, Mater
 __all__ = ["FourierFeatures", "ORFF", "householder_complement"]
 
 _SCALAR_KERNELS = ("gaussian", "laplacian", "matern", "skewed_chi2")
+#: other names accepted for a kernel (scikit-learn's RBFSampler calls the Gaussian "rbf")
+_KERNEL_ALIASES = {"rbf": "gaussian"}
 _ORFF_KERNELS = ("decomposable", "curl_free", "div_free")
 _ORFF_MEASURES = ("spectral", "bounded", "trace")
 
@@ -48,6 +51,48 @@ def _scalar_param(value, name):
     return value
 
 
+def _resolve_seed(seed, random_state):
+    """``seed``, or scikit-learn's ``random_state`` in its place (not both).
+
+    A ``numpy.random.RandomState`` (scikit-learn's legacy convention) is drawn
+    from once, 128 bits that seed a ``SeedSequence``: it advances, as it would
+    in a scikit-learn estimator, and the same state gives the same map.
+    """
+    if random_state is None:
+        return seed
+    if seed is not None:
+        raise ValueError(f"give 'seed' or 'random_state', not both; got seed={seed!r}, "
+                         f"random_state={random_state!r}.")
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.SeedSequence(
+            [int(v) for v in random_state.randint(0, 2 ** 32, size=4, dtype=np.uint64)])
+    return random_state
+
+
+def _sigma_from_gamma(kernel, sigma, gamma):
+    """The bandwidth from ``sigma`` or RBFSampler's ``gamma = 1 / (2 sigma^2)`` (not both)."""
+    if gamma is None:
+        return 1.0 if sigma is None else sigma
+    if sigma is not None:
+        raise ValueError(f"give 'sigma' or 'gamma' (gamma = 1 / (2 sigma^2)), not both; got "
+                         f"sigma={sigma!r}, gamma={gamma!r}.")
+    if kernel != "gaussian":
+        raise ValueError(f"'gamma' applies to the Gaussian kernel (kernel='gaussian' or 'rbf') "
+                         f"only; use 'sigma' for kernel={kernel!r}.")
+    if isinstance(gamma, (bool, np.bool_)):
+        raise ValueError(f"'gamma' must be a positive real number or array; got {gamma!r}.")
+    try:
+        g = np.asarray(gamma, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"'gamma' must be a positive real number or array; got {gamma!r}.") \
+            from None
+    if g.ndim > 1 or g.size == 0 or not np.all(np.isfinite(g)) or not np.all(g > 0):
+        raise ValueError(f"'gamma' must be positive and finite (a scalar or one per "
+                         f"coordinate); got {gamma!r}.")
+    sig = 1.0 / np.sqrt(2.0 * g)
+    return float(sig) if g.ndim == 0 else sig
+
+
 # --------------------------------------------------------------------------- scalar maps
 class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Fourier features of a shift-invariant kernel, from random or QMC frequencies.
@@ -55,23 +100,37 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     ``transform(X) = [sqrt(xi) cos(X W^T), sqrt(xi) sin(X W^T)]``, so that
     ``transform(x) . transform(z) = sum_j xi_j cos<x - z, w_j> ~= k(x, z)``.
 
+    .. warning::
+       ``n_components`` counts **frequencies**, not columns: the output has
+       **2 n_components columns** (a cosine and a sine per frequency).
+       scikit-learn's ``RBFSampler(n_components=m)`` has ``m`` columns, so
+       ``FourierFeatures(n_components=m // 2)`` is the map of equal width.
+
     Parameters
     ----------
-    kernel : {"gaussian", "laplacian", "matern", "skewed_chi2"}, default="gaussian"
-        ``exp(-|x - z|^2 / (2 sigma^2))``, ``exp(-|x - z|_1 / sigma)``, the
-        Matern kernel with smoothness ``nu`` and length scale ``sigma``, or the
-        skewed chi-squared kernel with skewness ``c`` (features of
-        ``log(x + c)``; inputs must satisfy ``x + c > 0``).  See
-        :mod:`qmc_orff.kernels`.
-    sigma : float or array_like of shape (d,), default=1.0
-        Bandwidth / length scale (per coordinate allowed).
+    kernel : {"gaussian", "rbf", "laplacian", "matern", "skewed_chi2"}, default="gaussian"
+        ``exp(-|x - z|^2 / (2 sigma^2))`` (``"rbf"`` is another name for it),
+        ``exp(-|x - z|_1 / sigma)``, the Matern kernel with smoothness ``nu``
+        and length scale ``sigma``, or the skewed chi-squared kernel with
+        skewness ``c`` (features of ``log(x + c)``; inputs must satisfy
+        ``x + c > 0``).  See :mod:`qmc_orff.kernels`.
+    sigma : float or array_like of shape (d,) or None, default=None
+        Bandwidth / length scale (per coordinate allowed).  ``None`` means
+        1.0, or the value given by ``gamma``.
+    gamma : float or array_like of shape (d,) or None, default=None
+        The Gaussian kernel's ``exp(-gamma |x - z|^2)`` (RBFSampler's
+        parameter): ``gamma = 1 / (2 sigma^2)``, so ``sigma = 1 / sqrt(2 gamma)``.
+        Give ``sigma`` or ``gamma``, not both.
     n_components : int or None, default=256
-        Number ``s`` of frequencies; the output has ``2 s`` columns.  ``None``
-        takes all the points of a Sequence or array ``sequence``.
+        Number ``s`` of **frequencies**; the output has **2 s columns**.
+        ``None`` takes all the points of a Sequence or array ``sequence``.
     sequence : {"halton", "sobol", "lattice", "mc", "orf"}, Sequence or array_like, default="halton"
         Point source; see :func:`qmc_orff.make_frequencies`.
     seed : None, int, SeedSequence or Generator, default=None
         Randomness of ``"mc"``/``"orf"`` and of the QMC scrambling.
+    random_state : None, int, SeedSequence, Generator or RandomState, default=None
+        scikit-learn's name for ``seed`` (give one of them): an int means the
+        same as ``seed``; a ``RandomState`` is drawn from once per fit.
     scramble : "auto", bool or "deterministic", default="auto"
         Scrambling of the QMC points (see :func:`qmc_orff.frequencies.unit_points`):
         by default Halton points get the deterministic RR2 permutations, so the
@@ -86,9 +145,20 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     frequencies_ : ndarray of shape (s, d)
     weights_ : ndarray of shape (s,)
         Quadrature weights ``xi`` (``1/s`` unless a weighted Sequence was given).
+    sigma_ : float or ndarray of shape (d,)
+        The bandwidth used (from ``sigma`` or ``gamma``).
     kernel_ : qmc_orff.kernels.Kernel
         The exact kernel approximated.
     n_features_in_ : int
+
+    Notes
+    -----
+    A fitted map depends on the data only through ``d`` (``n_features_in_``):
+    ``transform`` is a pure function of each row, so it can be applied chunk by
+    chunk, in any order, on any scheduler, with the same result.  Sparse
+    ``X`` (scipy.sparse CSR/CSC) is accepted by ``fit`` and ``transform``:
+    ``X W^T`` is a sparse-dense product; the output is dense (not for
+    ``kernel="skewed_chi2"``, whose ``log(x + c)`` is dense).
 
     Notes
     -----
@@ -110,13 +180,16 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     (5, 1024)
     """
 
-    def __init__(self, kernel="gaussian", *, sigma=1.0, n_components=256, sequence="halton",
-                 seed=None, scramble="auto", nu=1.5, c=1.0):
+    def __init__(self, kernel="gaussian", *, sigma=None, gamma=None, n_components=256,
+                 sequence="halton", seed=None, random_state=None, scramble="auto", nu=1.5,
+                 c=1.0):
         self.kernel = kernel
         self.sigma = sigma
+        self.gamma = gamma
         self.n_components = n_components
         self.sequence = sequence
         self.seed = seed
+        self.random_state = random_state
         self.scramble = scramble
         self.nu = nu
         self.c = c
@@ -124,10 +197,17 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        tags.input_tags.sparse = True
         return tags
 
     def _input(self, X, reset):
-        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=reset)
+        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=reset,
+                          accept_sparse=("csr", "csc"))
+        if sp.issparse(X):
+            if self.kernel == "skewed_chi2":
+                raise ValueError("sparse 'X' is not supported for kernel='skewed_chi2' "
+                                 "(log(X + c) is dense); pass a dense array.")
+            return X.tocsr()
         if self.kernel == "skewed_chi2":
             # log(X + c) in X's dtype, checking X + c > 0
             X = SkewedChi2(_scalar_param(self.c, "c")).log_transform(X)
@@ -138,29 +218,33 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
 
         Parameters
         ----------
-        X : array_like of shape (n, d)
+        X : {array_like, sparse matrix} of shape (n, d)
         y : ignored
 
         Returns
         -------
         self
         """
-        kernel = check_choice(self.kernel, "kernel", _SCALAR_KERNELS)
+        kernel = check_choice(self.kernel, "kernel", _SCALAR_KERNELS + tuple(_KERNEL_ALIASES))
+        kernel = _KERNEL_ALIASES.get(kernel, kernel)
+        sigma = _sigma_from_gamma(kernel, self.sigma, self.gamma)
+        seed = _resolve_seed(self.seed, self.random_state)
         X = self._input(X, reset=True)
         d = X.shape[1]
-        W, xi = make_frequencies(kernel, self.n_components, d, sigma=self.sigma,
-                                 sequence=self.sequence, seed=self.seed, scramble=self.scramble,
+        W, xi = make_frequencies(kernel, self.n_components, d, sigma=sigma,
+                                 sequence=self.sequence, seed=seed, scramble=self.scramble,
                                  nu=self.nu)
         if kernel == "gaussian":
-            exact = Gaussian(self.sigma)
+            exact = Gaussian(sigma)
         elif kernel == "laplacian":
-            exact = Laplacian(self.sigma)
+            exact = Laplacian(sigma)
         elif kernel == "matern":
-            exact = Matern(self.nu, self.sigma)
+            exact = Matern(self.nu, sigma)
         else:
-            exact = SkewedChi2(_scalar_param(self.c, "c"), self.sigma)
+            exact = SkewedChi2(_scalar_param(self.c, "c"), sigma)
         self.frequencies_ = W
         self.weights_ = xi
+        self.sigma_ = sigma
         self.kernel_ = exact
         self._n_features_out = 2 * W.shape[0]
         return self
@@ -170,17 +254,25 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
 
         Parameters
         ----------
-        X : array_like of shape (n, d)
+        X : {array_like, sparse matrix} of shape (n, d)
 
         Returns
         -------
         ndarray of shape (n, 2 s), dtype of ``X`` (float32 or float64)
+            Dense, also for sparse ``X``.
         """
         check_is_fitted(self)
         X = self._input(X, reset=False)
         dt = X.dtype
         W = np.ascontiguousarray(self.frequencies_, dtype=dt)
         scale = np.ascontiguousarray(np.sqrt(self.weights_), dtype=dt)
+        if sp.issparse(X):  # the arguments X W^T from a sparse-dense product
+            n, s = X.shape[0], W.shape[0]
+            out = np.empty((n, 2 * s), dtype=dt)
+            if n and s:
+                out[:, s:] = X @ W.T
+                cos_sin_inplace(out, np.array(scale, dtype=dt, order="C", copy=True))
+            return out
         return cos_sin_features(X, W, scale)
 
 
@@ -254,8 +346,15 @@ class ORFF(TransformerMixin, BaseEstimator):
           ``A~ = (d / sigma^2) w^ w^T`` (curl) and ``(d / sigma^2)(I - w^ w^T)``
           (div), ``w^ = w / |w|``; for the decomposable kernel it is ``rho_0``.
     seed : None, int, SeedSequence or Generator, default=None
+    random_state : None, int, SeedSequence, Generator or RandomState, default=None
+        scikit-learn's name for ``seed`` (give one of them); see :class:`FourierFeatures`.
     scramble : "auto", bool or "deterministic", default="auto"
         As in :class:`FourierFeatures`.
+    flatten : bool, default=False
+        ``transform`` returns the 2-D feature matrix of shape ``(n, 2 s r p)``
+        (row ``i`` is ``Phi(x_i)`` flattened in C order) that a linear model,
+        a ``Pipeline`` or ``set_output`` can take, with
+        :meth:`get_feature_names_out`; ``False`` keeps the 3-D ``(n, 2 s r, p)``.
 
     Attributes
     ----------
@@ -286,7 +385,8 @@ class ORFF(TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, kernel="decomposable", *, sigma=1.0, A=None, n_components=256,
-                 sequence="halton", measure="spectral", seed=None, scramble="auto"):
+                 sequence="halton", measure="spectral", seed=None, random_state=None,
+                 scramble="auto", flatten=False):
         self.kernel = kernel
         self.sigma = sigma
         self.A = A
@@ -294,7 +394,9 @@ class ORFF(TransformerMixin, BaseEstimator):
         self.sequence = sequence
         self.measure = measure
         self.seed = seed
+        self.random_state = random_state
         self.scramble = scramble
+        self.flatten = flatten
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -341,9 +443,13 @@ class ORFF(TransformerMixin, BaseEstimator):
                              "'mc') or an array for measure='trace': a Sequence holds points of "
                              "the spectral measure (use measure='spectral' or 'bounded').")
         freq_sigma = sig_arr / math.sqrt(2.0) if measure == "bounded" else sig_arr
+        if not isinstance(self.flatten, (bool, np.bool_)):
+            raise TypeError(f"'flatten' must be a bool; got {self.flatten!r}.")
         W, xi = make_frequencies("gaussian", self.n_components, d,
                                  sigma=freq_sigma if freq_sigma.ndim else float(freq_sigma),
-                                 sequence=self.sequence, seed=self.seed, scramble=self.scramble,
+                                 sequence=self.sequence,
+                                 seed=_resolve_seed(self.seed, self.random_state),
+                                 scramble=self.scramble,
                                  measure="radial" if radial else "spectral")
         amp = np.sqrt(xi)
         if measure == "bounded":
@@ -403,8 +509,9 @@ class ORFF(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n, 2 s r, p)
-            Row ``(c s + j) r + k`` of ``Phi(x)`` is ``F(x)[c s + j] B(w_j)[:, k]``.
+        ndarray of shape (n, 2 s r, p), or (n, 2 s r p) when ``flatten``
+            Row ``(c s + j) r + k`` of ``Phi(x)`` is ``F(x)[c s + j] B(w_j)[:, k]``;
+            flattened, that is column ``((c s + j) r + k) p + a``.
         """
         F = self.scalar_features(X)
         n, s2 = F.shape
@@ -412,7 +519,41 @@ class ORFF(TransformerMixin, BaseEstimator):
         Bt = np.swapaxes(self._factor_stack(), 1, 2)  # (s, r, p)
         r, p = Bt.shape[1], Bt.shape[2]
         Phi = F.reshape(n, 2, s, 1, 1) * Bt[None, None]
+        if self.flatten:
+            return Phi.reshape(n, 2 * s * r * p)
         return Phi.reshape(n, 2 * s * r, p)
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of the columns of the flattened ``transform`` (``flatten=True``).
+
+        Parameters
+        ----------
+        input_features : array_like of str or None, default=None
+            Only checked against the names seen in ``fit``.
+
+        Returns
+        -------
+        ndarray of str of shape (2 s r p,)
+            ``orff_cos_w{j}_b{k}_y{a}`` then ``orff_sin_w{j}_b{k}_y{a}``: the
+            cosine or sine of frequency ``j``, column ``k`` of ``B(w_j)``, output
+            ``a`` (column ``((c s + j) r + k) p + a`` of the flattened matrix).
+
+        Raises
+        ------
+        ValueError
+            If ``flatten=False`` (the 3-D output has no column names).
+        """
+        check_is_fitted(self)
+        from sklearn.utils.validation import _check_feature_names_in
+
+        _check_feature_names_in(self, input_features, generate_names=False)
+        if not self.flatten:
+            raise ValueError("feature names need flatten=True: with flatten=False, transform "
+                             "returns the 3-D (n, 2 s r, p) array, which has no columns.")
+        s, r, p = self.frequencies_.shape[0], self.rank_, self.n_outputs_
+        names = [f"orff_{part}_w{j}_b{k}_y{a}" for part in ("cos", "sin") for j in range(s)
+                 for k in range(r) for a in range(p)]
+        return np.asarray(names, dtype=object)
 
     def _A_tilde(self):
         """``A~(w_j) = B_j B_j^T``, shape (s, p, p) (or (p, p) decomposable)."""
