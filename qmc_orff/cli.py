@@ -408,9 +408,12 @@ def _cmd_catalogue(args):
         cat.build_catalogue(args.out, d_values=d_values, s_values=s_values, box_over_sigma=boxes,
                             methods=methods, maxiter=args.maxiter, resume=args.resume, log=log)
         return 0
+    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(max_workers=args.workers) as pool:
+    # "spawn": forking a process whose numba kernels already ran on OpenMP threads is unsafe
+    with ProcessPoolExecutor(max_workers=args.workers,
+                             mp_context=multiprocessing.get_context("spawn")) as pool:
         cat.build_catalogue(args.out, d_values=d_values, s_values=s_values, box_over_sigma=boxes,
                             methods=methods, maxiter=args.maxiter, resume=args.resume, log=log,
                             executor=pool)

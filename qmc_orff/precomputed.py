@@ -215,9 +215,34 @@ def _write_index(directory, entries):
     atomic_write(os.path.join(directory, INDEX), lambda fh: fh.write(text))
 
 
+def _build_entry(directory, name, d, s, r, method, mi):
+    """Design one catalogue entry and write its file atomically; return ``(entry, seconds)``.
+
+    A module-level function, so that an executor's worker process can run it.
+    """
+    from .design import global_sequence, weighted_sequence
+    from .discrepancy import BoxDiscrepancy
+
+    t0 = time.perf_counter()
+    obj = BoxDiscrepancy(np.full(d, r), kernel=DENSITY, sigma=np.ones(d), d=d)
+    if method == "global":
+        seq = global_sequence(obj, s, method="l-bfgs-b", maxiter=mi)
+    else:
+        seq = weighted_sequence(obj, s, solver="nnls")
+    if seq.meta.get("stop_reason") == "interrupted":
+        raise KeyboardInterrupt
+    meta = dict(seq.meta)
+    meta["catalogue_version"] = CATALOGUE_VERSION
+    if method != "global":
+        meta["maxiter"] = None  # no iterations: the weights QP is solved exactly
+    seq = Sequence(seq.points, seq.weights, meta)
+    seq.save(os.path.join(directory, name))
+    return _index_entry(name, seq), time.perf_counter() - t0
+
+
 def build_catalogue(directory=None, *, d_values=D_VALUES, s_values=S_VALUES,
                     box_over_sigma=BOX_OVER_SIGMA, methods=METHODS, maxiter=None, resume=False,
-                    log=None):
+                    log=None, executor=None):
     """(Re)build catalogue files and ``index.json`` in ``directory``.
 
     Parameters
@@ -234,6 +259,15 @@ def build_catalogue(directory=None, *, d_values=D_VALUES, s_values=S_VALUES,
         (checked by loading them); otherwise recompute every file.
     log : callable or None, default=None
         ``log(str)`` for one line per entry (e.g. ``print``).
+    executor : concurrent.futures.Executor or None, default=None
+        Design the entries as tasks of this executor (a
+        ``ProcessPoolExecutor``, a ``distributed`` client's
+        ``get_executor()``, ...; with numba's OpenMP threads, create process
+        pools with the ``"spawn"`` start method, not ``"fork"``); each task
+        writes its own file atomically in
+        ``directory`` (which the workers must see), and this process rewrites
+        ``index.json`` as results arrive.  ``None`` builds them here, one after
+        the other.  The executor is not shut down.
 
     Returns
     -------
@@ -242,14 +276,13 @@ def build_catalogue(directory=None, *, d_values=D_VALUES, s_values=S_VALUES,
 
     Notes
     -----
-    Entries are built in order of increasing cost (``s``, then ``d``), each
-    file written atomically and ``index.json`` rewritten after each file, so
-    an interrupted build leaves only complete files and a consistent index;
-    ``resume=True`` continues it.
+    Entries are built (or submitted) in order of increasing cost (``s``,
+    then ``d``), each file written atomically and ``index.json`` rewritten
+    after each file, so an interrupted build leaves only complete files and a
+    consistent index; ``resume=True`` continues it (a file finished by a
+    worker but missing from the index is found and kept).  The files are the
+    same with or without an executor (each design is deterministic).
     """
-    from .design import global_sequence, weighted_sequence
-    from .discrepancy import BoxDiscrepancy
-
     directory = _default_directory() if directory is None else os.fspath(directory)
     os.makedirs(directory, exist_ok=True)
     # temporary files of a build killed mid-write (SIGKILL skips the clean-up in atomic_write)
@@ -258,6 +291,9 @@ def build_catalogue(directory=None, *, d_values=D_VALUES, s_values=S_VALUES,
             os.unlink(os.path.join(directory, name))
     for m in methods:
         check_choice(m, "methods", METHODS)
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise TypeError(f"'executor' must be a concurrent.futures.Executor (with a submit "
+                        f"method) or None; got {type(executor).__name__}.")
     if maxiter is None:
         cap = default_maxiter
     elif callable(maxiter):
@@ -273,6 +309,7 @@ def build_catalogue(directory=None, *, d_values=D_VALUES, s_values=S_VALUES,
                 entries[e["file"]] = e
     grid = [(s, d, float(r), m) for s in s_values for d in d_values for r in box_over_sigma
             for m in methods]
+    todo = []
     for k, (s, d, r, method) in enumerate(grid, 1):
         name = entry_name(d, s, r, method)
         path = os.path.join(directory, name)
@@ -283,23 +320,33 @@ def build_catalogue(directory=None, *, d_values=D_VALUES, s_values=S_VALUES,
                 entries[name] = _index_entry(name, seq)
                 log(f"[{k}/{len(grid)}] {name}: kept (D^2={seq.meta['d2']:.4e})")
                 continue
-        t0 = time.perf_counter()
-        obj = BoxDiscrepancy(np.full(d, r), kernel=DENSITY, sigma=np.ones(d), d=d)
-        if method == "global":
-            seq = global_sequence(obj, s, method="l-bfgs-b", maxiter=mi)
-        else:
-            seq = weighted_sequence(obj, s, solver="nnls")
-        if seq.meta.get("stop_reason") == "interrupted":
-            raise KeyboardInterrupt
-        meta = dict(seq.meta)
-        meta["catalogue_version"] = CATALOGUE_VERSION
-        if method != "global":
-            meta["maxiter"] = None  # no iterations: the weights QP is solved exactly
-        seq = Sequence(seq.points, seq.weights, meta)
-        seq.save(path)
-        entries[name] = _index_entry(name, seq)
+        todo.append((k, name, d, s, r, method, mi))
+
+    def done(k, name, entry, seconds):
+        entries[name] = entry
         _write_index(directory, entries)
-        log(f"[{k}/{len(grid)}] {name}: D^2={meta['d2']:.4e} (Halton {meta['halton_d2']:.4e}, "
-            f"ratio {meta['ratio_to_halton']:.3g}) in {time.perf_counter() - t0:.1f} s")
+        log(f"[{k}/{len(grid)}] {name}: D^2={entry['d2']:.4e} (Halton {entry['halton_d2']:.4e}, "
+            f"ratio {entry['ratio_to_halton']:.3g}) in {seconds:.1f} s")
+
+    if executor is None:
+        for k, name, *task in todo:
+            done(k, name, *_build_entry(directory, name, *task))
+    else:
+        import concurrent.futures as cf
+
+        futures = {}
+        try:
+            for k, name, *task in todo:
+                futures[executor.submit(_build_entry, directory, name, *task)] = (k, name)
+            for fut in cf.as_completed(futures):
+                k, name = futures.pop(fut)
+                done(k, name, *fut.result())
+        except BaseException:  # an error or Ctrl-C: drop the queued tasks, index what is done
+            for fut in futures:
+                fut.cancel()
+            for fut, (k, name) in futures.items():
+                if fut.done() and not fut.cancelled() and fut.exception() is None:
+                    done(k, name, *fut.result())
+            raise
     _write_index(directory, entries)
     return sorted(entries.values(), key=lambda e: (e["method"], e["d"], e["s"], e["box_over_sigma"]))
