@@ -54,6 +54,7 @@ import math
 import sys
 import time
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.optimize
@@ -63,6 +64,13 @@ from ._design_kernels import greedy_pair_sum, greedy_pair_sum_value
 from ._validation import as_generator, check_choice, check_dimension, check_int, check_positive_real
 from .sequence import Sequence
 from .weights import optimal_weights
+
+if TYPE_CHECKING:  # names used in type hints only
+    from typing import Any, Callable
+
+    from numpy.typing import ArrayLike
+
+    from .discrepancy import BoxDiscrepancy
 
 __all__ = ["global_sequence", "greedy_sequence", "weighted_sequence", "lattice_sequence",
            "unit_points", "to_frequencies"]
@@ -341,8 +349,10 @@ class _Progress:
 
 
 # --------------------------------------------------------------------------- global
-def global_sequence(objective, s, *, d=None, init="halton", method="cg", maxiter=200,
-                    tol=1e-6, seed=None, callback=None, progress=False):
+def global_sequence(objective: BoxDiscrepancy | ArrayLike, s: int, *, d: int | None = None,
+                    init: str | Sequence | ArrayLike = "halton", method: str = "cg",
+                    maxiter: int = 200, tol: float = 1e-6, seed: Any = None,
+                    callback: Callable | None = None, progress: bool = False) -> Sequence:
     """Minimise the squared box discrepancy over all ``s x d`` coordinates at once.
 
     Parameters
@@ -547,9 +557,12 @@ class _GreedyState:
 _POOL = 8  # greedy: extra starts are the best of the next _POOL init points
 
 
-def greedy_sequence(objective, s, *, d=None, init="halton", method="cg", maxiter=50,
-                    tol=1e-8, starts=1, seed=None, progress=False, prefix=None, checkpoint=None,
-                    checkpoint_every=None):
+def greedy_sequence(objective: BoxDiscrepancy | ArrayLike, s: int, *, d: int | None = None,
+                    init: str | ArrayLike = "halton", method: str = "cg", maxiter: int = 50,
+                    tol: float = 1e-8, starts: int = 1, seed: Any = None,
+                    progress: bool = False, prefix: Sequence | ArrayLike | None = None,
+                    checkpoint: Callable | None = None,
+                    checkpoint_every: int | None = None) -> Sequence:
     """Greedy adaptive sequence: point ``t+1`` minimises ``D^2(S_t + {w})`` (eq. 15).
 
     Parameters
@@ -708,7 +721,9 @@ def greedy_sequence(objective, s, *, d=None, init="halton", method="cg", maxiter
 
 
 # --------------------------------------------------------------------------- weighted
-def weighted_sequence(objective, s, *, d=None, init="halton", solver="nnls", seed=None):
+def weighted_sequence(objective: BoxDiscrepancy | ArrayLike, s: int, *, d: int | None = None,
+                      init: str | Sequence | ArrayLike = "halton", solver: str = "nnls",
+                      seed: Any = None) -> Sequence:
     """QMC points with the optimal nonnegative weights of eq. 17.
 
     Parameters
@@ -764,7 +779,8 @@ def _lattice_unit(z, s, shift):
     return np.mod((i * np.asarray(z, dtype=np.int64)[None, :]) % s / s + shift, 1.0)
 
 
-def lattice_sequence(objective, s, *, d=None, shift=None, candidates=None):
+def lattice_sequence(objective: BoxDiscrepancy | ArrayLike, s: int, *, d: int | None = None,
+                     shift: Any = None, candidates: int | None = None) -> Sequence:
     """Rank-1 lattice whose generating vector minimises the box discrepancy, component by component.
 
     Parameters

@@ -17,6 +17,7 @@ row ``(c s + j) r + k`` equal to ``F(x)[c s + j] * B(w_j)[:, k]``.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -29,6 +30,12 @@ from ._validation import check_choice
 from .frequencies import make_frequencies
 from .kernels import CurlFree, Decomposable, DivFree, Gaussian, Laplacian, Matern, SkewedChi2, \
     check_psd_matrix
+
+if TYPE_CHECKING:  # names used in type hints only
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+    from scipy.sparse import spmatrix
 
 __all__ = ["FourierFeatures", "ORFF", "householder_complement"]
 
@@ -213,7 +220,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             X = SkewedChi2(_scalar_param(self.c, "c")).log_transform(X)
         return np.ascontiguousarray(X)
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike | spmatrix, y: Any = None) -> FourierFeatures:
         """Draw the frequencies for inputs like ``X``.
 
         Parameters
@@ -249,7 +256,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         self._n_features_out = 2 * W.shape[0]
         return self
 
-    def transform(self, X):
+    def transform(self, X: ArrayLike | spmatrix) -> np.ndarray:
         """Feature matrix ``[sqrt(xi) cos(X W^T), sqrt(xi) sin(X W^T)]``.
 
         Parameters
@@ -404,7 +411,7 @@ class ORFF(TransformerMixin, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: Any = None) -> ORFF:
         """Draw the frequencies and the factors ``B(w_j)`` for inputs like ``X``.
 
         Parameters
@@ -488,7 +495,7 @@ class ORFF(TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         return np.ascontiguousarray(validate_data(self, X, dtype=np.float64, reset=False))
 
-    def scalar_features(self, X):
+    def scalar_features(self, X: ArrayLike) -> np.ndarray:
         """``F(X) = [a cos(X W^T), a sin(X W^T)]`` of shape ``(n, 2 s)``, ``a = amplitudes_``."""
         X = self._checked(X)
         return cos_sin_features(X, self.frequencies_, self.amplitudes_)
@@ -500,7 +507,7 @@ class ORFF(TransformerMixin, BaseEstimator):
             return np.broadcast_to(B, (self.frequencies_.shape[0],) + B.shape)
         return B
 
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> np.ndarray:
         """The feature matrices ``Phi(x_i)``.
 
         Parameters
@@ -523,7 +530,7 @@ class ORFF(TransformerMixin, BaseEstimator):
             return Phi.reshape(n, 2 * s * r * p)
         return Phi.reshape(n, 2 * s * r, p)
 
-    def get_feature_names_out(self, input_features=None):
+    def get_feature_names_out(self, input_features: ArrayLike | None = None) -> np.ndarray:
         """Names of the columns of the flattened ``transform`` (``flatten=True``).
 
         Parameters
@@ -562,7 +569,8 @@ class ORFF(TransformerMixin, BaseEstimator):
             return B @ B.T
         return np.einsum("jak,jbk->jab", B, B)
 
-    def approximate_kernel(self, X, Z=None, *, block=False):
+    def approximate_kernel(self, X: ArrayLike, Z: ArrayLike | None = None, *,
+                           block: bool = False) -> np.ndarray:
         """``K~(x_i, z_l) = Phi(x_i)^T Phi(z_l) = sum_j xi_j cos<x_i - z_l, w_j> A~(w_j)``.
 
         Parameters
@@ -597,7 +605,7 @@ class ORFF(TransformerMixin, BaseEstimator):
             return np.ascontiguousarray(K.transpose(0, 2, 1, 3).reshape(n * p, m * p))
         return K
 
-    def operator(self, X):
+    def operator(self, X: ArrayLike) -> LinearOperator:
         """``P_X: theta -> Phi(X)^T theta`` as a LinearOperator, without forming ``Phi(X)``.
 
         Parameters

@@ -21,11 +21,16 @@ import os
 import time
 import warnings
 from importlib import resources
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._validation import check_choice, check_dimension, check_int, check_positive_real
 from .sequence import Sequence, atomic_write, load_sequence
+
+if TYPE_CHECKING:  # names used in type hints only
+    from concurrent.futures import Executor
+    from typing import Any, Callable, Iterable
 
 __all__ = ["catalogue", "load_catalogue", "build_catalogue", "default_maxiter",
            "D_VALUES", "S_VALUES", "BOX_OVER_SIGMA", "METHODS", "CATALOGUE_VERSION"]
@@ -86,7 +91,8 @@ def _read_index(directory=None):
     return list(data.get("entries", []))
 
 
-def catalogue(*, d=None, s=None, method=None):
+def catalogue(*, d: int | None = None, s: int | None = None,
+              method: str | None = None) -> list[dict]:
     """List the entries of the shipped catalogue.
 
     Parameters
@@ -117,7 +123,8 @@ def catalogue(*, d=None, s=None, method=None):
     return out
 
 
-def load_catalogue(d, s, box_over_sigma=2.0, method="global"):
+def load_catalogue(d: int, s: int, box_over_sigma: float = 2.0,
+                   method: str = "global") -> Sequence:
     """Load the catalogue sequence nearest to the request.
 
     Parameters
@@ -240,9 +247,13 @@ def _build_entry(directory, name, d, s, r, method, mi):
     return _index_entry(name, seq), time.perf_counter() - t0
 
 
-def build_catalogue(directory=None, *, d_values=D_VALUES, s_values=S_VALUES,
-                    box_over_sigma=BOX_OVER_SIGMA, methods=METHODS, maxiter=None, resume=False,
-                    log=None, executor=None):
+def build_catalogue(directory: str | os.PathLike | None = None, *,
+                    d_values: Iterable[int] = D_VALUES, s_values: Iterable[int] = S_VALUES,
+                    box_over_sigma: Iterable[float] = BOX_OVER_SIGMA,
+                    methods: Iterable[str] = METHODS,
+                    maxiter: int | Callable[[int, int], int] | None = None,
+                    resume: bool = False, log: Callable[[str], Any] | None = None,
+                    executor: Executor | None = None) -> list[dict]:
     """(Re)build catalogue files and ``index.json`` in ``directory``.
 
     Parameters

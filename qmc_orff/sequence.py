@@ -345,7 +345,7 @@ def _bad(path, what):
     return ValueError(f"invalid sequence file '{os.fspath(path)}': {what}.")
 
 
-def load_sequence(path):
+def load_sequence(path: str | os.PathLike) -> Sequence:
     """Read a :class:`Sequence` written by :meth:`Sequence.save`.
 
     Parameters

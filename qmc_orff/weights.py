@@ -33,12 +33,18 @@ Two solvers:
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.linalg
 import scipy.optimize
 
 from ._validation import as_float_array, as_points, check_choice
+
+if TYPE_CHECKING:  # names used in type hints only
+    from numpy.typing import ArrayLike
+
+    from .discrepancy import BoxDiscrepancy
 
 __all__ = ["WeightsResult", "optimal_weights", "solve_weights_qp"]
 
@@ -227,7 +233,8 @@ def solve_weights_qp(H, v, *, solver="nnls", constant=None):
                          solver=name, status=status, n_active=int(np.count_nonzero(xi == 0)))
 
 
-def optimal_weights(objective, W, *, solver="cvxpy", normalize=False):
+def optimal_weights(objective: BoxDiscrepancy, W: ArrayLike, *, solver: str = "cvxpy",
+                    normalize: bool = False) -> WeightsResult:
     """Optimal nonnegative weights for the points ``W`` under a box discrepancy (eq. 17).
 
     Parameters
