@@ -59,17 +59,16 @@ def _scalar_param(value, name):
 
 
 def _resolve_seed(seed, random_state):
-    """``seed``, or scikit-learn's ``random_state`` in its place (not both).
+    """scikit-learn's ``random_state`` when given, else ``seed``.
 
+    ``random_state`` takes precedence, as scikit-learn's tools expect (its
+    ``check_estimator`` sets ``random_state`` on any estimator that has one).
     A ``numpy.random.RandomState`` (scikit-learn's legacy convention) is drawn
     from once, 128 bits that seed a ``SeedSequence``: it advances, as it would
     in a scikit-learn estimator, and the same state gives the same map.
     """
     if random_state is None:
         return seed
-    if seed is not None:
-        raise ValueError(f"give 'seed' or 'random_state', not both; got seed={seed!r}, "
-                         f"random_state={random_state!r}.")
     if isinstance(random_state, np.random.RandomState):
         return np.random.SeedSequence(
             [int(v) for v in random_state.randint(0, 2 ** 32, size=4, dtype=np.uint64)])
@@ -136,8 +135,8 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     seed : None, int, SeedSequence or Generator, default=None
         Randomness of ``"mc"``/``"orf"`` and of the QMC scrambling.
     random_state : None, int, SeedSequence, Generator or RandomState, default=None
-        scikit-learn's name for ``seed`` (give one of them): an int means the
-        same as ``seed``; a ``RandomState`` is drawn from once per fit.
+        scikit-learn's name for ``seed``; when given, it is used instead of ``seed``.
+        An int means the same as ``seed``; a ``RandomState`` is drawn from once per fit.
     scramble : "auto", bool or "deterministic", default="auto"
         Scrambling of the QMC points (see :func:`qmc_orff.frequencies.unit_points`):
         by default Halton points get the deterministic RR2 permutations, so the
@@ -354,7 +353,8 @@ class ORFF(TransformerMixin, BaseEstimator):
           (div), ``w^ = w / |w|``; for the decomposable kernel it is ``rho_0``.
     seed : None, int, SeedSequence or Generator, default=None
     random_state : None, int, SeedSequence, Generator or RandomState, default=None
-        scikit-learn's name for ``seed`` (give one of them); see :class:`FourierFeatures`.
+        scikit-learn's name for ``seed`` (used instead of it when given); see
+        :class:`FourierFeatures`.
     scramble : "auto", bool or "deterministic", default="auto"
         As in :class:`FourierFeatures`.
     flatten : bool, default=False
