@@ -103,9 +103,13 @@ def _check_output_path(path, option, inputs=()):
     if not os.path.isdir(folder):
         raise _CliError(f"{option} {path!r}: folder {folder!r} does not exist")
     for other in inputs:
-        if other is not None and os.path.exists(other) and os.path.exists(path) \
-                and os.path.samefile(path, other):
-            raise _CliError(f"{option} {path!r} is the input file {other!r}; give another name")
+        if other is None:
+            continue
+        same = os.path.abspath(other) == os.path.abspath(path) or (
+            os.path.exists(other) and os.path.exists(path) and os.path.samefile(path, other))
+        if same:
+            raise _CliError(f"{option} {path!r} is the same file as {other!r} (an input or "
+                            "another output); give another name")
     try:
         fd, probe = tempfile.mkstemp(dir=folder, prefix=".qmc-orff-probe.", suffix=".tmp")
         os.close(fd)

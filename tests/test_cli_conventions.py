@@ -109,7 +109,7 @@ def test_design_bad_output_fails_fast(tmp_path, case):
         ckpt = tmp_path / "ckpt.npz"
         assert main(["design", "global", "--d", "2", "--s", "8", "--box-over-sigma", "1",
                      "--maxiter", "2", "--quiet", "-o", str(ckpt)]) == 0
-        out, extra, match = ckpt, ("--resume", ckpt), "is the input file"
+        out, extra, match = ckpt, ("--resume", ckpt), "is the same file as"
     t0 = time.perf_counter()
     proc = subprocess.run(_design(*extra, out=out), capture_output=True, text=True, timeout=60)
     elapsed = time.perf_counter() - t0
@@ -118,6 +118,14 @@ def test_design_bad_output_fails_fast(tmp_path, case):
     assert match in proc.stderr
     assert proc.stdout == ""
     assert elapsed < 5.0, f"took {elapsed:.1f} s"
+
+
+def test_lattice_txt_is_not_the_output(tmp_path, capsys):
+    out = tmp_path / "l.npz"
+    status, _, err = call(capsys, "design", "lattice", "--d", 2, "--s", 8, "--box-over-sigma", 1,
+                          "-o", out, "--lattice-txt", out)
+    assert status == 2 and "--lattice-txt" in err and "is the same file as" in err
+    assert not out.exists()
 
 
 def test_lattice_txt_is_checked_before_work(tmp_path, capsys):
