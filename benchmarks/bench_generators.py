@@ -61,10 +61,10 @@ def main(argv=None):
 
     cases = [
         ("Sobol'", n_sobol, lambda: Sobol(d), lambda: qmc.Sobol(d, scramble=False), "scipy"),
-        ("Sobol' scrambled", n_sobol, lambda: Sobol(d, scramble=True, seed=1),
+        ("Sobol' scrambled", n_sobol, lambda: Sobol(d, scramble=True, rng=1),
          lambda: qmc.Sobol(d, scramble=True, rng=1), "scipy"),
         ("Halton", n_halton, lambda: Halton(d), lambda: qmc.Halton(d, scramble=False), "scipy"),
-        ("Halton scrambled", n_halton, lambda: Halton(d, scramble=True, seed=1),
+        ("Halton scrambled", n_halton, lambda: Halton(d, scramble=True, rng=1),
          lambda: qmc.Halton(d, scramble=True, rng=1), "scipy"),
     ]
     print(f"d={d}; best of {args.repeat}; numba threads as configured "

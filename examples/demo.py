@@ -42,11 +42,11 @@ def generator_table(d=8, n=1024, mc_reps=10, seed=0):
     engines = [
         ("Halton", "plain", lambda: qmc_orff.Halton(d)),
         ("Halton", "RR2 (deterministic)", lambda: qmc_orff.Halton(d, scramble="deterministic")),
-        ("Halton", "random scramble", lambda: qmc_orff.Halton(d, scramble=True, seed=seed)),
+        ("Halton", "random scramble", lambda: qmc_orff.Halton(d, scramble=True, rng=seed)),
         ("Sobol'", "plain", lambda: qmc_orff.Sobol(d)),
-        ("Sobol'", "scrambled (LMS + shift)", lambda: qmc_orff.Sobol(d, scramble=True, seed=seed)),
+        ("Sobol'", "scrambled (LMS + shift)", lambda: qmc_orff.Sobol(d, scramble=True, rng=seed)),
         ("Lattice", "Kuo's vector", lambda: qmc_orff.Lattice(d)),
-        ("Lattice", "random shift", lambda: qmc_orff.Lattice(d, shift=True, seed=seed)),
+        ("Lattice", "random shift", lambda: qmc_orff.Lattice(d, shift=True, rng=seed)),
     ]
     rng = np.random.default_rng(seed)
     mc = [rng.random((n, d)) for _ in range(mc_reps)]

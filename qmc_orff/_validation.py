@@ -4,6 +4,18 @@ Every public function converts and checks its inputs here, once, before any
 compiled code runs.  Messages follow one shape: they name the parameter, say
 what was expected and show what was given, e.g.
 ``"'b' must be positive; got -1.0."``.
+
+Type policy (one for the whole library): a parameter of the wrong type raises
+`TypeError` naming it, a value of the right type out of range `ValueError`.
+In particular complex input is never truncated to its real part (`TypeError`,
+not NumPy's ``ComplexWarning``), strings are not parsed as numbers, and a bool
+is not accepted where a number is expected (``sigma=True``, ``b=True``,
+``n=True`` are all `TypeError`).  Data arrays (``X``, ``W``) may be boolean.
+
+Size policy: every public size argument has a documented maximum, checked
+before anything is allocated.  A single output array holds at most
+`MAX_ELEMENTS` (2**28) float64 entries (`check_size`), a dimension is at most
+`MAX_DIMENSION` (2**20) unless a tighter limit is documented.
 """
 from __future__ import annotations
 
@@ -13,8 +25,14 @@ import numbers
 import numpy as np
 
 __all__ = [
+    "MAX_ELEMENTS",
+    "MAX_DIMENSION",
+    "MAX_DESIGN_POINTS",
     "check_int",
+    "check_size",
     "check_positive_real",
+    "check_real",
+    "check_finite_output",
     "check_dimension",
     "as_float_array",
     "as_points",
@@ -22,6 +40,7 @@ __all__ = [
     "as_weights",
     "as_generator",
     "check_choice",
+    "check_phases",
 ]
 
 
@@ -37,6 +56,34 @@ def check_int(value, name, *, minimum=None, maximum=None):
     return value
 
 
+#: Largest number of entries of one output array a public function allocates
+#: (2**28 float64 entries = 2 GiB); larger requests raise ValueError first.
+#: The QMC engines stream (consecutive ``random(n)`` calls continue the
+#: sequence), so larger sets are drawn in pieces.
+MAX_ELEMENTS = 2 ** 28
+#: Largest dimension ``d`` accepted where no tighter documented limit applies.
+MAX_DIMENSION = 2 ** 20
+#: Largest number of points of a designed sequence (`qmc_orff.design`): the
+#: designs form ``(s, s)`` matrices or ``O(s^2 d)`` pair sums per evaluation.
+MAX_DESIGN_POINTS = 2 ** 13
+
+
+def check_size(n, name, *, width=1, minimum=0, maximum=None):
+    """Return the count ``n`` as an int, checked before an ``(n, width)`` array is allocated.
+
+    ``n`` must be an integer in ``[minimum, maximum]`` and ``n * width`` at most
+    `MAX_ELEMENTS`; the check is arithmetic only (nothing is allocated).
+    """
+    n = check_int(n, name, minimum=minimum, maximum=maximum)
+    width = max(int(width), 1)
+    if n * width > MAX_ELEMENTS:
+        limit = MAX_ELEMENTS // width
+        shape = f" for rows of width {width}" if width > 1 else ""
+        raise ValueError(f"'{name}' must be <= {limit}{shape} (at most 2**28 float64 entries, "
+                         f"2 GiB, per array; draw larger sets in pieces); got {n}.")
+    return n
+
+
 def check_positive_real(value, name):
     """Return ``value`` as a positive finite Python float (a real number, not a bool)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
@@ -47,8 +94,25 @@ def check_positive_real(value, name):
     return value
 
 
+def check_real(value, name):
+    """Return ``value`` as a finite Python float (a real number, not a bool or a string)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"'{name}' must be a finite real number; got {value!r}.")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"'{name}' must be a finite real number; got {value!r}.")
+    return value
+
+
+def check_finite_output(values, what, fix):
+    """Raise `ValueError` where a computed result is not finite (never a silent NaN/inf)."""
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"{what} is not finite for these inputs: {fix}")
+    return values
+
+
 def check_dimension(d, name="d", *, maximum=None):
-    """Return the dimension ``d`` as an int >= 1 (and <= ``maximum``)."""
+    """Return the dimension ``d`` as an int >= 1 (and <= ``maximum``, default `MAX_DIMENSION`)."""
     if isinstance(d, (bool, np.bool_)) or not isinstance(d, numbers.Integral):
         raise TypeError(f"'{name}' must be an integer >= 1; got {d!r}.")
     d = int(d)
@@ -58,15 +122,33 @@ def check_dimension(d, name="d", *, maximum=None):
         raise ValueError(
             f"'{name}' must be <= {maximum} (the largest dimension of the shipped data); got {d}."
         )
+    if d > MAX_DIMENSION:
+        raise ValueError(f"'{name}' must be <= 2**20 = {MAX_DIMENSION}; got {d}.")
     return d
 
 
-def as_float_array(x, name, *, ndim=None, finite=True, dtype=np.float64):
-    """Convert ``x`` to a C-contiguous float array and check its rank and values."""
+def as_float_array(x, name, *, ndim=None, finite=True, dtype=np.float64, allow_bool=True):
+    """Convert ``x`` to a C-contiguous float array and check its rank and values.
+
+    Complex, string and (unless ``allow_bool``) boolean input raise `TypeError`
+    naming ``name``: nothing is truncated or parsed.
+    """
     try:
-        arr = np.asarray(x, dtype=dtype)
+        raw = np.asarray(x)
+        kind = raw.dtype.kind
+        if kind == "c" or (kind == "O" and any(isinstance(v, complex) for v in raw.flat)):
+            raise TypeError(f"'{name}' must be real; got complex values (the imaginary part "
+                            "is not dropped silently: pass x.real if that is what you mean).")
+        if kind in "USV" or (kind == "b" and not allow_bool):
+            what = "a bool" if kind == "b" else f"dtype {raw.dtype}"
+            raise TypeError(f"'{name}' must be a real number or an array of real numbers; "
+                            f"got {what}.")
+        arr = np.asarray(raw, dtype=dtype)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"'{name}' must be an array of real numbers; got {type(x).__name__}.") from exc
+        if isinstance(exc, TypeError) and str(exc).startswith(f"'{name}'"):
+            raise
+        raise TypeError(f"'{name}' must be an array of real numbers; "
+                        f"got {type(x).__name__}.") from exc
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"'{name}' must be a {ndim}-D array; got shape {arr.shape}.")
     if finite and not np.all(np.isfinite(arr)):
@@ -91,7 +173,7 @@ def as_positive(x, name, *, d=None):
 
     Scalars stay 0-D; 1-D arrays must have length ``d`` when ``d`` is given.
     """
-    arr = as_float_array(x, name)
+    arr = as_float_array(x, name, allow_bool=False)
     if arr.ndim > 1:
         raise ValueError(f"'{name}' must be a scalar or a 1-D array; got shape {arr.shape}.")
     if arr.ndim == 1:
@@ -105,28 +187,68 @@ def as_positive(x, name, *, d=None):
     return arr
 
 
-def as_weights(weights, s, name="weights"):
-    """Return nonnegative finite weights of shape ``(s,)`` (float64)."""
-    w = as_float_array(weights, name, ndim=1)
+def as_weights(weights, s, name="weights", *, max_sum=None):
+    """Return nonnegative finite weights of shape ``(s,)`` (float64).
+
+    With ``max_sum``, the weights must also sum to at most ``max_sum`` (a bound
+    under which the quantities computed from them stay finite).
+    """
+    w = as_float_array(weights, name, ndim=1, allow_bool=False)
     if w.shape[0] != s:
         raise ValueError(f"'{name}' must have shape ({s},) to match the {s} points; got {w.shape}.")
     if np.any(w < 0):
         raise ValueError(f"'{name}' must be nonnegative; got minimum {float(w.min())!r}.")
+    if max_sum is not None:
+        with np.errstate(over="ignore"):
+            total = float(np.sum(w))
+        if not total <= max_sum:
+            raise ValueError(f"'{name}' must sum to at most {max_sum:g}; got sum {total!r}.")
     return w
 
 
-def as_generator(seed):
-    """Turn ``seed`` (None, int, SeedSequence, BitGenerator or Generator) into a Generator."""
+def as_generator(seed, name="seed"):
+    """Turn ``seed`` (None, int, SeedSequence, BitGenerator or Generator) into a Generator.
+
+    ``numpy.random.default_rng`` semantics; a negative int is a `ValueError`,
+    anything else (a bool, a float, a string, a legacy ``RandomState``) a `TypeError`.
+    """
     if isinstance(seed, np.random.Generator):
         return seed
     if isinstance(seed, np.random.RandomState):
-        raise TypeError("'seed' must be None, an int, a SeedSequence or a numpy Generator; "
+        raise TypeError(f"'{name}' must be None, an int, a SeedSequence or a numpy Generator; "
                         "legacy RandomState is not accepted.")
+    if isinstance(seed, (bool, np.bool_)) or not (
+            seed is None or isinstance(seed, (numbers.Integral, np.random.SeedSequence,
+                                              np.random.BitGenerator))
+            or (isinstance(seed, (list, tuple, np.ndarray))
+                and np.asarray(seed).dtype.kind in "iu")):
+        raise TypeError(f"'{name}' must be None, an int, a SeedSequence or a numpy Generator; "
+                        f"got {seed!r}.")
     try:
         return np.random.default_rng(seed)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"'seed' must be None, an int, a SeedSequence or a numpy Generator; "
-                        f"got {seed!r}.") from exc
+        raise ValueError(f"'{name}' must be None, a nonnegative int, a SeedSequence or a numpy "
+                         f"Generator; got {seed!r}.") from exc
+
+
+def check_phases(X, W, name="X"):
+    """Check that the phases ``X @ W.T`` cannot overflow ``X``'s float type.
+
+    Uses the bound ``|x . w| <= ||x||_1 max|w|`` (no product is formed), so that
+    ``cos``/``sin`` of the phases are finite: inputs near the float maximum
+    raise `ValueError` naming ``name`` instead of giving NaN features.
+    """
+    X = np.asarray(X)
+    if X.size == 0 or np.size(W) == 0:
+        return
+    big = float(np.finfo(X.dtype if X.dtype.kind == "f" else np.float64).max)
+    with np.errstate(over="ignore"):
+        w_max = float(np.max(np.abs(W)))
+        bound = float(np.max(np.sum(np.abs(X), axis=1, dtype=np.float64))) * w_max
+    if not (bound < big and w_max < big):
+        raise ValueError(f"'{name}' is too large for these frequencies: the phases X @ W.T may "
+                         f"overflow {X.dtype} (max row 1-norm of '{name}' times max |W| = "
+                         f"{bound:.3g}); rescale '{name}'.")
 
 
 def check_choice(value, name, options):

@@ -152,11 +152,11 @@ def _cmd_generate(args):
                         f"{args.generator!r}")
     if args.generator == "halton":
         scramble = args.scramble if args.scramble else False
-        engine = Halton(d, scramble=scramble, seed=args.seed)
+        engine = Halton(d, scramble=scramble, rng=args.seed)
     elif args.generator == "sobol":
-        engine = Sobol(d, scramble=bool(args.scramble), seed=args.seed)
+        engine = Sobol(d, scramble=bool(args.scramble), rng=args.seed)
     else:
-        engine = Lattice(d, shift=bool(args.scramble), seed=args.seed)
+        engine = Lattice(d, shift=bool(args.scramble), rng=args.seed)
     policy = "scrambled/shifted, clipped into [2^-53, 1 - 2^-53]"
     import warnings
     with warnings.catch_warnings():

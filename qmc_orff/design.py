@@ -62,6 +62,7 @@ import scipy.optimize
 from . import __version__
 from ._design_kernels import greedy_pair_sum, greedy_pair_sum_value
 from ._validation import as_generator, check_choice, check_dimension, check_int, check_positive_real
+from ._validation import MAX_DESIGN_POINTS, check_size
 from .sequence import Sequence
 from .weights import optimal_weights
 
@@ -112,7 +113,7 @@ def _is_interrupt(exc):
 def _check_optimizer_args(objective, d, s, method, maxiter, tol):
     """Checked ``(d, s, maxiter, tol)`` of the optimising designs (global, greedy)."""
     d = _resolve_d(objective, d)
-    s = check_int(s, "s", minimum=1)
+    s = check_int(s, "s", minimum=1, maximum=MAX_DESIGN_POINTS)
     check_choice(method, "method", _METHODS)
     maxiter = check_int(maxiter, "maxiter", minimum=0)
     return d, s, maxiter, check_positive_real(tol, "tol")
@@ -144,8 +145,8 @@ def unit_points(init, s, d, *, seed=None):
         that their Halton reference values match Avron et al. and the issue.
     """
     check_choice(init, "init", _INITS)
-    s = check_int(s, "s", minimum=1)
     d = check_dimension(d)
+    s = check_size(s, "s", minimum=1, width=d)   # an (s, d) array
     if init == "random":
         t = as_generator(seed).random((s, d))
     else:
@@ -360,7 +361,7 @@ def global_sequence(objective: BoxDiscrepancy | ArrayLike, s: int, *, d: int | N
     objective : BoxDiscrepancy
         Box, kernel density and bandwidth.
     s : int
-        Number of points.
+        Number of points, ``1 <= s <= 8192`` (`MAX_DESIGN_POINTS`).
     d : int or None, default=None
         Dimension; required when ``objective.d`` is None, else must agree.
     init : str, Sequence or array_like of shape (s, d), default="halton"
@@ -417,6 +418,9 @@ def global_sequence(objective: BoxDiscrepancy | ArrayLike, s: int, *, d: int | N
     # normalised units throughout (see _Unit); the optimiser sees D^2 / expected_mc(s),
     # the same ratio in either units
     scale = float(P.obj.expected_mc(s, normalize=True))
+    if not scale > 0:   # 1 - prod(pi C_j / b_j) rounds to 0: every D^2 is 0 in float64
+        raise ValueError("'objective' has a box too small for float64: its expected Monte "
+                         "Carlo D^2 rounds to 0 (increase 'b').")
     meta.update(P.halton_meta(s))
     halton = meta["normalized_halton_d2"]
 
@@ -569,7 +573,7 @@ def greedy_sequence(objective: BoxDiscrepancy | ArrayLike, s: int, *, d: int | N
     ----------
     objective : BoxDiscrepancy
     s : int
-        Number of points.
+        Number of points, ``1 <= s <= 8192`` (`MAX_DESIGN_POINTS`).
     d : int or None, default=None
         Dimension; required when ``objective.d`` is None.
     init : str, Sequence or array_like of shape (s, d), default="halton"
@@ -730,6 +734,7 @@ def weighted_sequence(objective: BoxDiscrepancy | ArrayLike, s: int, *, d: int |
     ----------
     objective : BoxDiscrepancy
     s : int
+        Number of points, ``1 <= s <= 8192`` (the ``(s, s)`` QP matrix).
     d : int or None, default=None
     init : str, Sequence or array_like of shape (s, d), default="halton"
         The points (see :func:`global_sequence`).
@@ -749,7 +754,7 @@ def weighted_sequence(objective: BoxDiscrepancy | ArrayLike, s: int, *, d: int |
         raw values may underflow to 0.0; see the module docstring.
     """
     d = _resolve_d(objective, d)
-    s = check_int(s, "s", minimum=1)
+    s = check_int(s, "s", minimum=1, maximum=MAX_DESIGN_POINTS)   # (s, s) QP matrix
     P = _Unit(objective, d)
     U, init_name = P.init_points(init, s, seed)
     meta = P.base_meta(s, "weighted", init_name)
@@ -787,7 +792,8 @@ def lattice_sequence(objective: BoxDiscrepancy | ArrayLike, s: int, *, d: int | 
     ----------
     objective : BoxDiscrepancy
     s : int
-        Number of points, the lattice modulus (>= 2).
+        Number of points, the lattice modulus, ``2 <= s <= 8192`` (the ``(s, s)``
+        factor matrices take ``8 s^2`` bytes each; checked before any work).
     d : int or None, default=None
     shift : None or array_like of shape (d,), default=None
         Shift modulo 1 applied to the lattice before the inverse CDF.  ``None``
@@ -821,7 +827,7 @@ def lattice_sequence(objective: BoxDiscrepancy | ArrayLike, s: int, *, d: int | 
     positive factor ``prod_{i <= j} b_i / pi`` common to all candidates.
     """
     d = _resolve_d(objective, d)
-    s = check_int(s, "s", minimum=2)
+    s = check_int(s, "s", minimum=2, maximum=MAX_DESIGN_POINTS)   # (s, s) factor matrices
     prob = _Unit(objective, d)
     b, sigma = prob.a, np.ones(d)  # unit bandwidth
     if shift is None:

@@ -46,6 +46,32 @@ __all__ = ["BoxDiscrepancy", "box_from_data"]
 
 _TINY = float(np.finfo(np.float64).tiny)
 
+#: Largest sum of the quadrature weights (D^2 is quadratic in them).
+_MAX_WEIGHT_SUM = 1e150
+
+
+def _check_gradient_scale(p):
+    """The W-gradient of the linear term carries ``pi sigma_j / a_j = pi sigma_j^2 / b_j``."""
+    with np.errstate(over="ignore"):
+        factor = math.pi * p["sigma"] / p["a"]
+    bad = ~np.isfinite(factor)
+    if np.any(bad):
+        j = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"'sigma' is too large relative to 'b' for gradients: pi sigma^2 / b "
+                         f"overflows float64 in coordinate {j} (sigma={float(p['sigma'][j])!r}, "
+                         f"b={float(p['b'][j])!r}).")
+
+
+def _check_finite_result(*values):
+    """Never a silent NaN/inf: raise where D^2 or a gradient is not representable."""
+    for v in values:
+        if not np.all(np.isfinite(v)):
+            raise ValueError("D^2 or its gradient is not finite for these inputs: 'W', "
+                             "'weights', 'b' or 'sigma' are too extreme (e.g. weights summing "
+                             "to a huge value, or a box far outside float64's range); use "
+                             "normalize=True or rescale.")
+
+
 class BoxDiscrepancy:
     """Squared box discrepancy ``D^2`` of frequency sets, with analytic gradients.
 
@@ -190,7 +216,8 @@ class BoxDiscrepancy:
     def _weights(self, weights, s):
         if weights is None:
             return np.full(s, 1.0 / s)
-        return as_weights(weights, s, "weights")
+        # D^2 is quadratic in the weights (|H| <= 1 normalised): bounded sums keep it finite
+        return as_weights(weights, s, "weights", max_sum=_MAX_WEIGHT_SUM)
 
     def _linear_hat(self, sw, p, derivative):
         """Normalised g factors ``pi g_j(w) / b_j`` (and their W-derivatives)."""
@@ -239,7 +266,9 @@ class BoxDiscrepancy:
         g_hat, _ = self._linear_hat(sw, p, derivative=False)
         v_hat = np.prod(g_hat, axis=1)
         value = np.sum(xi * r) - 2.0 * np.sum(xi * v_hat) + p["const_hat"]
-        return float(self._scale(p, normalize) * value)
+        value = float(self._scale(p, normalize) * value)
+        _check_finite_result(value)
+        return value
 
     def value_and_grad(self, W, weights=None, *, normalize=False):
         """``D^2`` and its gradient (Proposition 16 of Avron et al.).
@@ -268,6 +297,7 @@ class BoxDiscrepancy:
         """
         W, p, bw, sw = self._prepare(W)
         xi = self._weights(weights, W.shape[0])
+        _check_gradient_scale(p)
         S, Co = np.sin(bw), np.cos(bw)
         r, grad = _kernels.pair_value_grad(W, p["b"], S, Co, xi)
         g_hat, dg_hat = self._linear_hat(sw, p, derivative=True)
@@ -277,9 +307,12 @@ class BoxDiscrepancy:
         scale = self._scale(p, normalize)
         grad *= scale
         D2 = float(scale * value)
+        _check_finite_result(D2, grad)
         if weights is None:
             return D2, grad
-        return D2, grad, scale * (2.0 * r - 2.0 * v_hat)
+        grad_w = scale * (2.0 * r - 2.0 * v_hat)
+        _check_finite_result(grad_w)
+        return D2, grad, grad_w
 
     def pair_matrix(self, W, *, normalize=False):
         """``H[l, m] = sinc_b(w_l, w_m)``, the (PSD) matrix of the weighted QP (equation 17).

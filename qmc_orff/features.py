@@ -26,7 +26,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._features_kernels import cos_sin_features, cos_sin_inplace
-from ._validation import check_choice
+from ._validation import check_choice, check_phases
 from .frequencies import make_frequencies
 from .kernels import CurlFree, Decomposable, DivFree, Gaussian, Laplacian, Matern, SkewedChi2, \
     check_psd_matrix
@@ -47,12 +47,14 @@ _ORFF_MEASURES = ("spectral", "bounded", "trace")
 
 
 def _scalar_param(value, name):
-    if isinstance(value, (bool, np.bool_)) or np.ndim(value) != 0:
+    if isinstance(value, (bool, np.bool_, complex, np.complexfloating, str, bytes)):
+        raise TypeError(f"'{name}' must be a real number; got {value!r}.")
+    if np.ndim(value) != 0:
         raise ValueError(f"'{name}' must be a real number; got {value!r}.")
     try:
         value = float(value)
     except (TypeError, ValueError):
-        raise ValueError(f"'{name}' must be a real number; got {value!r}.") from None
+        raise TypeError(f"'{name}' must be a real number; got {value!r}.") from None
     if not math.isfinite(value):
         raise ValueError(f"'{name}' must be finite; got {value!r}.")
     return value
@@ -269,6 +271,13 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         """
         check_is_fitted(self)
         X = self._input(X, reset=False)
+        # no NaN features from overflowing phases (sparse X: its row 1-norms give the same bound)
+        if sp.issparse(X):
+            with np.errstate(over="ignore"):  # an overflowing norm is inf: check_phases raises
+                norms = np.asarray(abs(X).sum(axis=1), dtype=X.dtype).reshape(-1, 1)
+            check_phases(norms, self.frequencies_)
+        else:
+            check_phases(X, self.frequencies_)
         dt = X.dtype
         W = np.ascontiguousarray(self.frequencies_, dtype=dt)
         scale = np.ascontiguousarray(np.sqrt(self.weights_), dtype=dt)
@@ -493,7 +502,9 @@ class ORFF(TransformerMixin, BaseEstimator):
     # ------------------------------------------------------------------ evaluation
     def _checked(self, X, name="X"):
         check_is_fitted(self)
-        return np.ascontiguousarray(validate_data(self, X, dtype=np.float64, reset=False))
+        X = np.ascontiguousarray(validate_data(self, X, dtype=np.float64, reset=False))
+        check_phases(X, self.frequencies_, name)   # no NaN features from overflowing phases
+        return X
 
     def scalar_features(self, X: ArrayLike) -> np.ndarray:
         """``F(X) = [a cos(X W^T), a sin(X W^T)]`` of shape ``(n, 2 s)``, ``a = amplitudes_``."""

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import stats
 
+from ._validation import MAX_DIMENSION, check_size
 from ._validation import (as_generator, as_points, as_positive, check_choice, check_int,
                           check_positive_real)
 from .generators import Halton, Lattice, Sobol
@@ -46,13 +47,13 @@ T_EPS = 2.0 ** -53
 def _engine(name, dim, scramble, seed):
     """The :mod:`qmc_orff.generators` engine for ``name``."""
     if name == "halton":
-        return Halton(dim, scramble=scramble, seed=seed)
+        return Halton(dim, scramble=scramble, rng=as_generator(seed))
     if scramble == "deterministic":
         raise ValueError(f"'scramble' must be True or False for sequence={name!r}; "
                          "got 'deterministic'.")
     if name == "sobol":
-        return Sobol(dim, scramble=bool(scramble), seed=seed)
-    return Lattice(dim, order="radical_inverse", shift=bool(scramble), seed=seed)
+        return Sobol(dim, scramble=bool(scramble), rng=as_generator(seed))
+    return Lattice(dim, order="radical_inverse", shift=bool(scramble), rng=as_generator(seed))
 
 
 def _check_scramble(scramble):
@@ -116,7 +117,7 @@ def unit_points(source, s, dim, *, scramble="auto", seed=None):
     skip index 0 of unrandomised Halton/Sobol' points instead.
     """
     source = check_choice(source, "sequence", ("halton", "sobol", "lattice"))
-    s = check_int(s, "n_components", minimum=1)
+    s = check_size(s, "n_components", minimum=1, width=dim if isinstance(dim, int) else 1)
     _check_scramble(scramble)
     scramble = _resolve_scramble(scramble, source)
     engine = _engine(source, dim, scramble, seed)
@@ -235,7 +236,7 @@ def make_frequencies(kernel: str = "gaussian", n_components: int | None = 256,
         degrees of freedom and scale ``1/sigma`` (``sigma`` is the Matern length
         scale), or a product of hyperbolic secant densities ``sigma sech(pi sigma w)``.
     n_components : int or None, default=256
-        Number ``s`` of frequencies.  For a :class:`~qmc_orff.Sequence` or an
+        Number ``s`` of frequencies (``s * d <= 2**28``).  For a :class:`~qmc_orff.Sequence` or an
         array: ``None`` takes all its points, an int ``<= s`` the first
         ``n_components`` (extensible sequences are nested); a weighted
         sequence cannot be truncated.
@@ -305,10 +306,10 @@ def make_frequencies(kernel: str = "gaussian", n_components: int | None = 256,
     if kernel == "matern":
         nu = check_positive_real(nu, "nu")
     _check_scramble(scramble)
-    if n_components is not None:
-        n_components = check_int(n_components, "n_components", minimum=1)
     if d is not None:
-        d = check_int(d, "d", minimum=1)
+        d = check_int(d, "d", minimum=1, maximum=MAX_DIMENSION)
+    if n_components is not None:   # an (n_components, d) array: checked before it is drawn
+        n_components = check_size(n_components, "n_components", minimum=1, width=d or 1)
 
     weights = None
     if isinstance(sequence, str):

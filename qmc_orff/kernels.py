@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from ._validation import as_float_array, as_positive
+from ._validation import as_float_array, as_positive, check_finite_output
 
 __all__ = [
     "Kernel",
@@ -43,6 +43,10 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- helpers
+_EXTREME = ("'X', 'Z' or the kernel's parameters are too extreme for float64 (rescale the "
+            "data or the bandwidth).")
+
+
 def _check_pair(X, Z):
     """Validate ``X`` (n, d) and ``Z`` (m, d) (``Z=None`` means ``Z = X``)."""
     X = as_float_array(X, "X", ndim=2)
@@ -136,7 +140,9 @@ class Kernel:
         ndarray of shape (n, m)
         """
         X, Z = _check_pair(X, Z)
-        return self._gram(X, Z)
+        with np.errstate(all="ignore"):   # over/underflow is checked on the result
+            G = self._gram(X, Z)
+        return check_finite_output(G, f"{self!r}'s Gram matrix", _EXTREME)
 
     def __repr__(self):
         params = ", ".join(f"{k}={v!r}" for k, v in self._params().items())
@@ -378,7 +384,9 @@ class OperatorKernel:
         """
         X, Z = _check_pair(X, Z)
         self._check_d(X.shape[1])
-        return self._values(X, Z)
+        with np.errstate(all="ignore"):   # over/underflow is checked on the result
+            V = self._values(X, Z)
+        return check_finite_output(V, f"{self!r}'s values", _EXTREME)
 
     def _values(self, X, Z):
         return self.signature(X[:, None, :] - Z[None, :, :])
@@ -441,6 +449,8 @@ class _GaussianDerivativeKernel(OperatorKernel):
         sigma = as_positive(sigma, "sigma")
         if sigma.ndim != 0:
             raise ValueError(f"'sigma' must be a positive scalar; got shape {sigma.shape}.")
+        if not 1e-75 < float(sigma) < 1e75:   # sigma^-4 and sigma^4 enter the kernel
+            raise ValueError(f"'sigma' must lie in (1e-75, 1e75); got {float(sigma)!r}.")
         self.sigma = float(sigma)
 
     def output_dim(self, d):

@@ -123,6 +123,8 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         orff = ORFF() if self.orff is None else self.orff
         if not isinstance(orff, ORFF):
             raise TypeError(f"'orff' must be an ORFF instance or None; got {type(orff).__name__}.")
+        if np.asarray(y).dtype.kind in "USV":   # (complex: sklearn's ValueError, as it expects)
+            raise TypeError(f"'y' must contain real numbers; got dtype {np.asarray(y).dtype}.")
         X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=np.float64)
         Y = y[:, None] if y.ndim == 1 else y
         self._y_1d = y.ndim == 1

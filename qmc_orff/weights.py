@@ -39,7 +39,7 @@ import numpy as np
 import scipy.linalg
 import scipy.optimize
 
-from ._validation import as_float_array, as_points, check_choice
+from ._validation import as_float_array, as_points, check_choice, check_real
 
 if TYPE_CHECKING:  # names used in type hints only
     from numpy.typing import ArrayLike
@@ -216,6 +216,7 @@ def solve_weights_qp(H, v, *, solver="nnls", constant=None):
     WeightsResult
     """
     check_choice(solver, "solver", _SOLVERS)
+    constant = None if constant is None else check_real(constant, "constant")
     H = as_float_array(H, "H", ndim=2)
     v = as_float_array(v, "v", ndim=1)
     s = v.shape[0]
@@ -271,6 +272,9 @@ def optimal_weights(objective: BoxDiscrepancy, W: ArrayLike, *, solver: str = "c
     term representable whatever ``d``; the solvers further rescale ``v`` to
     ``max |v| = 1`` (the solution is positively homogeneous in ``v``).
     """
+    if not all(callable(getattr(objective, m, None))
+               for m in ("pair_matrix", "linear_term", "constant")):
+        raise TypeError(f"'objective' must be a BoxDiscrepancy; got {type(objective).__name__}.")
     check_choice(solver, "solver", _SOLVERS)
     if not isinstance(normalize, (bool, np.bool_)):
         raise TypeError(f"'normalize' must be a bool; got {type(normalize).__name__}.")

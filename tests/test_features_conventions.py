@@ -121,6 +121,12 @@ def test_sparse_input_equals_dense(rng, fmt, dtype):
     np.testing.assert_allclose(Za, Zd, rtol=tol, atol=tol)
 
 
+def test_sparse_overflowing_phases_are_an_error(rng):
+    ff = FourierFeatures(n_components=4).fit(np.ones((3, 2)))
+    with pytest.raises(ValueError, match="'X' is too large for these frequencies"):
+        ff.transform(sp.csr_matrix(np.full((3, 2), 1e308)))
+
+
 def test_sparse_skewed_chi2_is_an_error(rng):
     X = sp.csr_matrix(np.abs(rng.normal(size=(4, 3))))
     with pytest.raises(ValueError, match="sparse 'X' is not supported for kernel='skewed_chi2'"):

@@ -51,7 +51,7 @@ class TestPlainEngine(EngineChecks):
 
 class TestRandomEngine(EngineChecks):
     def make(self, d):
-        return Halton(d, scramble=True, seed=7)
+        return Halton(d, scramble=True, rng=7)
 
 
 class TestDeterministicEngine(EngineChecks):
@@ -86,7 +86,7 @@ def test_plain_first_points():
 def test_random_scramble_equals_scipy_with_same_seed(d):
     # Same permutations (drawn in SciPy's order) and same summation: identical.
     n = 4096 if d <= 64 else 512
-    ours = Halton(d, scramble=True, seed=20240611)
+    ours = Halton(d, scramble=True, rng=20240611)
     theirs = qmc.Halton(d, scramble=True, rng=20240611)
     np.testing.assert_array_equal(ours.random(n), theirs.random(n))
     ours.fast_forward(123)
@@ -104,9 +104,9 @@ def test_large_index_matches_scipy():
 # --- scrambling -------------------------------------------------------------------
 
 def test_random_scramble_reproducible_and_seed_dependent():
-    a = Halton(6, scramble=True, seed=1).random(64)
-    b = Halton(6, scramble="random", seed=1).random(64)
-    c = Halton(6, scramble=True, seed=2).random(64)
+    a = Halton(6, scramble=True, rng=1).random(64)
+    b = Halton(6, scramble="random", rng=1).random(64)
+    c = Halton(6, scramble=True, rng=2).random(64)
     np.testing.assert_array_equal(a, b)
     assert not np.any(np.all(a == c, axis=0))   # every coordinate differs
 
@@ -114,14 +114,14 @@ def test_random_scramble_reproducible_and_seed_dependent():
 def test_random_scramble_generator_is_spawned_not_consumed():
     g = np.random.default_rng(3)
     state = g.bit_generator.state
-    Halton(3, scramble=True, seed=g).random(8)
+    Halton(3, scramble=True, rng=g).random(8)
     assert g.bit_generator.state == state
 
 
 def test_random_scramble_stratified():
     # Each digit permutation keeps the van der Corput stratification:
     # the first b^k points hit every interval [i b^-k, (i+1) b^-k) once.
-    x = Halton(3, scramble=True, seed=11).random(2 ** 6 * 3 ** 0)
+    x = Halton(3, scramble=True, rng=11).random(2 ** 6 * 3 ** 0)
     for j, b, k in [(0, 2, 6), (1, 3, 3), (2, 5, 2)]:
         m = b ** k
         cells = np.floor(x[:m, j] * m).astype(int)
@@ -181,7 +181,7 @@ def test_plain_kernel_chunking_invariant():
 
 
 def test_permuted_kernel_chunking_invariant():
-    e = Halton(7, scramble=True, seed=4)
+    e = Halton(7, scramble=True, rng=4)
     args = (e.base, e._weights, e._counts, e._offsets, e._strides, e._perms)
     serial = np.empty((3000, 7))
     chunked = np.empty((3000, 7))
@@ -204,9 +204,9 @@ def test_first_primes_large():
 
 
 def test_bad_dimension():
-    with pytest.raises(ValueError, match="'d' must be >= 1; got 0"):
-        Halton(0)
-    with pytest.raises(TypeError, match="'d' must be an integer >= 1; got 2.0"):
+    with pytest.raises(ValueError, match="'d' must be >= 0; got -1"):
+        Halton(-1)
+    with pytest.raises(TypeError, match="'d' must be an integer; got 2.0"):
         Halton(2.0)
 
 
@@ -235,7 +235,7 @@ def test_plain_equals_numpy_reference():
     lambda: 12, lambda: np.random.SeedSequence(12), lambda: np.random.PCG64(12),
     lambda: np.random.default_rng(12)])
 def test_seed_accepts_what_scipy_rng_accepts(make_seed):
-    ours = Halton(4, scramble=True, seed=make_seed()).random(64)
+    ours = Halton(4, scramble=True, rng=make_seed()).random(64)
     theirs = qmc.Halton(4, scramble=True, rng=make_seed()).random(64)
     np.testing.assert_array_equal(ours, theirs)
 
@@ -243,7 +243,7 @@ def test_seed_accepts_what_scipy_rng_accepts(make_seed):
 @pytest.mark.parametrize("scramble", [False, True, "deterministic"])
 def test_parallel_equals_one_thread(scramble):
     numba = pytest.importorskip("numba")
-    e = Halton(11, scramble=scramble, seed=6)
+    e = Halton(11, scramble=scramble, rng=6)
     par = e.random(20000)
     old = numba.get_num_threads()
     numba.set_num_threads(1)
@@ -252,3 +252,124 @@ def test_parallel_equals_one_thread(scramble):
     finally:
         numba.set_num_threads(old)
     np.testing.assert_array_equal(par, ser)
+
+
+# --- sizes and the index bound (issue 11, items 8 and 9) ----------------------------
+
+def ref_radical_inverse(i, b):
+    """Exact radical inverse of the integer i in base b (fractions), as a float."""
+    from fractions import Fraction
+    x, w = Fraction(0), Fraction(1, b)
+    while i > 0:
+        i, r = divmod(i, b)
+        x += r * w
+        w /= b
+    return float(x)
+
+
+def test_index_bound_is_checked_before_drawing():
+    # indices >= 2^63 used to give silently wrong points ([0, 0] for 2^64 - 2)
+    with pytest.raises(ValueError, match=r"At most 2\*\*53=9007199254740992 Halton points"):
+        Halton(2).fast_forward(2 ** 64 - 2)
+    e = Halton(2).fast_forward(2 ** 53 - 1)
+    last = e.random(1)          # index 2^53 - 1: the last one allowed
+    np.testing.assert_allclose(   # exact value, up to float64 summation
+        last, [[ref_radical_inverse(2 ** 53 - 1, 2), ref_radical_inverse(2 ** 53 - 1, 3)]],
+        rtol=0, atol=1e-15)
+    with pytest.raises(ValueError, match=r"n=9007199254740992\+1=9007199254740993"):
+        e.random(1)
+    with pytest.raises(ValueError, match="At most 2"):
+        Halton(3, scramble=True, rng=1).fast_forward(2 ** 52).fast_forward(2 ** 52 + 1)
+    assert _halton.MAX_DIGITS >= 54   # every index < 2^53 fits the digit buffers
+
+
+@pytest.mark.parametrize("scramble", [False, True, "deterministic"])
+def test_points_near_the_index_bound_equal_reference(scramble):
+    start = 2 ** 53 - 40
+    e = Halton(5, scramble=scramble, rng=3).fast_forward(start)
+    got = e.random(40)
+    if scramble is False:
+        exact = [[ref_radical_inverse(i, b) for b in (2, 3, 5, 7, 11)]
+                 for i in range(start, start + 40)]
+        np.testing.assert_allclose(got, exact, rtol=0, atol=1e-15)
+        ident = [[np.arange(b)] * 64 for b in (2, 3, 5, 7, 11)]
+        ref = ref_halton_permuted(np.arange(start, start + 40), [2, 3, 5, 7, 11], ident, [64] * 5)
+        np.testing.assert_array_equal(got, ref)
+    else:
+        bases = ref_primes(5)
+        counts = [math.ceil(54 / math.log2(b)) - 1 for b in bases]
+        if scramble is True:
+            g = Halton(5, scramble=True, rng=3)
+            perms = [g._perms[g._offsets[j]:g._offsets[j] + counts[j] * b].reshape(counts[j], b)
+                     for j, b in enumerate(bases)]
+        else:
+            perms = [[np.array(ref_rr2(b))] * counts[j] for j, b in enumerate(bases)]
+        ref = ref_halton_permuted(np.arange(start, start + 40), bases, perms, counts)
+        np.testing.assert_array_equal(got, ref)
+
+
+def test_huge_n_is_a_value_error_naming_n():
+    # used to try to allocate 16 TiB (MemoryError)
+    with pytest.raises(ValueError,
+                       match=r"'n' must be <= 134217728 for rows of width 2 \(at most 2\*\*28"):
+        Halton(2).random(2 ** 40)
+    with pytest.raises(ValueError, match=r"'n' must be <="):
+        Halton(2).integers(5, n=2 ** 40)
+    with pytest.raises(TypeError, match="'n' must be an integer; got True"):
+        Halton(2).random(True)
+
+
+# --- SciPy's keywords: rng, seed (legacy), optimization, d = 0 (issue 11, item 12) ----
+
+@pytest.mark.parametrize("make_seed", [lambda: 42, lambda: np.int64(42),
+                                       lambda: np.random.default_rng(42),
+                                       lambda: np.random.RandomState(42)])
+def test_legacy_seed_has_scipy_meaning(make_seed):
+    ours = Halton(3, scramble=True, seed=make_seed()).random(64)
+    theirs = qmc.Halton(3, scramble=True, seed=make_seed()).random(64)
+    np.testing.assert_array_equal(ours, theirs)
+
+
+def test_seed_and_rng_differ_as_in_scipy():
+    # SciPy: seed=42 -> default_rng(42) used directly; rng=42 -> a child of it
+    a = Halton(2, scramble=True, seed=42).random(8)
+    b = Halton(2, scramble=True, rng=42).random(8)
+    assert not np.array_equal(a, b)
+    np.testing.assert_array_equal(b, qmc.Halton(2, scramble=True, rng=42).random(8))
+
+
+def test_seed_rng_errors():
+    with pytest.raises(TypeError, match="Specify one of 'rng' or 'seed'"):
+        Halton(2, rng=1, seed=1)
+    with pytest.raises(TypeError, match="a legacy RandomState is accepted only as 'seed'"):
+        Halton(2, scramble=True, rng=np.random.RandomState(1))
+    with pytest.raises(TypeError, match="use 'rng' for a SeedSequence"):
+        Halton(2, scramble=True, seed=np.random.SeedSequence(1))
+    with pytest.raises(TypeError, match="'seed' must be None, an int"):
+        Halton(2, scramble=True, seed=True)
+    with pytest.raises(ValueError, match="'seed' must be a nonnegative int; got -3"):
+        Halton(2, scramble=True, seed=-3)
+    with pytest.raises(ValueError, match="'rng' must be None, a nonnegative int"):
+        Halton(2, scramble=True, rng=-3)
+
+
+def test_reset_with_random_state_reproduces():
+    e = Halton(3, scramble=True, seed=np.random.RandomState(9))
+    first = e.random(16)
+    np.testing.assert_array_equal(e.reset().random(16), first)
+
+
+@pytest.mark.parametrize("optimization", ["random-cd", "lloyd"])
+def test_optimization_equals_scipy(optimization):
+    ours = Halton(2, scramble=True, optimization=optimization, rng=5).random(32)
+    theirs = qmc.Halton(2, scramble=True, optimization=optimization, rng=5).random(32)
+    np.testing.assert_array_equal(ours, theirs)
+    with pytest.raises(ValueError, match="'toto' is not a valid optimization method"):
+        Halton(2, optimization="toto")
+
+
+@pytest.mark.parametrize("scramble", [False, True, "deterministic"])
+def test_zero_dimension(scramble):
+    e = Halton(0, scramble=scramble, rng=1)
+    assert e.random(5).shape == (5, 0)
+    assert e.num_generated == 5

@@ -51,7 +51,7 @@ class TestPlainEngine(EngineChecks):
 
 class TestScrambledEngine(EngineChecks):
     def make(self, d):
-        return Sobol(d, scramble=True, seed=99)
+        return Sobol(d, scramble=True, rng=99)
 
 
 # --- exactness against SciPy ----------------------------------------------------
@@ -88,7 +88,7 @@ def test_high_index_equals_scipy():
 
 @pytest.mark.parametrize("d", [1, 7, 64, 500])
 def test_scrambled_equals_scipy_with_same_seed(d):
-    ours = Sobol(d, scramble=True, seed=31415)
+    ours = Sobol(d, scramble=True, rng=31415)
     theirs = qmc.Sobol(d, scramble=True, rng=31415)
     np.testing.assert_array_equal(ours.random(1024), theirs.random(1024))
     ours.fast_forward(100)
@@ -108,7 +108,7 @@ def test_first_points():
 
 def test_draw_kernel_equals_reference_and_chunking_invariant():
     d, start, n = 9, 777, 700
-    e = Sobol(d, scramble=True, seed=5)
+    e = Sobol(d, scramble=True, rng=5)
     ref = ref_sobol(range(start, start + n), e._svt.T.copy(), e._shift)
     serial = np.empty((n, d))
     chunked = np.empty((n, d))
@@ -128,9 +128,9 @@ def test_lms_equals_bit_matrix_reference():
 # --- scrambling ---------------------------------------------------------------------
 
 def test_scrambled_reproducible_and_seed_dependent():
-    a = Sobol(5, scramble=True, seed=1).random(64)
-    b = Sobol(5, scramble=True, seed=1).random(64)
-    c = Sobol(5, scramble=True, seed=2).random(64)
+    a = Sobol(5, scramble=True, rng=1).random(64)
+    b = Sobol(5, scramble=True, rng=1).random(64)
+    c = Sobol(5, scramble=True, rng=2).random(64)
     np.testing.assert_array_equal(a, b)
     assert not np.any(np.all(a == c, axis=0))
 
@@ -139,13 +139,13 @@ def test_scrambled_reproducible_and_seed_dependent():
 def test_scrambled_one_point_per_interval(m):
     # each 1-D projection of the first 2^m points of a (t, s)-sequence in base 2
     # (scrambled or not) puts exactly one point in each [i 2^-m, (i+1) 2^-m)
-    x = Sobol(40, scramble=True, seed=123).random_base2(m)
+    x = Sobol(40, scramble=True, rng=123).random_base2(m)
     cells = np.sort(np.floor(x * 2 ** m).astype(np.int64), axis=0)
     np.testing.assert_array_equal(cells, np.repeat(np.arange(2 ** m)[:, None], 40, axis=1))
 
 
 def test_scrambled_first_point_not_zero():
-    x = Sobol(8, scramble=True, seed=0).random(1)
+    x = Sobol(8, scramble=True, rng=0).random(1)
     assert np.all(x > 0)
 
 
@@ -180,9 +180,10 @@ def test_too_many_points():
 
 
 def test_bad_dimension():
-    with pytest.raises(ValueError, match="'d' must be >= 1; got 0"):
-        Sobol(0)
-    with pytest.raises(ValueError, match="'d' must be <= 21201 .*; got 21202"):
+    with pytest.raises(ValueError, match="'d' must be >= 0; got -1"):
+        Sobol(-1)
+    with pytest.raises(ValueError,
+                       match="'d' must be <= 21201: Maximum supported dimensionality .*; got 21202"):
         Sobol(21202)
 
 
@@ -194,7 +195,7 @@ def test_bad_scramble():
 @pytest.mark.parametrize("scramble", [False, True])
 def test_parallel_equals_one_thread(scramble):
     numba = pytest.importorskip("numba")
-    e = Sobol(16, scramble=scramble, seed=2)
+    e = Sobol(16, scramble=scramble, rng=2)
     par = e.random(2 ** 15)
     old = numba.get_num_threads()
     numba.set_num_threads(1)
@@ -208,6 +209,112 @@ def test_parallel_equals_one_thread(scramble):
 @pytest.mark.parametrize("make_seed", [
     lambda: 4, lambda: np.random.SeedSequence(4), lambda: np.random.default_rng(4)])
 def test_seed_accepts_what_scipy_rng_accepts(make_seed):
-    ours = Sobol(3, scramble=True, seed=make_seed()).random(32)
+    ours = Sobol(3, scramble=True, rng=make_seed()).random(32)
     theirs = qmc.Sobol(3, scramble=True, rng=make_seed()).random(32)
     np.testing.assert_array_equal(ours, theirs)
+
+
+# --- sizes (issue 11, item 8) ---------------------------------------------------------
+
+def test_random_base2_checks_m_before_allocating():
+    # used to allocate 32 GiB (2^31 x 2 float64) before its own 2^30 check
+    with pytest.raises(ValueError, match=r"'m' must be <= bits=30: .*; got 31\. Consider "
+                                         r"increasing `bits`"):
+        Sobol(2).random_base2(31)
+    with pytest.raises(ValueError, match=r"'m' must be <= bits=30"):
+        Sobol(2).random_base2(10 ** 12)        # 2**m is never formed
+    with pytest.raises(ValueError, match=r"At most 2\*\*30=1073741824 distinct points"):
+        Sobol(1).fast_forward(2 ** 30 - 1).random(2)
+
+
+def test_huge_n_is_a_value_error_naming_n():
+    with pytest.raises(ValueError, match=r"'n' must be <= 268435456 \(at most 2\*\*28"):
+        Sobol(1, bits=64).random(2 ** 40)
+    with pytest.raises(ValueError, match=r"'n' must be <="):
+        Sobol(3, bits=64).integers(4, n=2 ** 40)
+
+
+# --- SciPy's keywords: bits, rng, seed (legacy), optimization, d = 0 (item 12) -----------
+
+@pytest.mark.parametrize("d, bits", [(2, 1), (2, 3), (6, 5), (6, 30), (6, 31), (6, 32),
+                                     (6, 33), (6, 52), (6, 64)])
+@pytest.mark.parametrize("scramble", [False, True])
+def test_bits_equal_scipy(d, bits, scramble):
+    # (SciPy 1.17 mis-initialises when bits < the degree of a polynomial used,
+    # e.g. d = 6 with bits < 4, and its fast_forward fails for bits > 32: the
+    # comparison skips by drawing instead.)
+    n = min(2 ** bits, 512)
+    ours = Sobol(d, scramble=scramble, bits=bits, rng=77)
+    theirs = qmc.Sobol(d, scramble=scramble, bits=bits, rng=77)
+    np.testing.assert_array_equal(ours.random(n), theirs.random(n))
+    assert ours.maxn == theirs.maxn == 2 ** bits
+    if bits >= 20:
+        ours.fast_forward(1000)
+        theirs.random(1000)
+        np.testing.assert_array_equal(ours.random(64), theirs.random(64))
+
+
+@pytest.mark.parametrize("bits", [1, 2, 3, 4, 8])
+def test_few_bits_are_the_leading_bits(bits):
+    # unscrambled points with b bits are the 30-bit points truncated to b bits
+    d = 8
+    full = Sobol(d).random(2 ** bits)
+    np.testing.assert_array_equal(Sobol(d, bits=bits).random(2 ** bits),
+                                  np.floor(full * 2 ** bits) / 2 ** bits)
+
+
+def test_bits_limits():
+    e = Sobol(2, bits=3)
+    e.random(8)
+    with pytest.raises(ValueError, match=r"At most 2\*\*3=8 .* Consider increasing `bits`"):
+        e.random(1)
+    with pytest.raises(ValueError, match=r"'bits' must be <= 64: Maximum supported 'bits' is 64"):
+        Sobol(2, bits=65)
+    with pytest.raises(ValueError, match=r"'bits' must be >= 1; got 0"):
+        Sobol(2, bits=0)
+    with pytest.raises(TypeError, match=r"'bits' must be an integer; got 30.0"):
+        Sobol(2, bits=30.0)
+
+
+def test_direction_numbers_64_bits_equal_scipy():
+    v = np.zeros((50, 64), dtype=np.uint64)
+    _initialize_v(v, dim=50, bits=64)
+    np.testing.assert_array_equal(direction_numbers(50, 64), v)
+
+
+@pytest.mark.parametrize("make_seed", [lambda: 42, lambda: np.int64(42),
+                                       lambda: np.random.default_rng(42),
+                                       lambda: np.random.RandomState(42)])
+@pytest.mark.parametrize("bits", [30, 40])
+def test_legacy_seed_has_scipy_meaning(make_seed, bits):
+    # Sobol(d, seed=42) must never differ silently from scipy.stats.qmc.Sobol(d, seed=42)
+    ours = Sobol(4, scramble=True, bits=bits, seed=make_seed()).random(64)
+    theirs = qmc.Sobol(4, scramble=True, bits=bits, seed=make_seed()).random(64)
+    np.testing.assert_array_equal(ours, theirs)
+
+
+def test_seed_and_rng_differ_as_in_scipy():
+    a = Sobol(2, scramble=True, seed=42).random(8)
+    b = Sobol(2, scramble=True, rng=42).random(8)
+    assert not np.array_equal(a, b)
+    np.testing.assert_array_equal(a, qmc.Sobol(2, scramble=True, seed=42).random(8))
+    np.testing.assert_array_equal(b, qmc.Sobol(2, scramble=True, rng=42).random(8))
+    with pytest.raises(TypeError, match="Specify one of 'rng' or 'seed'"):
+        Sobol(2, rng=1, seed=1)
+    with pytest.raises(TypeError, match="accepted only as 'seed'"):
+        Sobol(2, rng=np.random.RandomState(1))
+
+
+@pytest.mark.parametrize("optimization", ["random-cd", "lloyd"])
+def test_optimization_equals_scipy(optimization):
+    ours = Sobol(2, scramble=True, optimization=optimization, rng=8).random(32)
+    theirs = qmc.Sobol(2, scramble=True, optimization=optimization, rng=8).random(32)
+    np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize("scramble", [False, True])
+def test_zero_dimension(scramble):
+    e = Sobol(0, scramble=scramble, rng=1)
+    assert e.random(4).shape == (4, 0)
+    assert e.random_base2(2).shape == (4, 0)
+    assert e.num_generated == 8

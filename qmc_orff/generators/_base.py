@@ -1,44 +1,121 @@
-"""Bookkeeping shared by the QMC engines (seed handling, index checks)."""
+"""Bookkeeping shared by the QMC engines (``rng``/``seed`` handling, size and index checks)."""
 from __future__ import annotations
 
+import numbers
+
+import numpy as np
 from scipy.stats import qmc
 
-from .._validation import as_generator, check_int
+from .._validation import as_generator, check_int, check_size
 
-__all__ = ["IndexedEngine", "init_engine", "check_n"]
+__all__ = ["IndexedEngine", "init_engine", "check_n", "engine_rng", "integers_like_scipy"]
 
 
-def init_engine(engine: qmc.QMCEngine, d: int, seed) -> None:
+def engine_rng(rng=None, seed=None):
+    """What `scipy.stats.qmc.QMCEngine` receives for ``rng=`` / ``seed=`` (SciPy >= 1.15, SPEC 7).
+
+    - ``rng`` (the new keyword): anything ``numpy.random.default_rng`` accepts
+      (None, an int, a SeedSequence, a BitGenerator, a Generator); the engine
+      owns a generator *spawned* from it.  A legacy ``RandomState`` is a
+      `TypeError` (SciPy fails on it too, less clearly).
+    - ``seed`` (the legacy keyword, SciPy's meaning kept so that
+      ``Sobol(d, seed=42)`` gives the points of ``scipy.stats.qmc.Sobol(d,
+      seed=42)``): None or an int -> ``numpy.random.default_rng(seed)`` used
+      directly (not spawned, hence a different stream than ``rng=42``); a
+      Generator -> spawned as with ``rng``; a ``RandomState`` -> used as is.
+      A SeedSequence or BitGenerator is a `TypeError` here (SciPy's legacy
+      path rejects them too): pass it as ``rng``.
+
+    Giving both is a `TypeError`.
+    """
+    if seed is None:
+        if isinstance(rng, np.random.RandomState):
+            raise TypeError("'rng' must be None, an int, a SeedSequence, a BitGenerator or a "
+                            "numpy Generator; a legacy RandomState is accepted only as 'seed' "
+                            "(SciPy's legacy keyword).")
+        return as_generator(rng, "rng")
+    if rng is not None:
+        raise TypeError("Specify one of 'rng' or 'seed', not both ('seed' is SciPy's legacy "
+                        "keyword; 'rng' the new one).")
+    if isinstance(seed, (np.random.Generator, np.random.RandomState)):
+        return seed
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
+        raise TypeError("'seed' must be None, an int, a numpy Generator or RandomState "
+                        f"(SciPy's legacy keyword; use 'rng' for a SeedSequence or BitGenerator); "
+                        f"got {seed!r}.")
+    if seed < 0:
+        raise ValueError(f"'seed' must be a nonnegative int; got {seed!r}.")
+    # An int is handed to SciPy as is: its `check_random_state` makes
+    # `default_rng(seed)` and uses it without spawning (a Generator would be spawned).
+    return int(seed)
+
+
+def init_engine(engine: qmc.QMCEngine, d: int, *, rng=None, seed=None, optimization=None) -> None:
     """Initialise the `scipy.stats.qmc.QMCEngine` part of ``engine``.
 
-    ``seed`` is turned into a `numpy.random.Generator` with
-    ``numpy.random.default_rng`` semantics (what SciPy's ``rng`` keyword
-    accepts); SciPy then spawns a child generator that the engine owns, keeps a
-    copy for `reset`, and sets ``num_generated = 0``.  With the same ``seed`` an
-    engine therefore draws the same random numbers as the SciPy engine built with
-    ``rng=seed``.
+    ``rng``/``seed`` as in `engine_rng`; SciPy then spawns a child of a
+    Generator (never of a legacy int ``seed`` or a RandomState), keeps a copy for
+    `reset`, sets ``num_generated = 0`` and picks the ``optimization``
+    post-processing ("random-cd", "lloyd": SciPy's own).
     """
-    rng = as_generator(seed)
+    if optimization is not None and not isinstance(optimization, str):
+        raise TypeError("'optimization' must be None, 'random-cd' or 'lloyd'; "
+                        f"got {optimization!r}.")
+    gen = engine_rng(rng, seed)
     if hasattr(engine, "_initialize"):  # SciPy >= 1.15
-        engine._initialize(d, rng=rng)
+        engine._initialize(d, optimization=optimization, rng=gen)
     else:  # pragma: no cover - older SciPy: the base __init__ takes ``seed``
-        qmc.QMCEngine.__init__(engine, d=d, seed=rng)
+        qmc.QMCEngine.__init__(engine, d=d, optimization=optimization, seed=gen)
 
 
-def check_n(n, name: str = "n") -> int:
-    """Return the number of points ``n`` as an int >= 0."""
-    return check_int(n, name, minimum=0)
+def integers_like_scipy(rng, high, size, dtype):
+    """``scipy._lib._util.rng_integers(rng, high, size=size, dtype=dtype)``: ints in ``[0, high)``.
+
+    Generator -> ``integers``; legacy RandomState -> ``randint`` (the same draws
+    as SciPy's engines make).
+    """
+    if isinstance(rng, np.random.Generator):
+        return rng.integers(0, high, size=size, dtype=dtype)
+    return rng.randint(0, high, size=size, dtype=dtype)
+
+
+def check_n(n, name: str = "n", *, width: int = 1) -> int:
+    """Return the point count ``n`` as an int >= 0 (``n * width`` at most 2**28 entries)."""
+    return check_size(n, name, width=width)
 
 
 class IndexedEngine(qmc.QMCEngine):
     """A `scipy.stats.qmc.QMCEngine` whose points depend on their index alone.
 
-    Skipping ahead therefore computes nothing.  Subclasses with a bounded
+    Skipping ahead therefore computes nothing.  ``random(n)`` checks ``n``
+    (an int, ``0 <= n`` and ``n * d <= 2**28``, `~qmc_orff._validation.MAX_ELEMENTS`)
+    and the index range before anything is allocated; subclasses with a bounded
     index range override ``_check_room(n)`` to raise before it is exceeded.
     """
 
     def _check_room(self, n):  # noqa: ARG002 - unbounded by default
         return None
+
+    def random(self, n=1, *, workers=1):
+        """Draw ``n`` points in ``[0, 1)^d``.
+
+        Parameters
+        ----------
+        n : int, default=1
+            Number of points, ``0 <= n`` and ``n * d <= 2**28`` (2 GiB; consecutive
+            calls continue the sequence, so draw more in pieces), and within the
+            engine's index range (checked before anything is allocated).
+        workers : int, default=1
+            Accepted for SciPy compatibility; the kernels run on numba's
+            threads (``numba.set_num_threads``).
+
+        Returns
+        -------
+        sample : ndarray of shape (n, d)
+        """
+        n = check_n(n, width=self.d)
+        self._check_room(n)
+        return super().random(n, workers=workers)
 
     def fast_forward(self, n):
         """Skip the next ``n`` points (no points are computed).
@@ -46,14 +123,14 @@ class IndexedEngine(qmc.QMCEngine):
         Parameters
         ----------
         n : int
-            Number of points to skip, ``n >= 0``.
+            Number of points to skip, ``n >= 0``, within the index range.
 
         Returns
         -------
         engine : QMCEngine
             The engine itself.
         """
-        n = check_n(n)
+        n = check_int(n, "n", minimum=0)
         self._check_room(n)
         self.num_generated += n
         return self

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.fft
+import scipy.special
 
 from .._validation import as_positive, check_dimension, check_int
 
@@ -180,6 +181,7 @@ def cbc_lattice(n: int, d: int, *, weights: ArrayLike | None = None, alpha: int 
     d = check_dimension(d)
     alpha = _check_alpha(alpha)
     gamma = _weights(weights, d)
+    _check_weight_range(gamma, alpha)
     kind = _n_kind(n)
     k = np.arange(n, dtype=np.int64)
     om = _omega(k / n, alpha)                       # omega(k / n), k = 0 .. n-1
@@ -254,6 +256,7 @@ def worst_case_error(z: ArrayLike, n: int, *, weights: ArrayLike | None = None,
         raise TypeError(f"'z' must contain integers; got dtype {zz.dtype}.")
     alpha = _check_alpha(alpha)
     gamma = _weights(weights, zz.shape[0])
+    _check_weight_range(gamma, alpha)
     k = np.arange(n, dtype=np.int64)
     p = np.ones(n)
     for j, zj in enumerate((zz.astype(np.int64) % n).tolist()):
@@ -267,3 +270,20 @@ def _weights(weights, d):
     if np.ndim(weights) == 0:   # one weight for every coordinate
         return np.full(d, as_positive([weights], "weights")[0])
     return np.array(as_positive(weights, "weights", d=d), dtype=np.float64)
+
+
+def _check_weight_range(gamma, alpha):
+    """Reject weights for which ``prod_j (1 + gamma_j omega)`` may overflow float64.
+
+    ``|omega_alpha| <= omega_alpha(0) = 2 zeta(alpha)``, so every product in
+    ``P_alpha`` is at most ``prod_j (1 + 2 zeta(alpha) gamma_j)``; that bound
+    must stay below 1e290 (computed in logs; the margin covers the sums over
+    up to 2**31 points).
+    """
+    c = 2.0 * float(scipy.special.zeta(alpha))
+    log_bound = float(np.sum(np.log1p(c * gamma)))
+    if not log_bound < math.log(1e290):
+        raise ValueError("'weights' are too large: prod_j (1 + 2 zeta(alpha) weights_j) "
+                         f"= exp({log_bound:.4g}) exceeds 1e290, and P_alpha would overflow "
+                         "float64; got max weight "
+                         f"{float(np.max(gamma))!r}.")

@@ -5,11 +5,21 @@ import math
 
 import numpy as np
 
-from .._validation import check_dimension
+from .._validation import check_dimension, check_int
 from . import _halton
 from ._base import IndexedEngine, check_n, init_engine
 
-__all__ = ["Halton", "first_primes", "rr2_permutation"]
+__all__ = ["Halton", "first_primes", "rr2_permutation", "MAX_INDEX"]
+
+#: Index bound: at most 2**53 points (indices ``0 .. 2**53 - 1``).  Beyond it
+#: float64 cannot tell base-2 coordinates apart, the random scrambling (53
+#: permuted base-2 digits, as SciPy) repeats, and the kernels' int64 digit
+#: arithmetic would be one step from overflow.
+MAX_INDEX = 2 ** 53
+#: Largest dimension (the digit tables take 64 d float64 entries per thread).
+MAX_DIM = 2 ** 16
+#: Largest random-permutation table (``sum_j count_j b_j`` int32 entries, 1 GiB).
+MAX_PERMUTATION_ENTRIES = 2 ** 28
 
 # Points per parallel task: large enough to amortise the digit set-up.
 _CHUNK = 2048
@@ -83,7 +93,10 @@ class Halton(IndexedEngine):
     Parameters
     ----------
     d : int
-        Dimension, ``d >= 1`` (any size: the primes are computed).
+        Dimension, ``0 <= d <= 65536`` (the primes are computed).  With
+        ``scramble=True`` the random permutation tables (``sum_j b_j``
+        entries per digit position, more than 2**28 from ``d`` near 4500) bound ``d``
+        further; a larger ``d`` raises ``ValueError``.
     scramble : {False, True, "random", "deterministic"}, default=False
         - ``False``: the plain Halton sequence, bit-for-bit equal to
           ``scipy.stats.qmc.Halton(d, scramble=False)`` (first point 0).
@@ -95,15 +108,29 @@ class Halton(IndexedEngine):
           Whiten (1997), the same for every digit of a base (MATLAB's
           ``scramble(haltonset(d), 'RR2')``, as used by Avron et al.); no seed
           needed, first point 0.
-    seed : None, int, SeedSequence, BitGenerator or Generator, default=None
+    optimization : {None, "random-cd", "lloyd"}, default=None
+        SciPy's post-processing of each draw (`scipy.stats.qmc.QMCEngine`):
+        random coordinate permutations lowering the centered discrepancy, or
+        Lloyd-Max iterations.  Each draw is then no longer a segment of the
+        sequence.
+    rng : None, int, SeedSequence, BitGenerator or Generator, default=None
         Source of the random permutations, with the semantics of SciPy's
-        ``rng`` keyword (a Generator is spawned, not consumed).
+        ``rng`` keyword (passed to ``numpy.random.default_rng``; a Generator
+        is spawned, not consumed).
+    seed : None, int, Generator or RandomState, default=None
+        SciPy's legacy keyword with SciPy's legacy meaning (an int seeds
+        ``default_rng(seed)`` used directly, a RandomState is used as is), so that
+        ``Halton(d, scramble=True, seed=42)`` equals
+        ``scipy.stats.qmc.Halton(d, seed=42)``.  At most one of ``rng`` and
+        ``seed``.
 
     Notes
     -----
     ``x_{i,j} = sum_k pi_{j,k}(a_k(i)) b_j^{-k-1}``, where ``i = sum_k a_k(i) b_j^k``
     and ``pi_{j,k}`` is the identity (plain), a random permutation, or the RR2
-    permutation.  Points are in ``[0, 1)^d`` and float64.  The kernel runs in
+    permutation.  Points are in ``[0, 1)^d`` and float64; at most ``2**53``
+    points (`MAX_INDEX`: ``random`` and ``fast_forward`` raise ``ValueError``
+    beyond it), and ``d = 0`` gives empty points as in SciPy.  The kernel runs in
     parallel over chunks of points with numba's threads (``workers`` is
     accepted for SciPy compatibility and ignored; use ``numba.set_num_threads``).
 
@@ -125,8 +152,8 @@ class Halton(IndexedEngine):
            [0.75      , 0.11111111]])
     """
 
-    def __init__(self, d, *, scramble=False, seed=None):
-        d = check_dimension(d)
+    def __init__(self, d, *, scramble=False, optimization=None, rng=None, seed=None):
+        d = check_int(d, "d", minimum=0, maximum=MAX_DIM)   # d = 0: (n, 0) points, as SciPy
         if scramble is True or scramble is False or isinstance(scramble, np.bool_):
             mode = "random" if bool(scramble) else "none"
         elif isinstance(scramble, str) and scramble in ("random", "deterministic"):
@@ -134,10 +161,10 @@ class Halton(IndexedEngine):
         else:
             raise ValueError("'scramble' must be one of False, True, 'random', "
                              f"'deterministic'; got {scramble!r}.")
-        init_engine(self, d, seed)
+        init_engine(self, d, rng=rng, seed=seed, optimization=optimization)
         self.scramble = scramble
         self._mode = mode
-        self.base = first_primes(d)
+        self.base = first_primes(d) if d > 0 else np.zeros(0, dtype=np.int64)
         weights = np.empty((d, _halton.MAX_DIGITS), dtype=np.float64)
         # Same recurrence as SciPy (b2r = 1.0 / base; b2r /= base), so the
         # products digit * weight are bit-identical.
@@ -147,6 +174,12 @@ class Halton(IndexedEngine):
         self._weights = weights
         if mode != "none":
             self._counts = np.array([_digit_count(int(b)) for b in self.base], dtype=np.int64)
+            entries = int(np.sum(self._counts * self.base))
+            if mode == "random" and entries > MAX_PERMUTATION_ENTRIES:
+                raise ValueError(
+                    f"'d' is too large for scramble=True: the random digit permutations would "
+                    f"take {entries} entries (more than 2**28, 1 GiB); got d={d}. Use "
+                    f"scramble='deterministic' or a smaller d.")
             blocks = []
             for b, count in zip(self.base.tolist(), self._counts.tolist()):
                 if mode == "random":
@@ -162,12 +195,21 @@ class Halton(IndexedEngine):
             sizes = np.array([blk.size for blk in blocks], dtype=np.int64)
             self._offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
             self._strides = self.base.copy() if mode == "random" else np.zeros(d, np.int64)
-            self._perms = np.ascontiguousarray(np.concatenate(blocks))
+            self._perms = np.ascontiguousarray(np.concatenate(blocks or [np.zeros(0, np.int32)]))
+
+    def _check_room(self, n):
+        total = self.num_generated + n
+        if total > MAX_INDEX:
+            raise ValueError(
+                f"At most 2**53={MAX_INDEX} Halton points can be generated (float64 resolution); "
+                f"{self.num_generated} points have been previously generated, then: "
+                f"n={self.num_generated}+{n}={total}.")
 
     def _random(self, n=1, *, workers=1):
-        n = check_n(n)
+        n = check_n(n, width=self.d)
+        self._check_room(n)
         out = np.empty((n, self.d), dtype=np.float64)
-        if n == 0:
+        if n == 0 or self.d == 0:
             return out
         start = self.num_generated
         if self._mode == "none":

@@ -75,11 +75,16 @@ class Lattice(IndexedEngine):
         ``"natural"``: ``phi(i) = i``: the first ``N`` points are the lattice
         of size ``N`` in its natural order (prefixes are not lattices).
     shift : bool or array-like of shape (d,), default=False
-        ``True``: add a uniform random shift modulo 1 drawn from ``seed``
+        ``True``: add a uniform random shift modulo 1 drawn from ``rng``
         (a randomly shifted lattice rule, unbiased); an array: that shift, each
         entry in ``[0, 1)``; ``False``: no shift (the first point is 0).
-    seed : None, int, SeedSequence, BitGenerator or Generator, default=None
-        Source of the random shift, with the semantics of SciPy's ``rng``.
+    rng : None, int, SeedSequence, BitGenerator or Generator, default=None
+        Source of the random shift, with the semantics of SciPy's ``rng``
+        (passed to ``numpy.random.default_rng``; a Generator is spawned).
+    seed : None, int, Generator or RandomState, default=None
+        The legacy keyword with the meaning it has in SciPy's engines (an int
+        seeds ``default_rng(seed)`` used directly, a RandomState is used as
+        is), as in `Halton` and `Sobol`.  At most one of ``rng`` and ``seed``.
     n_max : int, optional
         The lattice size ``N`` (modulus of the rule); at most ``N`` points can
         be drawn.  Default vector: a power of 2 up to ``2**20`` (default
@@ -119,7 +124,7 @@ class Lattice(IndexedEngine):
     """
 
     def __init__(self, d, *, generating_vector="default", order="radical_inverse",
-                 shift=False, seed=None, n_max=None):
+                 shift=False, rng=None, seed=None, n_max=None):
         self.order = check_choice(order, "order", ("radical_inverse", "natural"))
         if isinstance(generating_vector, str):
             if generating_vector != "default":
@@ -143,7 +148,7 @@ class Lattice(IndexedEngine):
                 raise ValueError("'n_max' must be a power of 2 for order='radical_inverse'; "
                                  f"got {n_max}.")
             z = _as_generating_vector(generating_vector, d, n_max)
-        init_engine(self, d, seed)
+        init_engine(self, d, rng=rng, seed=seed)
         self.generating_vector = z
         self.n_max = n_max
         self._z = np.ascontiguousarray(z % n_max, dtype=np.uint64)
@@ -172,11 +177,11 @@ class Lattice(IndexedEngine):
                 f"n={self.num_generated}+{n}={total}.")
 
     def _random(self, n=1, *, workers=1):
-        n = check_n(n)
+        n = check_n(n, width=self.d)
+        self._check_room(n)           # before anything is allocated
         out = np.empty((n, self.d), dtype=np.float64)
         if n == 0:
             return out
-        self._check_room(n)
         use_shift = self.shift is not None
         shift = self.shift if use_shift else np.zeros(self.d)
         if self.order == "radical_inverse":

@@ -9,7 +9,7 @@ import numpy as np
 
 from .._validation import check_dimension, check_int
 from . import _sobol
-from ._base import IndexedEngine, check_n, init_engine
+from ._base import IndexedEngine, check_n, init_engine, integers_like_scipy
 
 __all__ = ["Sobol", "direction_numbers", "MAXDIM", "BITS"]
 
@@ -17,6 +17,8 @@ __all__ = ["Sobol", "direction_numbers", "MAXDIM", "BITS"]
 MAXDIM = 21201
 #: Bits per coordinate (SciPy's default): at most 2**BITS points.
 BITS = 30
+#: Largest ``bits`` (SciPy's too).
+MAX_BITS = 64
 
 _CHUNK = 4096
 
@@ -99,14 +101,27 @@ class Sobol(IndexedEngine):
     ----------
     d : int
         Dimension, ``1 <= d <= 21201``.
+        ``d = 0`` gives empty points, as in SciPy.
     scramble : bool, default=False
         ``False``: the plain sequence, bit-for-bit equal to
         ``scipy.stats.qmc.Sobol(d, scramble=False)``.  ``True``: left linear
         matrix scrambling plus a digital shift (LMS + shift, Matousek 1998),
-        drawn from ``seed``; with the same ``seed`` the points equal
-        ``scipy.stats.qmc.Sobol(d, scramble=True, rng=seed)``.
-    seed : None, int, SeedSequence, BitGenerator or Generator, default=None
-        Source of the scrambling, with the semantics of SciPy's ``rng`` keyword.
+        drawn from ``rng``; with the same ``rng`` the points equal
+        ``scipy.stats.qmc.Sobol(d, scramble=True, rng=rng)``.  (SciPy's
+        default is ``True``.)
+    bits : int, default=None
+        Number of bits of each coordinate, ``1 <= bits <= 64``; None means 30.
+        At most ``2**bits`` points can be drawn.  As SciPy's.
+    optimization : {None, "random-cd", "lloyd"}, default=None
+        SciPy's post-processing of each draw (see `scipy.stats.qmc.Sobol`).
+    rng : None, int, SeedSequence, BitGenerator or Generator, default=None
+        Source of the scrambling, with the semantics of SciPy's ``rng`` keyword
+        (passed to ``numpy.random.default_rng``; a Generator is spawned).
+    seed : None, int, Generator or RandomState, default=None
+        SciPy's legacy keyword with SciPy's legacy meaning (an int seeds
+        ``default_rng(seed)`` used directly, a RandomState is used as is), so that
+        ``Sobol(d, scramble=True, seed=42)`` equals
+        ``scipy.stats.qmc.Sobol(d, seed=42)``.  At most one of ``rng`` and ``seed``.
 
     Notes
     -----
@@ -114,7 +129,9 @@ class Sobol(IndexedEngine):
     coordinate-wise, with ``gray(k) = k XOR (k >> 1)`` (Antonov & Saleev
     order), direction numbers ``v_b`` (scrambled: ``v_b <- L v_b`` with a random
     unit lower-triangular matrix ``L`` over GF(2)) and shift ``s`` (0 unless
-    scrambled).  30 bits as SciPy's default, so at most ``2**30`` points.
+    scrambled).  30 bits by default as in SciPy, so at most ``2**30`` points
+    (``2**bits`` in general: ``random`` and ``random_base2`` check before
+    allocating).
     Drawing is stateless in the index: the numba kernel runs in parallel over
     chunks of indices, each started from its directly computed state.
 
@@ -143,45 +160,56 @@ class Sobol(IndexedEngine):
 
     MAXDIM = MAXDIM
 
-    def __init__(self, d, *, scramble=False, seed=None):
-        d = check_dimension(d, maximum=MAXDIM)
+    def __init__(self, d, *, scramble=False, bits=None, optimization=None, rng=None, seed=None):
+        d = check_int(d, "d", minimum=0)
+        if d > MAXDIM:
+            raise ValueError(f"'d' must be <= {MAXDIM}: Maximum supported dimensionality is "
+                             f"{MAXDIM} (Joe-Kuo direction numbers); got {d}.")
+        bits = BITS if bits is None else check_int(bits, "bits", minimum=1)
+        if bits > MAX_BITS:
+            raise ValueError(f"'bits' must be <= {MAX_BITS}: Maximum supported 'bits' is "
+                             f"{MAX_BITS}; got {bits}.")
         if not isinstance(scramble, (bool, np.bool_)):
             raise TypeError(f"'scramble' must be True or False; got {scramble!r}.")
-        init_engine(self, d, seed)
+        init_engine(self, d, rng=rng, seed=seed, optimization=optimization)
         self.scramble = bool(scramble)
-        self.bits = BITS
-        self.maxn = 2 ** BITS
-        sv = direction_numbers(d, BITS)
+        self.bits = bits
+        self.maxn = 2 ** bits
+        sv = direction_numbers(d, bits) if d > 0 else np.zeros((0, bits), dtype=np.uint64)
         if self.scramble:
             # Same draws, in the same order and dtype, as SciPy's Sobol._scramble.
-            shift_bits = self.rng.integers(0, 2, size=(d, BITS), dtype=np.uint32)
+            dtype = np.uint32 if bits <= 32 else np.uint64
+            shift_bits = integers_like_scipy(self.rng, 2, (d, bits), dtype)
             self._shift = (shift_bits.astype(np.uint64)
-                           << np.arange(BITS, dtype=np.uint64)).sum(axis=1, dtype=np.uint64)
-            ltm = np.tril(self.rng.integers(0, 2, size=(d, BITS, BITS), dtype=np.uint32))
-            sv = _lms_scramble(sv, ltm, BITS)
+                           << np.arange(bits, dtype=np.uint64)).sum(axis=1, dtype=np.uint64)
+            ltm = np.tril(integers_like_scipy(self.rng, 2, (d, bits, bits), dtype))
+            sv = _lms_scramble(sv, ltm, bits)
         else:
             self._shift = np.zeros(d, dtype=np.uint64)
         self._svt = np.ascontiguousarray(sv.T)
-        self._scale = 1.0 / 2 ** BITS
+        self._scale = 1.0 / 2 ** bits
 
     def _check_room(self, n):
         total = self.num_generated + n
         if total > self.maxn:
+            more = " Consider increasing `bits`." if self.bits < MAX_BITS else ""
             raise ValueError(
                 f"At most 2**{self.bits}={self.maxn} distinct points can be generated. "
                 f"{self.num_generated} points have been previously generated, then: "
-                f"n={self.num_generated}+{n}={total}.")
+                f"n={self.num_generated}+{n}={total}.{more}")
 
     def _random(self, n=1, *, workers=1):
-        n = check_n(n)
+        n = check_n(n, width=self.d)
+        self._check_room(n)           # before anything is allocated
         out = np.empty((n, self.d), dtype=np.float64)
         if n == 0:
             return out
-        self._check_room(n)
         if self.num_generated == 0 and n & (n - 1) != 0:
             # SciPy's condition and message (stacklevel: user -> random -> _random).
             warnings.warn("The balance properties of Sobol' points require"
                           " n to be a power of 2.", stacklevel=3)
+        if self.d == 0:
+            return out
         _sobol.sobol_draw(self.num_generated, n, self._svt, self._shift, self._scale,
                           _CHUNK, out)
         return out
@@ -192,7 +220,8 @@ class Sobol(IndexedEngine):
         Parameters
         ----------
         m : int
-            Base-2 logarithm of the number of points, ``m >= 0``.
+            Base-2 logarithm of the number of points, ``0 <= m <= bits``
+            (checked before ``2**m`` points are allocated).
 
         Returns
         -------
@@ -204,6 +233,10 @@ class Sobol(IndexedEngine):
             If ``num_generated + 2^m`` is not a power of 2.
         """
         m = check_int(m, "m", minimum=0)
+        if m > self.bits:
+            more = " Consider increasing `bits`." if self.bits < MAX_BITS else ""
+            raise ValueError(f"'m' must be <= bits={self.bits}: at most 2**{self.bits} points "
+                             f"can be generated; got {m}.{more}")
         n = 2 ** m
         total = self.num_generated + n
         if total & (total - 1) != 0:
