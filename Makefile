@@ -4,12 +4,17 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PYTEST_ARGS ?=
+# test-min: a second venv with every dependency at its declared floor (.ci/constraints-min.txt)
+VENV_MIN ?= .venv-min
+PY_MIN   := $(VENV_MIN)/bin/python
+MIN_WHEELS := numpy,scipy,numba,llvmlite,cvxpy,scikit-learn,pandas
 
-.PHONY: demo test test-slow bench catalogue clean help
+.PHONY: demo test test-min test-slow bench catalogue clean help
 
 help:
 	@echo "make demo       set up .venv and run the end-to-end demo"
 	@echo "make test       set up .venv with the test extra and run the test suite"
+	@echo "make test-min   run the core tests with every dependency at its declared minimum"
 	@echo "make test-slow  also run the slow tests (examples at --quick size, long checks)"
 	@echo "make bench      run the benchmarks in benchmarks/"
 	@echo "make catalogue  rebuild sequences/ (resumable; about two hours on two cores)"
@@ -32,6 +37,18 @@ demo: $(VENV)/.installed-demo
 test: $(VENV)/.installed-test
 	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
 
+$(VENV_MIN)/.installed-min: pyproject.toml .ci/constraints-min.txt
+	rm -rf $(VENV_MIN)
+	$(PYTHON) -m venv $(VENV_MIN)
+	$(PY_MIN) -m pip install --quiet --upgrade pip
+	$(PY_MIN) -m pip install --quiet --only-binary $(MIN_WHEELS) -c .ci/constraints-min.txt -e ".[test]"
+	touch $@
+
+# QMC_ORFF_EXPECT_MIN makes tests/test_floors.py check that the floors are what is installed
+test-min: $(VENV_MIN)/.installed-min
+	QMC_ORFF_EXPECT_MIN=1 $(PY_MIN) -m pytest -m "not slow and not examples" -p no:cacheprovider \
+		--ignore=tests/test_examples.py $(PYTEST_ARGS)
+
 test-slow: $(VENV)/.installed-test
 	$(PY) -m pytest $(PYTEST_ARGS)
 
@@ -42,4 +59,4 @@ catalogue: $(VENV)/.installed-demo
 	$(VENV)/bin/qmc-orff catalogue build --resume
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) $(VENV_MIN) build *.egg-info .pytest_cache

@@ -6,8 +6,12 @@ and optional heavy imports (cvxpy, the numba kernels) happen on first use.
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 
-__version__ = "0.1.0"
+try:  # the installed distribution's version (pyproject.toml), never a second copy of it
+    __version__ = importlib.metadata.version("qmc_orff")
+except importlib.metadata.PackageNotFoundError:  # a source tree on sys.path, not installed
+    __version__ = "0+unknown"
 
 # public name -> module that defines it
 _LAZY = {

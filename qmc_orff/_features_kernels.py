@@ -20,7 +20,7 @@ import numpy as np
 from .threads import get_num_threads
 
 __all__ = ["cos_sin_inplace", "cos_sin_inplace_serial", "cos_sin_inplace_f32",
-           "cos_sin_inplace_f32_serial", "cos_sin_features"]
+           "cos_sin_inplace_f32_serial", "cos_sin_features", "cos_sin_of_arguments"]
 
 # fdlibm e_rem_pio2.c: 2/pi and pi/2 split into 33-bit pieces plus tails.
 _INVPIO2 = 6.36619772367581382433e-01
@@ -212,21 +212,32 @@ cos_sin_inplace_f32_serial = nb.njit(parallel=False, cache=True, nogil=True)(
 def cos_sin_features(X, W, scale):
     """``[scale * cos(X W^T), scale * sin(X W^T)]`` of shape ``(n, 2 s)``.
 
-    ``X`` (n, d), ``W`` (s, d), ``scale`` (s,), one floating dtype, C-contiguous.
-    One BLAS product writes the arguments ``X W^T`` straight into the second
-    half of the output (a strided view, ``ldc = 2 s``); :data:`cos_sin_inplace`
-    then replaces each argument by its scaled cosine and sine in one pass.
-    Peak memory: the output.
+    ``X`` (n, d) dense or scipy.sparse, ``W`` (s, d), ``scale`` (s,), one floating
+    dtype, C-contiguous.  One BLAS product writes the arguments ``X W^T`` straight
+    into the second half of the output (a strided view, ``ldc = 2 s``; a sparse-dense
+    product for sparse ``X``); :func:`cos_sin_of_arguments` then replaces each
+    argument by its scaled cosine and sine in one pass.  Peak memory: the output.
     """
     n = X.shape[0]
     s = W.shape[0]
     out = np.empty((n, 2 * s), dtype=X.dtype)
     if n == 0 or s == 0:
         return out
+    if isinstance(X, np.ndarray):
+        np.matmul(X, W.T, out=out[:, s:])
+    else:  # scipy.sparse
+        out[:, s:] = X @ W.T
+    cos_sin_of_arguments(out, scale)
+    return out
+
+
+def cos_sin_of_arguments(out, scale):
+    """In place: ``out[:, s:]`` holds arguments ``a``; write ``scale * cos(a)`` into
+    ``out[:, :s]`` and ``scale * sin(a)`` into ``out[:, s:]`` (float32 or float64), with
+    the library's thread setting."""
     # a private C-contiguous copy in the output's dtype (one compiled specialisation
     # per dtype, whatever the caller holds: read-only memory maps, broadcast views)
-    scale = np.array(scale, dtype=X.dtype, order="C", copy=True)
-    np.matmul(X, W.T, out=out[:, s:])
+    scale = np.array(scale, dtype=out.dtype, order="C", copy=True)
     f32 = out.dtype == np.float32  # argument (sgemm) and sine/cosine in float32
     n_threads = get_num_threads()  # qmc_orff.set_num_threads / num_threads
     if n_threads == 1:  # no numba thread pool at all (safe under any threading layer)
@@ -238,4 +249,3 @@ def cos_sin_features(X, W, scale):
             (cos_sin_inplace_f32 if f32 else cos_sin_inplace)(out, scale)
         finally:
             nb.set_num_threads(previous)
-    return out

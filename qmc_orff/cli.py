@@ -3,20 +3,26 @@
 ::
 
     qmc-orff generate {halton,sobol,lattice} --d D --n N [--scramble] [--seed S] -o FILE
-    qmc-orff discrepancy FILE --box B --sigma S [--kernel gaussian|laplacian]
+    qmc-orff discrepancy FILE --box B [--sigma S] [--kernel gaussian|laplacian]
     qmc-orff design {global,greedy,weighted,lattice} --d D --s S --box-over-sigma R
-             [--maxiter M] -o FILE [--checkpoint-every K] [--resume FILE]
+             [--maxiter M] -o FILE [--checkpoint-every K] [--resume FILE] [--quiet]
     qmc-orff design adaptive --data FILE --s S --sigma SIGMA|median [--kernel K]
-             [--maxiter M] -o FILE [--checkpoint-every K] [--resume FILE]
-    qmc-orff catalogue {list,show,build}
+             [--maxiter M] -o FILE [--checkpoint-every K] [--resume FILE] [--quiet]
+    qmc-orff catalogue {list,show,build} [--workers N]
+    qmc-orff --version
 
 Bad arguments and unreadable or invalid files give a one-line error on stderr
 and exit status 2 (never a traceback).  ``python -m qmc_orff`` runs the same
-command.  ``design`` shows a progress bar (``D^2`` and its ratio to Halton's;
-``design adaptive``: the training and validation Gram errors and the ratio to
-the ORF start), writes atomic checkpoints to the output file every ``K``
-iterations (greedy: points) and, on Ctrl-C, saves the best iterate (adaptive:
-the best validated one) before exiting with status 130.
+command.  ``design`` checks its output paths before any work (the folder
+exists and is writable, the path is not a folder nor the ``--resume`` file),
+shows its progress on stderr (a bar on a terminal, one line every few
+iterations or seconds in a log; ``D^2`` and its ratio to Halton's; ``design
+adaptive``: the training and validation Gram errors and the ratio to the ORF
+start), writes atomic checkpoints to the output file every ``K`` iterations
+(greedy: points) and, on Ctrl-C, saves the best iterate (adaptive: the best
+validated one) before exiting with status 130.  If the final save still
+fails, the result is written to a fallback file whose name the error message
+gives.
 """
 from __future__ import annotations
 
@@ -74,6 +80,72 @@ def _positive_floats(text):
     return values[0] if len(values) == 1 else np.asarray(values)
 
 
+_TRUE = ("true", "yes", "on", "1")
+_FALSE = ("false", "no", "off", "0")
+
+
+def _scramble_arg(text):
+    """``--scramble`` value: a boolean spelt any usual way, ``random`` or ``deterministic``."""
+    low = text.strip().lower()
+    if low in _TRUE:
+        return True
+    if low in _FALSE:
+        return False
+    if low in ("random", "deterministic"):
+        return low
+    raise argparse.ArgumentTypeError(f"expected true, false, random or deterministic; got {text!r}")
+
+
+def _check_output_path(path, option, inputs=()):
+    """Fail early (one line, exit 2) when ``path`` cannot be written.
+
+    Checked: ``path`` is not a folder, its folder exists, a file can be created
+    there (a probe file is created and removed: ``os.access`` says yes to root
+    on read-only mounts), and it is not one of the ``inputs`` files.
+    """
+    import tempfile
+
+    if os.path.isdir(path):
+        raise _CliError(f"{option} {path!r} is a directory; give a file name")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise _CliError(f"{option} {path!r}: folder {folder!r} does not exist")
+    for other in inputs:
+        if other is None:
+            continue
+        same = os.path.abspath(other) == os.path.abspath(path) or (
+            os.path.exists(other) and os.path.exists(path) and os.path.samefile(path, other))
+        if same:
+            raise _CliError(f"{option} {path!r} is the same file as {other!r} (an input or "
+                            "another output); give another name")
+    try:
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".qmc-orff-probe.", suffix=".tmp")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise _CliError(f"{option} {path!r}: folder {folder!r} is not writable "
+                        f"({exc.strerror or exc})") from None
+
+
+def _fallback_path(path):
+    """A writable place for a result whose output file could not be written."""
+    import tempfile
+
+    base = os.path.basename(path) or "design.npz"
+    stem = base[:-4] if base.endswith(".npz") else base
+    name = f"{stem}.qmc-orff-fallback-{os.getpid()}.npz"
+    for folder in (os.getcwd(), tempfile.gettempdir(), os.path.expanduser("~")):
+        candidate = os.path.join(folder, name)
+        try:
+            fd, probe = tempfile.mkstemp(dir=folder, prefix=".qmc-orff-probe.", suffix=".tmp")
+            os.close(fd)
+            os.unlink(probe)
+        except OSError:
+            continue
+        return candidate
+    return None
+
+
 # --------------------------------------------------------------------------- generate
 def _cmd_generate(args):
     from .densities import get_density
@@ -82,6 +154,7 @@ def _cmd_generate(args):
     from .sequence import Sequence
 
     d, n = args.d, args.n
+    _check_output_path(args.output, "-o/--output")
     if args.scramble == "deterministic" and args.generator != "halton":
         raise _CliError(f"--scramble deterministic (RR2) applies to halton only; got "
                         f"{args.generator!r}")
@@ -212,6 +285,9 @@ def _resumed_history(path, meta):
 
 
 def _cmd_design(args):
+    _check_output_path(args.output, "-o/--output", inputs=(args.resume,))
+    if args.lattice_txt is not None:
+        _check_output_path(args.lattice_txt, "--lattice-txt", inputs=(args.resume, args.output))
     from . import design
     from .discrepancy import BoxDiscrepancy
     from .sequence import Sequence
@@ -252,10 +328,21 @@ def _cmd_design(args):
     progress = not args.quiet
     every = args.checkpoint_every
 
+    warned = []
+
     def save(seq, final):
         meta = dict(seq.meta)
         meta["complete"] = bool(final)
-        Sequence(seq.points, seq.weights, meta).save(out)
+        result = Sequence(seq.points, seq.weights, meta)
+        try:
+            result.save(out)
+        except OSError as exc:
+            if final:
+                raise
+            if not warned:  # a failed checkpoint must not end the run
+                warned.append(exc)
+                sys.stderr.write(f"\nqmc-orff: warning: cannot write the checkpoint {out!r} "
+                                 f"({exc.strerror or exc}); going on\n")
 
     if args.method == "global":
         remaining = max(args.maxiter - done_iter, 0)
@@ -313,7 +400,19 @@ def _cmd_design(args):
     else:
         seq = design.lattice_sequence(obj, s, d=d)
     interrupted = seq.meta.get("stop_reason") == "interrupted"
-    save(seq, final=not interrupted)
+    try:
+        save(seq, final=not interrupted)
+    except OSError as exc:
+        fallback = _fallback_path(out)
+        reason = exc.strerror or str(exc)
+        if fallback is None:
+            raise _CliError(f"cannot write {out!r} ({reason}), nor a fallback file: the result "
+                            "is lost") from None
+        meta = dict(seq.meta)
+        meta["complete"] = not interrupted
+        Sequence(seq.points, seq.weights, meta).save(fallback)
+        raise _CliError(f"cannot write {out!r} ({reason}); saved the "
+                        f"{'best iterate' if interrupted else 'result'} to {fallback}") from None
     m = seq.meta
     vs_mc = (f", Monte Carlo expectation ratio {m['ratio_to_mc']:.3g}"
              if m.get("ratio_to_mc") else "")
@@ -414,32 +513,23 @@ def _sigma_arg(text):
 
 
 class _AdaptiveProgress:
-    """One line on stderr: iteration, training and validation Gram errors, best / ORF start."""
+    """Progress of design adaptive on stderr (a bar on a terminal, plain lines in a log):
+    iteration, training and validation Gram errors, best / ORF start."""
 
-    def __init__(self, total, stream=None, width=20):
-        import time
+    def __init__(self, total, stream=None):
+        from .design import _Progress
 
-        self.total = max(int(total), 1)
-        self.stream = sys.stderr if stream is None else stream
-        self.width = width
-        self.clock = time.perf_counter
-        self.start = self.clock()
+        self.bar = _Progress(total, None, stream=stream, width=20)
         self.shown = False
 
     def update(self, it, train, val, best, ref, ref_label):
         self.shown = True
-        frac = min(it / self.total, 1.0)
-        filled = int(round(frac * self.width))
         ratio = f"{best / ref:.3g}" if ref else "n/a"
-        self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {it}/{self.total} "
-                          f"train {train:.4e} validation {val:.4e} best/{ref_label} {ratio} "
-                          f"({self.clock() - self.start:.1f} s)")
-        self.stream.flush()
+        self.bar.show(it, f"train {train:.4e} validation {val:.4e} best/{ref_label} {ratio}")
 
     def close(self):
         if self.shown:  # nothing to end when no iteration ran (e.g. an error before the first)
-            self.stream.write("\n")
-            self.stream.flush()
+            self.bar.close()
 
 
 def _adaptive_defaults():
@@ -631,15 +721,29 @@ def _cmd_catalogue(args):
     s_values = args.s_values or cat.S_VALUES
     methods = args.methods or cat.METHODS
     boxes = args.box_values or cat.BOX_OVER_SIGMA
-    cat.build_catalogue(args.out, d_values=d_values, s_values=s_values, box_over_sigma=boxes,
-                        methods=methods, maxiter=args.maxiter, resume=args.resume,
-                        log=lambda msg: print(msg, flush=True))
+    log = None if args.quiet else (lambda msg: print(msg, flush=True))
+    if args.workers == 1:
+        cat.build_catalogue(args.out, d_values=d_values, s_values=s_values, box_over_sigma=boxes,
+                            methods=methods, maxiter=args.maxiter, resume=args.resume, log=log)
+        return 0
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # "spawn": forking a process whose numba kernels already ran on OpenMP threads is unsafe
+    with ProcessPoolExecutor(max_workers=args.workers,
+                             mp_context=multiprocessing.get_context("spawn")) as pool:
+        cat.build_catalogue(args.out, d_values=d_values, s_values=s_values, box_over_sigma=boxes,
+                            methods=methods, maxiter=args.maxiter, resume=args.resume, log=log,
+                            executor=pool)
     return 0
 
 
 # --------------------------------------------------------------------------- parser
 def build_parser():
+    from qmc_orff import __version__
+
     p = _Parser(prog="qmc-orff", description="QMC sequence design for random Fourier features.")
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="command", metavar="{generate,discrepancy,design,catalogue}",
                            parser_class=_Parser)
     sub.required = True
@@ -652,9 +756,10 @@ def build_parser():
     g.add_argument("generator", choices=("halton", "sobol", "lattice"))
     g.add_argument("--d", type=_positive_int, required=True, help="dimension")
     g.add_argument("--n", type=_positive_int, required=True, help="number of points")
-    g.add_argument("--scramble", nargs="?", const=True, default=False,
-                   choices=(True, "random", "deterministic"),
-                   help="scramble (Halton: 'random' or 'deterministic' RR2; lattice: random shift)")
+    g.add_argument("--scramble", nargs="?", const=True, default=False, type=_scramble_arg,
+                   metavar="{true,false,random,deterministic}",
+                   help="scramble the points (no value: true; Halton: 'random' or "
+                   "'deterministic' RR2 permutations; lattice: a random shift); default: false")
     g.add_argument("--seed", type=int, default=None, help="seed for scrambling")
     g.add_argument("--kernel", choices=("gaussian", "laplacian"), default="gaussian")
     g.add_argument("--unit-cube", action="store_true", help="write the points in [0, 1)^d")
@@ -663,13 +768,17 @@ def build_parser():
 
     q = sub.add_parser("discrepancy", help="squared box discrepancy of a point file",
                        description="Print D^2 of the frequencies in FILE (a .npz sequence, or a "
-                       ".npy/.txt/.csv matrix of unit-bandwidth frequencies) for the box B and "
-                       "bandwidth S.")
-    q.add_argument("file")
-    q.add_argument("--box", type=_positive_floats, required=True,
-                   help="box half-width b (scalar or comma-separated per coordinate)")
-    q.add_argument("--sigma", type=_positive_floats, default=1.0, help="kernel bandwidth")
-    q.add_argument("--kernel", choices=("gaussian", "laplacian"), default="gaussian")
+                       ".npy/.txt/.csv matrix of unit-bandwidth frequencies) for the box "
+                       "half-width --box B and the kernel bandwidth --sigma S.")
+    q.add_argument("file", metavar="FILE",
+                   help="a .npz sequence, or a .npy/.txt/.csv matrix of frequencies")
+    q.add_argument("--box", metavar="B", type=_positive_floats, required=True,
+                   help="box half-width B (scalar or comma-separated per coordinate)")
+    q.add_argument("--sigma", metavar="S", type=_positive_floats, default=1.0,
+                   help="kernel bandwidth S (scalar or comma-separated per coordinate; "
+                   "default: 1)")
+    q.add_argument("--kernel", choices=("gaussian", "laplacian"), default="gaussian",
+                   help="kernel whose density the frequencies follow (default: gaussian)")
     q.add_argument("--json", action="store_true", help="print a JSON object")
     q.set_defaults(func=_cmd_discrepancy)
 
@@ -730,26 +839,43 @@ def build_parser():
                     "(greedy: points); 0 disables")
     de.add_argument("--resume", default=None, metavar="FILE",
                     help="continue a global/greedy design from a checkpoint or result file")
-    de.add_argument("--quiet", action="store_true", help="no progress bar")
+    de.add_argument("--quiet", action="store_true",
+                    help="no progress output (a bar on a terminal, otherwise one line every "
+                    "few iterations or seconds)")
     de.set_defaults(func=_cmd_design)
 
     c = sub.add_parser("catalogue", help="list, show or rebuild the shipped catalogue",
                        description="list: the entries; show: one entry's metadata (nearest "
                        "box_over_sigma); build: recompute the files (resumable).")
-    c.add_argument("action", choices=("list", "show", "build"))
-    c.add_argument("--d", type=_positive_int, default=None)
-    c.add_argument("--s", type=_positive_int, default=None)
-    c.add_argument("--box-over-sigma", type=float, default=2.0)
-    c.add_argument("--method", choices=("global", "weighted"), default=None)
-    c.add_argument("--json", action="store_true")
+    c.add_argument("action", choices=("list", "show", "build"),
+                   help="list the entries, show one entry's metadata, or build the files")
+    c.add_argument("--d", type=_positive_int, default=None,
+                   help="list/show: dimension of the entries (show: required)")
+    c.add_argument("--s", type=_positive_int, default=None,
+                   help="list/show: number of points of the entries (show: required)")
+    c.add_argument("--box-over-sigma", type=float, default=2.0,
+                   help="show: box half-width over bandwidth; the log-nearest entry is shown "
+                   "(default: 2)")
+    c.add_argument("--method", choices=("global", "weighted"), default=None,
+                   help="list/show: design method of the entries (show default: global)")
+    c.add_argument("--json", action="store_true", help="list: print the entries as JSON")
     c.add_argument("--out", default=None, help="build: output folder (default: the package's)")
-    c.add_argument("--resume", action="store_true", help="build: keep complete valid files")
+    c.add_argument("--resume", action="store_true",
+                   help="build: keep the files that are complete and valid for the same settings")
     c.add_argument("--maxiter", type=_nonneg_int, default=None,
                    help="build: iteration cap of the global designs (default: by size)")
-    c.add_argument("--d-values", type=_positive_int, nargs="+", default=None)
-    c.add_argument("--s-values", type=_positive_int, nargs="+", default=None)
-    c.add_argument("--box-values", type=float, nargs="+", default=None)
-    c.add_argument("--methods", choices=("global", "weighted"), nargs="+", default=None)
+    c.add_argument("--d-values", type=_positive_int, nargs="+", default=None, metavar="D",
+                   help="build: dimensions of the grid (default: the catalogue's)")
+    c.add_argument("--s-values", type=_positive_int, nargs="+", default=None, metavar="S",
+                   help="build: sizes of the grid (default: the catalogue's)")
+    c.add_argument("--box-values", type=float, nargs="+", default=None, metavar="R",
+                   help="build: box-over-sigma values of the grid (default: the catalogue's)")
+    c.add_argument("--methods", choices=("global", "weighted"), nargs="+", default=None,
+                   help="build: design methods of the grid (default: both)")
+    c.add_argument("--workers", type=_positive_int, default=1, metavar="N",
+                   help="build: design N entries at a time in worker processes, each writing "
+                   "its own file (default: 1, in this process)")
+    c.add_argument("--quiet", action="store_true", help="build: no line per entry")
     c.set_defaults(func=_cmd_catalogue)
     return p
 

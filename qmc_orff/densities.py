@@ -521,7 +521,7 @@ def _quad_g(density, x, a, *, derivative):
 _NAMED = {"gaussian": GaussianDensity, "laplacian": CauchyDensity}
 
 
-def get_density(kernel):
+def get_density(kernel: str | ProductDensity) -> ProductDensity:
     """Return the :class:`ProductDensity` for ``kernel``.
 
     Parameters

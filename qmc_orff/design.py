@@ -65,6 +65,7 @@ import math
 import sys
 import time
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.optimize
@@ -76,6 +77,13 @@ from ._validation import as_generator, check_choice, check_dimension, check_int,
 from ._validation import MAX_DESIGN_POINTS, check_size
 from .sequence import Sequence
 from .weights import optimal_weights
+
+if TYPE_CHECKING:  # names used in type hints only
+    from typing import Any, Callable
+
+    from numpy.typing import ArrayLike
+
+    from .discrepancy import BoxDiscrepancy
 
 __all__ = ["global_sequence", "greedy_sequence", "weighted_sequence", "lattice_sequence",
            "unit_points", "to_frequencies"]
@@ -325,35 +333,65 @@ def _box_only(objective, name):
 
 
 class _Progress:
-    """A one-line progress bar on stderr: iteration, normalised D^2 and the ratio to Halton.
+    """Progress on stderr: iteration, normalised D^2 and the ratio to Halton.
 
-    ``halton`` and the values passed to :meth:`update` are normalised (``pi^d / prod(b) D^2``).
+    On a terminal, one line redrawn in place (``\\r`` frames).  Otherwise (a log
+    file, a pipe) plain lines: one every ``every`` iterations (default: about
+    20 lines per run) or ``seconds`` seconds, whichever comes first, and the
+    last state on :meth:`close`.  ``halton`` and the values passed to
+    :meth:`update` are normalised (``pi^d / prod(b) D^2``).
     """
 
-    def __init__(self, total, halton, stream=None, width=24):
+    def __init__(self, total, halton, stream=None, width=24, every=None, seconds=30.0):
         self.total = max(int(total), 1)
         self.halton = halton
         self.stream = sys.stderr if stream is None else stream
         self.width = width
         self.start = time.perf_counter()
+        isatty = getattr(self.stream, "isatty", None)
+        try:
+            self.tty = bool(isatty()) if callable(isatty) else False
+        except (OSError, ValueError):
+            self.tty = False
+        self.every = max(self.total // 20, 1) if every is None else max(int(every), 1)
+        self.seconds = float(seconds)
+        self.last_time = self.start
+        self.pending = None  # the latest state not yet written (log mode)
 
     def update(self, it, d2):
+        ratio = d2 / self.halton if self.halton > 0 else float("nan")
+        self.show(it, f"normalised D^2={d2:.4e} ratio to Halton={ratio:.3g}")
+
+    def show(self, it, what):
+        """Show iteration ``it`` of ``total`` with the text ``what``."""
         frac = min(it / self.total, 1.0)
         filled = int(round(frac * self.width))
-        ratio = d2 / self.halton if self.halton > 0 else float("nan")
-        self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {it}/{self.total} "
-                          f"normalised D^2={d2:.4e} ratio to Halton={ratio:.3g} "
-                          f"({time.perf_counter() - self.start:.1f} s)")
+        now = time.perf_counter()
+        text = f"{it}/{self.total} {what} ({now - self.start:.1f} s)"
+        if self.tty:
+            self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {text}")
+        elif it % self.every == 0 or it >= self.total or now - self.last_time >= self.seconds:
+            self.stream.write(f"progress: {text}\n")
+            self.last_time, self.pending = now, None
+        else:
+            self.pending = text
+            return
         self.stream.flush()
 
     def close(self):
-        self.stream.write("\n")
+        if self.tty:
+            self.stream.write("\n")
+        elif self.pending is not None:
+            self.stream.write(f"progress: {self.pending}\n")
+            self.pending = None
         self.stream.flush()
 
 
 # --------------------------------------------------------------------------- global
-def global_sequence(objective, s, *, d=None, init="halton", method="cg", maxiter=200,
-                    tol=1e-6, seed=None, callback=None, progress=False):
+def global_sequence(objective: BoxDiscrepancy | ArrayLike, s: int, *, d: int | None = None,
+                    init: str | Sequence | ArrayLike = "halton", method: str = "cg",
+                    maxiter: int = 200, tol: float = 1e-6, seed: Any = None,
+                    callback: Callable | None = None, progress: bool = False) -> Sequence:
     """Minimise the squared box discrepancy over all ``s x d`` coordinates at once.
 
     Parameters
@@ -564,9 +602,12 @@ class _GreedyState:
 _POOL = 8  # greedy: extra starts are the best of the next _POOL init points
 
 
-def greedy_sequence(objective, s, *, d=None, init="halton", method="cg", maxiter=50,
-                    tol=1e-8, starts=1, seed=None, progress=False, prefix=None, checkpoint=None,
-                    checkpoint_every=None):
+def greedy_sequence(objective: BoxDiscrepancy | ArrayLike, s: int, *, d: int | None = None,
+                    init: str | ArrayLike = "halton", method: str = "cg", maxiter: int = 50,
+                    tol: float = 1e-8, starts: int = 1, seed: Any = None,
+                    progress: bool = False, prefix: Sequence | ArrayLike | None = None,
+                    checkpoint: Callable | None = None,
+                    checkpoint_every: int | None = None) -> Sequence:
     """Greedy adaptive sequence: point ``t+1`` minimises ``D^2(S_t + {w})`` (eq. 15).
 
     Parameters
@@ -725,8 +766,9 @@ def greedy_sequence(objective, s, *, d=None, init="halton", method="cg", maxiter
 
 
 # --------------------------------------------------------------------------- weighted
-def weighted_sequence(objective, s, *, d=None, init="halton", solver="nnls", seed=None,
-                      sum_to_one=True):
+def weighted_sequence(objective: BoxDiscrepancy | ArrayLike, s: int, *, d: int | None = None,
+                      init: str | Sequence | ArrayLike = "halton", solver: str = "nnls",
+                      seed: Any = None, sum_to_one: bool = True) -> Sequence:
     """QMC points with the optimal nonnegative weights of eq. 17, summing to 1 by default.
 
     Parameters
@@ -788,7 +830,8 @@ def _lattice_unit(z, s, shift):
     return np.mod((i * np.asarray(z, dtype=np.int64)[None, :]) % s / s + shift, 1.0)
 
 
-def lattice_sequence(objective, s, *, d=None, shift=None, candidates=None):
+def lattice_sequence(objective: BoxDiscrepancy | ArrayLike, s: int, *, d: int | None = None,
+                     shift: Any = None, candidates: int | None = None) -> Sequence:
     """Rank-1 lattice whose generating vector minimises the box discrepancy, component by component.
 
     Parameters

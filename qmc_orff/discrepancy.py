@@ -23,6 +23,7 @@ Internally every term is computed in these normalised units (all factors in
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -37,6 +38,9 @@ from ._validation import (
     check_positive_real,
 )
 from .densities import get_density
+
+if TYPE_CHECKING:  # names used in type hints only
+    from numpy.typing import ArrayLike
 
 __all__ = ["BoxDiscrepancy", "box_from_data"]
 
@@ -388,7 +392,7 @@ def _freeze(arr):
     return arr
 
 
-def box_from_data(X, *, fraction=1.0):
+def box_from_data(X: ArrayLike, *, fraction: float = 1.0) -> np.ndarray:
     """Box half-widths from data: ``b_j = fraction * (max_j - min_j)`` over the rows of `X`.
 
     The box ``[-b, b]`` with ``fraction=1`` contains every difference ``x - z`` of

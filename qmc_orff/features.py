@@ -17,8 +17,10 @@ row ``(c s + j) r + k`` equal to ``F(x)[c s + j] * B(w_j)[:, k]``.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -30,9 +32,17 @@ from .frequencies import make_frequencies
 from .kernels import CurlFree, Decomposable, DivFree, Gaussian, Laplacian, Matern, SkewedChi2, \
     check_psd_matrix
 
+if TYPE_CHECKING:  # names used in type hints only
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+    from scipy.sparse import spmatrix
+
 __all__ = ["FourierFeatures", "ORFF", "householder_complement"]
 
 _SCALAR_KERNELS = ("gaussian", "laplacian", "matern", "skewed_chi2")
+#: other names accepted for a kernel (scikit-learn's RBFSampler calls the Gaussian "rbf")
+_KERNEL_ALIASES = {"rbf": "gaussian"}
 _ORFF_KERNELS = ("decomposable", "curl_free", "div_free")
 _ORFF_MEASURES = ("spectral", "bounded", "trace")
 
@@ -83,7 +93,7 @@ def _check_supplied_sequence(fitted, X, reference, p=1):
     m = min(X.shape[0], CHECK_SAMPLES, max(2, CHECK_BLOCK_ROWS // p))
     rng = np.random.default_rng(0)  # the same rows on every fit: reproducible verdicts
     Xs = X if X.shape[0] <= m else X[np.sort(rng.choice(X.shape[0], m, replace=False))]
-    Xs = np.ascontiguousarray(Xs)
+    Xs = np.ascontiguousarray(Xs.toarray() if sp.issparse(Xs) else Xs)
     # the exact Gram matrix once (gram_error's definition: ||K - K~||_F / ||K||_F)
     operator = hasattr(fitted, "approximate_kernel")
     K = fitted.kernel_.block(Xs) if operator else _exact_gram(fitted.kernel_, Xs)
@@ -101,7 +111,7 @@ def _check_supplied_sequence(fitted, X, reference, p=1):
     ref_errors = []
     for k in range(CHECK_REFERENCE_SEEDS):
         ref = clone(fitted).set_params(sequence=reference, n_components=fitted.frequencies_.shape[0],
-                                       seed=k, check="off")
+                                       seed=k, random_state=None, check="off")
         ref_errors.append(error(ref.fit(Xs)))
     ref_err = float(np.mean(ref_errors))
     if own > CHECK_MARGIN * ref_err:
@@ -164,7 +174,7 @@ def _select_default(kernel, n_components, X, exact, *, sigma, nu):
     m = min(X.shape[0], DEFAULT_SAMPLES)
     rng = np.random.default_rng(0)
     Xs = X if X.shape[0] <= m else X[np.sort(rng.choice(X.shape[0], m, replace=False))]
-    Xs = np.ascontiguousarray(Xs, dtype=np.float64)
+    Xs = np.ascontiguousarray(Xs.toarray() if sp.issparse(Xs) else Xs, dtype=np.float64)
     K = _exact_gram(exact, Xs)
     best, best_err = (None, None), np.inf
     for k in range(DEFAULT_CANDIDATES):
@@ -177,6 +187,47 @@ def _select_default(kernel, n_components, X, exact, *, sigma, nu):
     return best
 
 
+def _resolve_seed(seed, random_state):
+    """scikit-learn's ``random_state`` when given, else ``seed``.
+
+    ``random_state`` takes precedence, as scikit-learn's tools expect (its
+    ``check_estimator`` sets ``random_state`` on any estimator that has one).
+    A ``numpy.random.RandomState`` (scikit-learn's legacy convention) is drawn
+    from once, 128 bits that seed a ``SeedSequence``: it advances, as it would
+    in a scikit-learn estimator, and the same state gives the same map.
+    """
+    if random_state is None:
+        return seed
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.SeedSequence(
+            [int(v) for v in random_state.randint(0, 2 ** 32, size=4, dtype=np.uint64)])
+    return random_state
+
+
+def _sigma_from_gamma(kernel, sigma, gamma):
+    """The bandwidth from ``sigma`` or RBFSampler's ``gamma = 1 / (2 sigma^2)`` (not both)."""
+    if gamma is None:
+        return 1.0 if sigma is None else sigma
+    if sigma is not None:
+        raise ValueError(f"give 'sigma' or 'gamma' (gamma = 1 / (2 sigma^2)), not both; got "
+                         f"sigma={sigma!r}, gamma={gamma!r}.")
+    if kernel != "gaussian":
+        raise ValueError(f"'gamma' applies to the Gaussian kernel (kernel='gaussian' or 'rbf') "
+                         f"only; use 'sigma' for kernel={kernel!r}.")
+    if isinstance(gamma, (bool, np.bool_)):
+        raise ValueError(f"'gamma' must be a positive real number or array; got {gamma!r}.")
+    try:
+        g = np.asarray(gamma, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"'gamma' must be a positive real number or array; got {gamma!r}.") \
+            from None
+    if g.ndim > 1 or g.size == 0 or not np.all(np.isfinite(g)) or not np.all(g > 0):
+        raise ValueError(f"'gamma' must be positive and finite (a scalar or one per "
+                         f"coordinate); got {gamma!r}.")
+    sig = 1.0 / np.sqrt(2.0 * g)
+    return float(sig) if g.ndim == 0 else sig
+
+
 # --------------------------------------------------------------------------- scalar maps
 class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Fourier features of a shift-invariant kernel, from random or QMC frequencies.
@@ -184,31 +235,46 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     ``transform(X) = [sqrt(xi) cos(X W^T), sqrt(xi) sin(X W^T)]``, so that
     ``transform(x) . transform(z) = sum_j xi_j cos<x - z, w_j> ~= k(x, z)``.
 
+    .. warning::
+       ``n_components`` counts **frequencies**, not columns: the output has
+       **2 n_components columns** (a cosine and a sine per frequency).
+       scikit-learn's ``RBFSampler(n_components=m)`` has ``m`` columns, so
+       ``FourierFeatures(n_components=m // 2)`` is the map of equal width.
+
     Parameters
     ----------
-    kernel : {"gaussian", "laplacian", "matern", "skewed_chi2"}, default="gaussian"
-        ``exp(-|x - z|^2 / (2 sigma^2))``, ``exp(-|x - z|_1 / sigma)``, the
-        Matern kernel with smoothness ``nu`` and length scale ``sigma``, or the
-        skewed chi-squared kernel with skewness ``c`` (features of
-        ``log(x + c)``; inputs must satisfy ``x + c > 0``).  See
-        :mod:`qmc_orff.kernels`.
-    sigma : float or array_like of shape (d,), default=1.0
-        Bandwidth / length scale (per coordinate allowed).
+    kernel : {"gaussian", "rbf", "laplacian", "matern", "skewed_chi2"}, default="gaussian"
+        ``exp(-|x - z|^2 / (2 sigma^2))`` (``"rbf"`` is another name for it),
+        ``exp(-|x - z|_1 / sigma)``, the Matern kernel with smoothness ``nu``
+        and length scale ``sigma``, or the skewed chi-squared kernel with
+        skewness ``c`` (features of ``log(x + c)``; inputs must satisfy
+        ``x + c > 0``).  See :mod:`qmc_orff.kernels`.
+    sigma : float or array_like of shape (d,) or None, default=None
+        Bandwidth / length scale (per coordinate allowed).  ``None`` means
+        1.0, or the value given by ``gamma``.
+    gamma : float or array_like of shape (d,) or None, default=None
+        The Gaussian kernel's ``exp(-gamma |x - z|^2)`` (RBFSampler's
+        parameter): ``gamma = 1 / (2 sigma^2)``, so ``sigma = 1 / sqrt(2 gamma)``.
+        Give ``sigma`` or ``gamma``, not both.
     n_components : int or None, default=256
-        Number ``s`` of frequencies; the output has ``2 s`` columns.  ``None``
-        takes all the points of a Sequence or array ``sequence``.
+        Number ``s`` of **frequencies**; the output has **2 s columns**.
+        ``None`` takes all the points of a Sequence or array ``sequence``.
     sequence : {"auto", "orf-qmc", "halton", "sobol", "lattice", "mc", "orf", "adaptive"}, Sequence or array_like, default="auto"
         Point source; see :func:`qmc_orff.make_frequencies`.  ``"auto"``: orthogonal
         directions with stratified radii (``"orf-qmc"``), scrambled Sobol' points in low
         dimension (``d <= 10``, ``s >= 32 d``), RR2 Halton for the Laplacian and skewed
         chi-squared kernels; the same map on every fit without a seed, and on real data at
         least as accurate as orthogonal random features (``benchmarks/bench_default_map.py``).
-    seed : None, int, SeedSequence or Generator, default=None
-        Randomness of ``"mc"``/``"orf"`` and of the QMC scrambling; for ``"auto"`` and
-        ``"orf-qmc"``, ``None`` gives the fixed default map and a seed a randomised one.
         ``"adaptive"``: a data-dependent map (as scikit-learn's ``Nystroem``): ``fit(X)``
         designs the frequencies on ``X`` by :func:`qmc_orff.adaptive_sequence`
         (Gaussian, Laplacian and Matern kernels), reproducibly with ``seed``.
+    seed : None, int, SeedSequence or Generator, default=None
+        Randomness of ``"mc"``/``"orf"``/``"adaptive"`` and of the QMC scrambling; for
+        ``"auto"`` and ``"orf-qmc"``, ``None`` gives the fixed default map and a seed a
+        randomised one.
+    random_state : None, int, SeedSequence, Generator or RandomState, default=None
+        scikit-learn's name for ``seed``; when given, it is used instead of ``seed``.
+        An int means the same as ``seed``; a ``RandomState`` is drawn from once per fit.
     scramble : "auto", bool or "deterministic", default="auto"
         Scrambling of the QMC points (see :func:`qmc_orff.frequencies.unit_points`):
         by default Halton points get the deterministic RR2 permutations, so the
@@ -236,12 +302,23 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     design_ : Sequence
         With ``sequence="adaptive"`` only: the designed sequence (its ``meta``
         has the validation errors of the start, of ORF and of the result).
+    sigma_ : float or ndarray of shape (d,)
+        The bandwidth used (from ``sigma`` or ``gamma``).
     kernel_ : qmc_orff.kernels.Kernel
         The exact kernel approximated.
     check_ : tuple or None
         ``(error, reference_error, n_rows)`` of the fit-time check, ``None`` when it did
         not run (named source or ``check="off"``).
     n_features_in_ : int
+
+    Notes
+    -----
+    A fitted map depends on the data only through ``d`` (``n_features_in_``):
+    ``transform`` is a pure function of each row, so it can be applied chunk by
+    chunk, in any order, on any scheduler, with the same result.  Sparse
+    ``X`` (scipy.sparse CSR/CSC) is accepted by ``fit`` and ``transform``:
+    ``X W^T`` is a sparse-dense product; the output is dense (not for
+    ``kernel="skewed_chi2"``, whose ``log(x + c)`` is dense).
 
     Notes
     -----
@@ -263,13 +340,16 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     (5, 1024)
     """
 
-    def __init__(self, kernel="gaussian", *, sigma=1.0, n_components=256, sequence="auto",
-                 seed=None, scramble="auto", nu=1.5, c=1.0, check="warn", design_options=None):
+    def __init__(self, kernel="gaussian", *, sigma=None, gamma=None, n_components=256,
+                 sequence="auto", seed=None, random_state=None, scramble="auto", nu=1.5,
+                 c=1.0, check="warn", design_options=None):
         self.kernel = kernel
         self.sigma = sigma
+        self.gamma = gamma
         self.n_components = n_components
         self.sequence = sequence
         self.seed = seed
+        self.random_state = random_state
         self.scramble = scramble
         self.nu = nu
         self.c = c
@@ -279,50 +359,61 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        tags.input_tags.sparse = True
         return tags
 
     def _input(self, X, reset):
-        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=reset)
+        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=reset,
+                          accept_sparse=("csr", "csc"))
+        if sp.issparse(X):
+            if self.kernel == "skewed_chi2":
+                raise ValueError("sparse 'X' is not supported for kernel='skewed_chi2' "
+                                 "(log(X + c) is dense); pass a dense array.")
+            return X.tocsr()
         if self.kernel == "skewed_chi2":
             # log(X + c) in X's dtype, checking X + c > 0
             X = SkewedChi2(_scalar_param(self.c, "c")).log_transform(X)
         return np.ascontiguousarray(X)
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike | spmatrix, y: Any = None) -> FourierFeatures:
         """Draw the frequencies for inputs like ``X``.
 
         Parameters
         ----------
-        X : array_like of shape (n, d)
+        X : {array_like, sparse matrix} of shape (n, d)
         y : ignored
 
         Returns
         -------
         self
         """
-        kernel = check_choice(self.kernel, "kernel", _SCALAR_KERNELS)
+        kernel = check_choice(self.kernel, "kernel", _SCALAR_KERNELS + tuple(_KERNEL_ALIASES))
+        kernel = _KERNEL_ALIASES.get(kernel, kernel)
+        sigma = _sigma_from_gamma(kernel, self.sigma, self.gamma)
+        seed = _resolve_seed(self.seed, self.random_state)
         X = self._input(X, reset=True)
         d = X.shape[1]
         if kernel == "gaussian":
-            exact = Gaussian(self.sigma)
+            exact = Gaussian(sigma)
         elif kernel == "laplacian":
-            exact = Laplacian(self.sigma)
+            exact = Laplacian(sigma)
         elif kernel == "matern":
-            exact = Matern(self.nu, self.sigma)
+            exact = Matern(self.nu, sigma)
         else:
-            exact = SkewedChi2(_scalar_param(self.c, "c"), self.sigma)
+            exact = SkewedChi2(_scalar_param(self.c, "c"), sigma)
         W = None
         if _is_adaptive(self.sequence):
-            W, xi, self.design_ = _adaptive_frequencies(self, kernel, X)
-        elif isinstance(self.sequence, str) and self.sequence == "auto" and self.seed is None:
-            W, xi = _select_default(kernel, self.n_components, X, exact, sigma=self.sigma,
+            W, xi, self.design_ = _adaptive_frequencies(self, kernel, X, sigma, seed)
+        elif isinstance(self.sequence, str) and self.sequence == "auto" and seed is None:
+            W, xi = _select_default(kernel, self.n_components, X, exact, sigma=sigma,
                                     nu=self.nu)
         if W is None:
-            W, xi = make_frequencies(kernel, self.n_components, d, sigma=self.sigma,
-                                     sequence=self.sequence, seed=self.seed,
+            W, xi = make_frequencies(kernel, self.n_components, d, sigma=sigma,
+                                     sequence=self.sequence, seed=seed,
                                      scramble=self.scramble, nu=self.nu)
         self.frequencies_ = W
         self.weights_ = xi
+        self.sigma_ = sigma
         self.kernel_ = exact
         self._n_features_out = 2 * W.shape[0]
         check_choice(self.check, "check", _CHECKS)
@@ -333,24 +424,31 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             self.check_ = None
         return self
 
-    def transform(self, X):
+    def transform(self, X: ArrayLike | spmatrix) -> np.ndarray:
         """Feature matrix ``[sqrt(xi) cos(X W^T), sqrt(xi) sin(X W^T)]``.
 
         Parameters
         ----------
-        X : array_like or dask.array.Array of shape (n, d)
+        X : {array_like, sparse matrix} or dask.array.Array of shape (n, d)
             A Dask array gives a Dask array, lazily: one task per row chunk,
             ``2 s`` columns in one chunk (see :mod:`qmc_orff._dask`).
 
         Returns
         -------
         ndarray of shape (n, 2 s), dtype of ``X`` (float32 or float64)
+            Dense, also for sparse ``X``.
         """
         check_is_fitted(self)
         if _dask.is_dask_collection(X):
             return _dask.map_rows(self, "transform", X)
         X = self._input(X, reset=False)
-        check_phases(X, self.frequencies_)   # no NaN features from overflowing phases
+        # no NaN features from overflowing phases (sparse X: its row 1-norms give the same bound)
+        if sp.issparse(X):
+            with np.errstate(over="ignore"):  # an overflowing norm is inf: check_phases raises
+                norms = np.asarray(abs(X).sum(axis=1), dtype=X.dtype).reshape(-1, 1)
+            check_phases(norms, self.frequencies_)
+        else:
+            check_phases(X, self.frequencies_)
         dt = X.dtype
         W = np.ascontiguousarray(self.frequencies_, dtype=dt)
         scale = np.ascontiguousarray(np.sqrt(self.weights_), dtype=dt)
@@ -374,7 +472,7 @@ def _design_options(options, forbidden):
     return dict(options)
 
 
-def _adaptive_frequencies(est, kernel, X):
+def _adaptive_frequencies(est, kernel, X, sigma, seed):
     """``sequence="adaptive"``: design the frequencies on ``X`` (:func:`qmc_orff.adaptive_sequence`)."""
     from .adaptive import adaptive_sequence
 
@@ -385,8 +483,9 @@ def _adaptive_frequencies(est, kernel, X):
         raise ValueError("'n_components' must be an integer for sequence='adaptive'; got None.")
     opts = _design_options(est.design_options, ("X", "s", "kernel", "sigma", "nu", "seed"))
     opts.setdefault("init", "orf" if kernel != "laplacian" else "mc")
+    X = X.toarray() if sp.issparse(X) else X  # the design works on dense rows
     seq = adaptive_sequence(np.asarray(X, dtype=np.float64), est.n_components, kernel=kernel,
-                            sigma=est.sigma, nu=est.nu, seed=est.seed, **opts)
+                            sigma=sigma, nu=est.nu, seed=seed, **opts)
     sigma = seq.meta["sigma"]
     return seq.frequencies(sigma), seq.effective_weights, seq
 
@@ -403,7 +502,8 @@ def _adaptive_operator_frequencies(est, kernel, measure, X, sigma, A):
         raise ValueError("'n_components' must be an integer for sequence='adaptive'; got None.")
     opts = _design_options(est.design_options, ("X", "s", "kernel", "sigma", "A", "measure", "seed"))
     seq = adaptive_operator_sequence(X, est.n_components, kernel=kernel, sigma=sigma, A=A,
-                                     measure=measure, seed=est.seed, **opts)
+                                     measure=measure,
+                                     seed=_resolve_seed(est.seed, est.random_state), **opts)
     return seq.frequencies(sigma), seq.effective_weights, seq
 
 
@@ -478,6 +578,9 @@ class ORFF(TransformerMixin, BaseEstimator):
           ``A~ = (d / sigma^2) w^ w^T`` (curl) and ``(d / sigma^2)(I - w^ w^T)``
           (div), ``w^ = w / |w|``; for the decomposable kernel it is ``rho_0``.
     seed : None, int, SeedSequence or Generator, default=None
+    random_state : None, int, SeedSequence, Generator or RandomState, default=None
+        scikit-learn's name for ``seed`` (used instead of it when given); see
+        :class:`FourierFeatures`.
     scramble : "auto", bool or "deterministic", default="auto"
         As in :class:`FourierFeatures`.
     check : {"warn", "raise", "off"}, default="warn"
@@ -488,6 +591,11 @@ class ORFF(TransformerMixin, BaseEstimator):
         keyword arguments of :func:`qmc_orff.adaptive_operator_sequence`, which
         designs the frequencies on the ``X`` given to ``fit`` by minimising the
         block Gram error; ignored otherwise.
+    flatten : bool, default=False
+        ``transform`` returns the 2-D feature matrix of shape ``(n, 2 s r p)``
+        (row ``i`` is ``Phi(x_i)`` flattened in C order) that a linear model,
+        a ``Pipeline`` or ``set_output`` can take, with
+        :meth:`get_feature_names_out`; ``False`` keeps the 3-D ``(n, 2 s r, p)``.
 
     Attributes
     ----------
@@ -518,8 +626,8 @@ class ORFF(TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, kernel="decomposable", *, sigma=1.0, A=None, n_components=256,
-                 sequence="auto", measure="spectral", seed=None, scramble="auto", check="warn",
-                 design_options=None):
+                 sequence="auto", measure="spectral", seed=None, random_state=None,
+                 scramble="auto", flatten=False, check="warn", design_options=None):
         self.kernel = kernel
         self.sigma = sigma
         self.A = A
@@ -527,9 +635,11 @@ class ORFF(TransformerMixin, BaseEstimator):
         self.sequence = sequence
         self.measure = measure
         self.seed = seed
+        self.random_state = random_state
         self.scramble = scramble
         self.check = check
         self.design_options = design_options
+        self.flatten = flatten
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -537,7 +647,7 @@ class ORFF(TransformerMixin, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: Any = None) -> ORFF:
         """Draw the frequencies and the factors ``B(w_j)`` for inputs like ``X``.
 
         Parameters
@@ -576,13 +686,17 @@ class ORFF(TransformerMixin, BaseEstimator):
                              "'mc') or an array for measure='trace': a Sequence holds points of "
                              "the spectral measure (use measure='spectral' or 'bounded').")
         freq_sigma = sig_arr / math.sqrt(2.0) if measure == "bounded" else sig_arr
+        if not isinstance(self.flatten, (bool, np.bool_)):
+            raise TypeError(f"'flatten' must be a bool; got {self.flatten!r}.")
         if _is_adaptive(self.sequence):
             W, xi, self.design_ = _adaptive_operator_frequencies(self, kernel, measure, X, sigma,
                                                                  A if kernel == "decomposable" else None)
         else:
             W, xi = make_frequencies("gaussian", self.n_components, d,
                                      sigma=freq_sigma if freq_sigma.ndim else float(freq_sigma),
-                                     sequence=self.sequence, seed=self.seed, scramble=self.scramble,
+                                     sequence=self.sequence,
+                                     seed=_resolve_seed(self.seed, self.random_state),
+                                     scramble=self.scramble,
                                      measure="radial" if radial else "spectral")
         amp = np.sqrt(xi)
         if measure == "bounded":
@@ -629,7 +743,7 @@ class ORFF(TransformerMixin, BaseEstimator):
         check_phases(X, self.frequencies_, name)   # no NaN features from overflowing phases
         return X
 
-    def scalar_features(self, X):
+    def scalar_features(self, X: ArrayLike) -> np.ndarray:
         """``F(X) = [a cos(X W^T), a sin(X W^T)]`` of shape ``(n, 2 s)``, ``a = amplitudes_``."""
         X = self._checked(X)
         return cos_sin_features(X, self.frequencies_, self.amplitudes_)
@@ -641,7 +755,7 @@ class ORFF(TransformerMixin, BaseEstimator):
             return np.broadcast_to(B, (self.frequencies_.shape[0],) + B.shape)
         return B
 
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> np.ndarray:
         """The feature matrices ``Phi(x_i)``.
 
         Parameters
@@ -651,8 +765,9 @@ class ORFF(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n, 2 s r, p)
-            Row ``(c s + j) r + k`` of ``Phi(x)`` is ``F(x)[c s + j] B(w_j)[:, k]``.
+        ndarray of shape (n, 2 s r, p), or (n, 2 s r p) when ``flatten``
+            Row ``(c s + j) r + k`` of ``Phi(x)`` is ``F(x)[c s + j] B(w_j)[:, k]``;
+            flattened, that is column ``((c s + j) r + k) p + a``.
         """
         if _dask.is_dask_collection(X):
             check_is_fitted(self)
@@ -663,7 +778,41 @@ class ORFF(TransformerMixin, BaseEstimator):
         Bt = np.swapaxes(self._factor_stack(), 1, 2)  # (s, r, p)
         r, p = Bt.shape[1], Bt.shape[2]
         Phi = F.reshape(n, 2, s, 1, 1) * Bt[None, None]
+        if self.flatten:
+            return Phi.reshape(n, 2 * s * r * p)
         return Phi.reshape(n, 2 * s * r, p)
+
+    def get_feature_names_out(self, input_features: ArrayLike | None = None) -> np.ndarray:
+        """Names of the columns of the flattened ``transform`` (``flatten=True``).
+
+        Parameters
+        ----------
+        input_features : array_like of str or None, default=None
+            Only checked against the names seen in ``fit``.
+
+        Returns
+        -------
+        ndarray of str of shape (2 s r p,)
+            ``orff_cos_w{j}_b{k}_y{a}`` then ``orff_sin_w{j}_b{k}_y{a}``: the
+            cosine or sine of frequency ``j``, column ``k`` of ``B(w_j)``, output
+            ``a`` (column ``((c s + j) r + k) p + a`` of the flattened matrix).
+
+        Raises
+        ------
+        ValueError
+            If ``flatten=False`` (the 3-D output has no column names).
+        """
+        check_is_fitted(self)
+        from sklearn.utils.validation import _check_feature_names_in
+
+        _check_feature_names_in(self, input_features, generate_names=False)
+        if not self.flatten:
+            raise ValueError("feature names need flatten=True: with flatten=False, transform "
+                             "returns the 3-D (n, 2 s r, p) array, which has no columns.")
+        s, r, p = self.frequencies_.shape[0], self.rank_, self.n_outputs_
+        names = [f"orff_{part}_w{j}_b{k}_y{a}" for part in ("cos", "sin") for j in range(s)
+                 for k in range(r) for a in range(p)]
+        return np.asarray(names, dtype=object)
 
     def _A_tilde(self):
         """``A~(w_j) = B_j B_j^T``, shape (s, p, p) (or (p, p) decomposable)."""
@@ -672,7 +821,8 @@ class ORFF(TransformerMixin, BaseEstimator):
             return B @ B.T
         return np.einsum("jak,jbk->jab", B, B)
 
-    def approximate_kernel(self, X, Z=None, *, block=False):
+    def approximate_kernel(self, X: ArrayLike, Z: ArrayLike | None = None, *,
+                           block: bool = False) -> np.ndarray:
         """``K~(x_i, z_l) = Phi(x_i)^T Phi(z_l) = sum_j xi_j cos<x_i - z_l, w_j> A~(w_j)``.
 
         Parameters
@@ -707,7 +857,7 @@ class ORFF(TransformerMixin, BaseEstimator):
             return np.ascontiguousarray(K.transpose(0, 2, 1, 3).reshape(n * p, m * p))
         return K
 
-    def operator(self, X):
+    def operator(self, X: ArrayLike) -> LinearOperator:
         """``P_X: theta -> Phi(X)^T theta`` as a LinearOperator, without forming ``Phi(X)``.
 
         Parameters

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import stats
@@ -25,6 +26,11 @@ from ._validation import (as_generator, as_points, as_positive, check_choice, ch
 from .generators import Halton, Lattice, Sobol
 from .generators.halton import _n_digits
 from .sequence import Sequence
+
+if TYPE_CHECKING:  # names used in type hints only
+    from typing import Any
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["make_frequencies", "unit_points", "KERNELS", "SOURCES", "T_EPS"]
 
@@ -339,9 +345,11 @@ def _quiet_sobol(s, d, seed):
 
 
 # --------------------------------------------------------------------------- public
-def make_frequencies(kernel="gaussian", n_components=256, d=None, *, sigma=1.0,
-                     sequence="auto", seed=None, scramble="auto", nu=1.5,
-                     measure="spectral"):
+def make_frequencies(kernel: str = "gaussian", n_components: int | None = 256,
+                     d: int | None = None, *, sigma: float | ArrayLike = 1.0,
+                     sequence: str | Sequence | ArrayLike = "auto", seed: Any = None,
+                     scramble: bool | str = "auto", nu: float = 1.5,
+                     measure: str = "spectral") -> tuple[np.ndarray, np.ndarray]:
     """Frequencies and quadrature weights for a shift-invariant kernel.
 
     Parameters

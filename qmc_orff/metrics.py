@@ -7,9 +7,16 @@ design was fitted on).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ._validation import as_float_array, as_generator, check_choice, check_int
+
+if TYPE_CHECKING:  # names used in type hints only
+    from typing import Any
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["gram_error"]
 
@@ -55,7 +62,8 @@ def _exact_and_approximate(feature_map, X, kernel):
     return exact, approx
 
 
-def gram_error(feature_map, X, *, n_samples=1000, norm="fro", kernel=None, seed=None):
+def gram_error(feature_map: Any, X: ArrayLike, *, n_samples: int = 1000, norm: str = "fro",
+               kernel: Any = None, seed: Any = None) -> float:
     """Relative error of a fitted feature map's Gram matrix on (a sample of) ``X``.
 
     ``||K - K~|| / ||K||`` with ``K`` the exact kernel's Gram matrix of the

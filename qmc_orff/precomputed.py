@@ -35,11 +35,16 @@ import re
 import time
 import warnings
 from importlib import resources
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._validation import check_choice, check_dimension, check_int, check_positive_real
 from .sequence import Sequence, atomic_write, load_sequence
+
+if TYPE_CHECKING:  # names used in type hints only
+    from concurrent.futures import Executor
+    from typing import Any, Callable, Iterable
 
 __all__ = ["catalogue", "load_catalogue", "build_catalogue", "default_maxiter", "score_entry",
            "D_VALUES", "S_VALUES", "BOX_OVER_SIGMA", "METHODS", "CATALOGUE_VERSION"]
@@ -219,7 +224,8 @@ def _load_entry(e):
     return seq
 
 
-def catalogue(*, d=None, s=None, method=None):
+def catalogue(*, d: int | None = None, s: int | None = None,
+              method: str | None = None) -> list[dict]:
     """List the entries of the shipped catalogue.
 
     Parameters
@@ -251,7 +257,8 @@ def catalogue(*, d=None, s=None, method=None):
     return out
 
 
-def load_catalogue(d, s, box_over_sigma=2.0, method="global"):
+def load_catalogue(d: int, s: int, box_over_sigma: float = 2.0,
+                   method: str = "global") -> Sequence:
     """Load the catalogue sequence nearest to the request.
 
     Parameters
@@ -376,14 +383,19 @@ def _write_index(directory, entries):
     atomic_write(os.path.join(directory, INDEX), lambda fh: fh.write(text))
 
 
-def _build_entry(s, d, r, method, maxiter):
-    """Design one entry and score it (a module-level function: runs in worker processes)."""
+def _build_entry(directory, name, d, s, r, method, mi, keep_ratio):
+    """Design one catalogue entry, score it (:func:`score_entry`) and, when it is kept, write
+    its file atomically; return ``(entry or None, score record, seconds)``.
+
+    A module-level function, so that an executor's worker process can run it.
+    """
     from .design import global_sequence, weighted_sequence
     from .discrepancy import BoxDiscrepancy
 
+    t0 = time.perf_counter()
     obj = BoxDiscrepancy(np.full(d, r), kernel=DENSITY, sigma=np.ones(d), d=d)
     if method == "global":
-        seq = global_sequence(obj, s, method="l-bfgs-b", maxiter=maxiter)
+        seq = global_sequence(obj, s, method="l-bfgs-b", maxiter=mi)
     else:
         seq = weighted_sequence(obj, s, solver="nnls")
     if seq.meta.get("stop_reason") == "interrupted":
@@ -395,12 +407,34 @@ def _build_entry(s, d, r, method, maxiter):
     meta.update(score_entry(seq.points, seq.weights, r))
     if method == "weighted":  # the same points with uniform weights, on the same data
         meta["start_gram_error"] = score_entry(seq.points, None, r)["gram_error"]
-    return Sequence(seq.points, seq.weights, meta)
+    seq = Sequence(seq.points, seq.weights, meta)
+    # kept: beats ORF, and a weighted entry also beats its own uniform-weight start
+    keep = keep_ratio is None or (meta["ratio_to_orf"] < keep_ratio and
+                                  meta["gram_error"] <= meta.get("start_gram_error", np.inf))
+    path = os.path.join(directory, name)
+    record = {"d": d, "s": s, "box_over_sigma": r, "method": method, "kept": bool(keep),
+              "ratio_to_orf": meta["ratio_to_orf"], "gram_error": meta["gram_error"],
+              "orf_gram_error": meta["orf_gram_error"],
+              "ratio_to_halton": meta.get("ratio_to_halton"),
+              "weights_sum": meta.get("weights_sum"),
+              "start_gram_error": meta.get("start_gram_error")}
+    entry = None
+    if keep:
+        seq.save(path)
+        entry = _index_entry(name, seq, path)
+    elif os.path.exists(path):
+        os.unlink(path)
+    return entry, record, time.perf_counter() - t0
 
 
-def build_catalogue(directory=None, *, d_values=D_VALUES, s_values=S_VALUES,
-                    box_over_sigma=BOX_OVER_SIGMA, methods=METHODS, maxiter=None, resume=False,
-                    log=None, workers=1, keep_ratio=KEEP_RATIO):
+def build_catalogue(directory: str | os.PathLike | None = None, *,
+                    d_values: Iterable[int] = D_VALUES, s_values: Iterable[int] = S_VALUES,
+                    box_over_sigma: Iterable[float] = BOX_OVER_SIGMA,
+                    methods: Iterable[str] = METHODS,
+                    maxiter: int | Callable[[int, int], int] | None = None,
+                    resume: bool = False, log: Callable[[str], Any] | None = None,
+                    executor: Executor | None = None, workers: int = 1,
+                    keep_ratio: float | None = KEEP_RATIO) -> list[dict]:
     """(Re)build catalogue files and ``index.json`` in ``directory``.
 
     Parameters
@@ -417,8 +451,17 @@ def build_catalogue(directory=None, *, d_values=D_VALUES, s_values=S_VALUES,
         (checked by loading them); otherwise recompute every file.
     log : callable or None, default=None
         ``log(str)`` for one line per entry (e.g. ``print``).
+    executor : concurrent.futures.Executor or None, default=None
+        Design the entries as tasks of this executor (a
+        ``ProcessPoolExecutor``, a ``distributed`` client's
+        ``get_executor()``, ...; with numba's OpenMP threads, create process
+        pools with the ``"spawn"`` start method, not ``"fork"``); each task
+        writes its own file atomically in
+        ``directory`` (which the workers must see), and this process rewrites
+        ``index.json`` as results arrive.  ``None`` builds them here, one after
+        the other (or on ``workers`` spawned processes).  The executor is not shut down.
     workers : int, default=1
-        Worker processes (entries are independent).
+        Without ``executor``: the number of worker processes (``"spawn"``) to use.
     keep_ratio : float or None, default=1.0
         Keep an entry only when its Gram error on its scoring data (:func:`score_entry`)
         is below ``keep_ratio`` times ORF's (and, for a weighted entry, at most that of
@@ -435,10 +478,12 @@ def build_catalogue(directory=None, *, d_values=D_VALUES, s_values=S_VALUES,
 
     Notes
     -----
-    Entries are built in order of increasing cost (``s``, then ``d``), each
-    file written atomically and ``index.json`` rewritten after each file, so
-    an interrupted build leaves only complete files and a consistent index;
-    ``resume=True`` continues it.
+    Entries are built (or submitted) in order of increasing cost (``s``,
+    then ``d``), each file written atomically and ``index.json`` rewritten
+    after each file, so an interrupted build leaves only complete files and a
+    consistent index; ``resume=True`` continues it (a file finished by a
+    worker but missing from the index is found and kept).  The files are the
+    same with or without an executor (each design is deterministic).
     """
     directory = _default_directory() if directory is None else os.fspath(directory)
     os.makedirs(directory, exist_ok=True)
@@ -449,6 +494,9 @@ def build_catalogue(directory=None, *, d_values=D_VALUES, s_values=S_VALUES,
     for m in methods:
         check_choice(m, "methods", METHODS)
     workers = check_int(workers, "workers", minimum=1)
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise TypeError(f"'executor' must be a concurrent.futures.Executor (with a submit "
+                        f"method) or None; got {type(executor).__name__}.")
     if maxiter is None:
         cap = default_maxiter
     elif callable(maxiter):
@@ -477,46 +525,54 @@ def build_catalogue(directory=None, *, d_values=D_VALUES, s_values=S_VALUES,
                 log(f"[{k}/{len(grid)}] {name}: kept (D^2={seq.meta['d2']:.4e})")
                 continue
         entries.pop(name, None)
-        todo.append((s, d, r, method, mi))
+        todo.append((k, name, d, s, r, method, mi))
 
-    def record(job, seq, t):
-        s, d, r, method, mi = job
-        name = entry_name(d, s, r, method)
-        path = os.path.join(directory, name)
-        meta = seq.meta
-        # kept: beats ORF, and a weighted entry also beats its own uniform-weight start
-        keep = keep_ratio is None or (meta["ratio_to_orf"] < keep_ratio and
-                                      meta["gram_error"] <= meta.get("start_gram_error", np.inf))
-        scores[name] = {"d": d, "s": s, "box_over_sigma": r, "method": method, "kept": bool(keep),
-                        "ratio_to_orf": meta["ratio_to_orf"], "gram_error": meta["gram_error"],
-                        "orf_gram_error": meta["orf_gram_error"],
-                        "ratio_to_halton": meta.get("ratio_to_halton"),
-                        "weights_sum": meta.get("weights_sum"),
-                        "start_gram_error": meta.get("start_gram_error"), "seconds": t}
-        if keep:
-            seq.save(path)
-            entries[name] = _index_entry(name, seq, path)
-        elif os.path.exists(path):
-            os.unlink(path)
+    def done(k, name, entry, record, seconds):
+        scores[name] = dict(record, seconds=seconds)
+        if entry is not None:
+            entries[name] = entry
+        else:
+            entries.pop(name, None)
         _write_index(directory, entries)
-        log(f"{name}: ratio to ORF {meta['ratio_to_orf']:.3g} -> {'shipped' if keep else 'dropped'}"
-            f" (D^2 ratio to Halton {meta['ratio_to_halton']:.3g}) in {t:.1f} s")
+        status = (f"shipped (D^2={entry['d2']:.4e})" if entry is not None else "dropped")
+        log(f"[{k}/{len(grid)}] {name}: ratio to ORF {record['ratio_to_orf']:.3g} -> {status}, "
+            f"ratio to Halton {record['ratio_to_halton']:.3g}, in {seconds:.1f} s")
 
-    if workers == 1:
-        for job in todo:
-            t0 = time.perf_counter()
-            record(job, _build_entry(*job), time.perf_counter() - t0)
-    else:
+    own_pool = None
+    if executor is None and workers > 1 and len(todo) > 1:
+        import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        # largest jobs first: the pool then ends together
-        todo.sort(key=lambda j: -(j[0] ** 2 * j[1] * (j[4] or 1)))
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(_build_entry, *job): (job, time.perf_counter()) for job in todo}
-            from concurrent.futures import as_completed
-            for fut in as_completed(futures):
-                job, t0 = futures[fut]
-                record(job, fut.result(), time.perf_counter() - t0)
+        # spawn: forking after numba's OpenMP threads ran is unsafe
+        executor = own_pool = ProcessPoolExecutor(
+            max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+    if executor is None:
+        for k, name, *task in todo:
+            done(k, name, *_build_entry(directory, name, *task, keep_ratio))
+    else:
+        import concurrent.futures as cf
+
+        futures = {}
+        try:
+            # largest jobs first: a pool then ends together
+            for k, name, d, s, r, method, mi in sorted(
+                    todo, key=lambda j: -(j[3] ** 2 * j[2] * (j[6] or 1))):
+                fut = executor.submit(_build_entry, directory, name, d, s, r, method, mi,
+                                      keep_ratio)
+                futures[fut] = (k, name)
+            for fut in cf.as_completed(futures):
+                k, name = futures.pop(fut)
+                done(k, name, *fut.result())
+        except BaseException:  # an error or Ctrl-C: drop the queued tasks, index what is done
+            for fut in futures:
+                fut.cancel()
+            for fut, (k, name) in futures.items():
+                if fut.done() and not fut.cancelled() and fut.exception() is None:
+                    done(k, name, *fut.result())
+            raise
+        finally:
+            if own_pool is not None:
+                own_pool.shutdown(cancel_futures=True)
     _write_index(directory, entries)
     if scores:
         text = (json.dumps({"catalogue_version": CATALOGUE_VERSION, "keep_ratio": keep_ratio,

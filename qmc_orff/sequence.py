@@ -735,7 +735,7 @@ def _load(path, data):
         raise _Invalid(str(exc).rstrip(".")) from None
 
 
-def load_sequence(path, *, sha256=None):
+def load_sequence(path: str | os.PathLike, *, sha256: str | None = None) -> Sequence:
     """Read a :class:`Sequence` written by :meth:`Sequence.save`.
 
     Parameters

@@ -49,12 +49,18 @@ Two solvers:
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.linalg
 import scipy.optimize
 
 from ._validation import as_float_array, as_points, check_choice, check_real
+
+if TYPE_CHECKING:  # names used in type hints only
+    from numpy.typing import ArrayLike
+
+    from .discrepancy import BoxDiscrepancy
 
 __all__ = ["WeightsResult", "optimal_weights", "solve_weights_qp"]
 
@@ -368,7 +374,8 @@ def solve_weights_qp(H, v, *, solver="nnls", constant=None, sum_to_one=True):
                          sum_to_one=bool(sum_to_one))
 
 
-def optimal_weights(objective, W, *, solver="cvxpy", normalize=False, sum_to_one=True):
+def optimal_weights(objective: BoxDiscrepancy, W: ArrayLike, *, solver: str = "cvxpy",
+                    normalize: bool = False, sum_to_one: bool = True) -> WeightsResult:
     """Optimal nonnegative weights for the points ``W`` under a box discrepancy (eq. 17).
 
     Parameters

@@ -1,6 +1,40 @@
 """Shared pytest configuration."""
+import os
+
 import numpy as np
 import pytest
+
+#: In CI (``CI=true``) a test skipped because an import failed is a failure: the test extra
+#: installs everything the tests compare against, so such a skip means a broken install.
+_IN_CI = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+_MISSING = ("could not import", "No module named", "ImportError", "ModuleNotFoundError")
+
+
+def _missing_dependency(report):
+    if not report.skipped or not isinstance(report.longrepr, tuple):
+        return None
+    reason = str(report.longrepr[2])
+    return reason if any(m in reason for m in _MISSING) else None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    reason = _missing_dependency(report) if _IN_CI else None
+    if reason is not None:
+        report.outcome = "failed"
+        report.longrepr = f"skipped for a missing dependency, which is a failure in CI: {reason}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    outcome = yield
+    report = outcome.get_result()
+    reason = _missing_dependency(report) if _IN_CI else None
+    if reason is not None:
+        report.outcome = "failed"
+        report.longrepr = f"skipped for a missing dependency, which is a failure in CI: {reason}"
 
 
 @pytest.fixture

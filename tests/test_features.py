@@ -261,7 +261,7 @@ def test_fourier_features_errors(data):
     with pytest.raises(ValueError, match="Input X contains NaN"):
         ff.transform(np.where(X > 0, np.nan, X))
     with pytest.raises(ValueError, match="'kernel' must be one of 'gaussian', 'laplacian'"):
-        FourierFeatures("rbf").fit(X)
+        FourierFeatures("rbff").fit(X)  # "rbf" is accepted: the Gaussian (RBFSampler's name)
     with pytest.raises(ValueError, match="'X' must satisfy X \\+ c > 0"):
         FourierFeatures("skewed_chi2", c=0.1).fit(X)
     skewed = FourierFeatures("skewed_chi2", c=1.0, n_components=4).fit(np.abs(X))

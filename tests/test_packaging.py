@@ -43,3 +43,9 @@ def test_wheel_has_the_catalogue(wheel_names):
     assert files, "the catalogue index lists no files"
     for name in files:
         assert f"qmc_orff/sequences/{name}" in wheel_names, f"catalogue file {name} not in the wheel"
+
+
+def test_wheel_has_py_typed_and_licence(wheel_names):
+    assert "qmc_orff/py.typed" in wheel_names
+    assert any(name.endswith(".dist-info/LICENSE") or "/licenses/LICENSE" in name
+               for name in wheel_names), sorted(n for n in wheel_names if "dist-info" in n)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import functools
 import math
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.fft
@@ -11,6 +12,9 @@ import scipy.special
 
 from .._validation import as_positive, check_dimension, check_int
 from . import _cbc_kernels
+
+if TYPE_CHECKING:  # names used in type hints only
+    from numpy.typing import ArrayLike
 
 __all__ = ["cbc_lattice", "worst_case_error"]
 
@@ -112,7 +116,8 @@ def _select(values, candidates, scale):
     return int(candidates[ok].min())
 
 
-def cbc_lattice(n, d, *, weights=None, alpha=2, return_error=False):
+def cbc_lattice(n: int, d: int, *, weights: ArrayLike | None = None, alpha: int = 2,
+                return_error: bool = False) -> np.ndarray | tuple[np.ndarray, float]:
     """Generating vector of a rank-1 lattice rule by fast CBC construction.
 
     Chooses ``z_1 = 1`` and then, one coordinate at a time, the ``z_s`` in the
@@ -234,7 +239,8 @@ def cbc_lattice(n, d, *, weights=None, alpha=2, return_error=False):
     return z
 
 
-def worst_case_error(z, n, *, weights=None, alpha=2):
+def worst_case_error(z: ArrayLike, n: int, *, weights: ArrayLike | None = None,
+                     alpha: int = 2) -> float:
     """Worst-case error ``P_alpha`` of the rank-1 lattice rule ``(z, n)``.
 
     Parameters

@@ -1,0 +1,226 @@
+"""The command line's conventions: --version, --scramble values, help text, early path checks,
+fallback saving and log-friendly progress (issues 12 item 11, 13 items 3-4)."""
+import argparse
+import importlib.metadata
+import io
+import os
+import re
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import qmc_orff
+from qmc_orff.cli import build_parser, main
+from qmc_orff.sequence import load_sequence
+
+
+def call(capsys, *args):
+    try:
+        status = main([str(a) for a in args])
+    except SystemExit as exc:
+        status = exc.code
+    cap = capsys.readouterr()
+    return status, cap.out, cap.err
+
+
+def subparser(name):
+    parser = build_parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return sub.choices[name]
+
+
+# --------------------------------------------------------------------------- --version
+def test_version_is_the_installed_metadata(capsys):
+    status, out, _ = call(capsys, "--version")
+    assert status == 0
+    assert out.strip() == f"qmc-orff {importlib.metadata.version('qmc_orff')}"
+    assert qmc_orff.__version__ == importlib.metadata.version("qmc_orff")
+
+
+# --------------------------------------------------------------------------- --scramble
+@pytest.mark.parametrize("value", ["True", "true", "yes", "1"])
+def test_scramble_true_is_accepted(tmp_path, capsys, value):
+    out = tmp_path / "t.npy"
+    status, _, err = call(capsys, "generate", "sobol", "--d", 2, "--n", 8, "--unit-cube",
+                          "--scramble", value, "--seed", 3, "-o", out)
+    assert status == 0, err
+    plain = tmp_path / "p.npy"
+    assert call(capsys, "generate", "sobol", "--d", 2, "--n", 8, "--unit-cube", "--scramble",
+                "False", "-o", plain)[0] == 0
+    scrambled, unscrambled = np.load(out), np.load(plain)
+    assert scrambled.shape == unscrambled.shape == (8, 2)
+    assert not np.array_equal(scrambled, unscrambled)
+    # the bare flag means the same as True
+    bare = tmp_path / "b.npy"
+    assert call(capsys, "generate", "sobol", "--d", 2, "--n", 8, "--unit-cube", "--scramble",
+                "--seed", 3, "-o", bare)[0] == 0
+    np.testing.assert_array_equal(np.load(bare), scrambled)
+
+
+def test_scramble_help_offers_only_accepted_values(tmp_path, capsys):
+    status, out, _ = call(capsys, "generate", "--help")
+    assert status == 0
+    offered = re.search(r"--scramble \[\{([a-z,]+)\}\]", out).group(1).split(",")
+    for value in offered:
+        status, _, err = call(capsys, "generate", "halton", "--d", 2, "--n", 4, "--scramble",
+                              value, "-o", tmp_path / f"{value}.npz")
+        assert status == 0, (value, err)
+    status, _, err = call(capsys, "generate", "halton", "--d", 2, "--n", 4, "--scramble",
+                          "sometimes", "-o", tmp_path / "x.npz")
+    assert status == 2 and "argument --scramble: expected true, false, random or" in err
+
+
+# --------------------------------------------------------------------------- help text
+def test_every_catalogue_option_has_help():
+    for action in subparser("catalogue")._actions:
+        assert action.help and action.help.strip(), f"{action.option_strings or action.dest}"
+
+
+def test_discrepancy_help_names_options_as_spelt(capsys):
+    status, out, _ = call(capsys, "discrepancy", "--help")
+    assert status == 0
+    usage = out.split("\n\n")[0]
+    assert "--box B" in usage and "--sigma S" in usage and "FILE" in usage
+    text = " ".join(out.split())
+    # every "--option VALUE" the description mentions is spelt so in the usage
+    for option in set(re.findall(r"--[a-z-]+ [A-Z]+\b", text)):
+        assert option in " ".join(usage.split()), option
+
+
+# --------------------------------------------------------------------------- output checks
+def _design(*extra, out):
+    return [sys.executable, "-m", "qmc_orff.cli", "design", "global", "--d", "2", "--s", "8",
+            "--box-over-sigma", "1", "--maxiter", "5", "-o", str(out), *map(str, extra)]
+
+
+@pytest.mark.parametrize("case", ["directory", "no folder", "not writable", "resume file"])
+def test_design_bad_output_fails_fast(tmp_path, case):
+    if case == "directory":
+        out, extra, match = tmp_path, (), "is a directory"
+    elif case == "no folder":
+        out, extra, match = tmp_path / "missing" / "g.npz", (), "does not exist"
+    elif case == "not writable":
+        # /proc refuses new files even to root (os.access would say yes to root)
+        out, extra, match = "/proc/qmc-orff-test.npz", (), "is not writable"
+    else:
+        ckpt = tmp_path / "ckpt.npz"
+        assert main(["design", "global", "--d", "2", "--s", "8", "--box-over-sigma", "1",
+                     "--maxiter", "2", "--quiet", "-o", str(ckpt)]) == 0
+        out, extra, match = ckpt, ("--resume", ckpt), "is the same file as"
+    t0 = time.perf_counter()
+    proc = subprocess.run(_design(*extra, out=out), capture_output=True, text=True, timeout=60)
+    elapsed = time.perf_counter() - t0
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("qmc-orff: error: ")
+    assert match in proc.stderr
+    assert proc.stdout == ""
+    assert elapsed < 5.0, f"took {elapsed:.1f} s"
+
+
+def test_lattice_txt_is_not_the_output(tmp_path, capsys):
+    out = tmp_path / "l.npz"
+    status, _, err = call(capsys, "design", "lattice", "--d", 2, "--s", 8, "--box-over-sigma", 1,
+                          "-o", out, "--lattice-txt", out)
+    assert status == 2 and "--lattice-txt" in err and "is the same file as" in err
+    assert not out.exists()
+
+
+def test_lattice_txt_is_checked_before_work(tmp_path, capsys):
+    status, _, err = call(capsys, "design", "lattice", "--d", 2, "--s", 8, "--box-over-sigma", 1,
+                          "-o", tmp_path / "l.npz", "--lattice-txt", tmp_path / "no" / "l.txt")
+    assert status == 2 and "--lattice-txt" in err and "does not exist" in err
+    assert not (tmp_path / "l.npz").exists()
+
+
+def test_generate_bad_output_fails_before_work(tmp_path, capsys):
+    status, _, err = call(capsys, "generate", "halton", "--d", 2, "--n", 4, "-o", tmp_path)
+    assert status == 2 and "is a directory" in err and err.count("\n") == 1
+
+
+def test_failed_final_save_writes_a_fallback(tmp_path, capsys, monkeypatch):
+    from qmc_orff.sequence import Sequence
+
+    out = tmp_path / "g.npz"
+    real_save = Sequence.save
+
+    def failing_save(self, path):
+        if os.fspath(path) == os.fspath(out):
+            raise OSError(28, "No space left on device")
+        return real_save(self, path)
+
+    monkeypatch.setattr(Sequence, "save", failing_save)
+    monkeypatch.chdir(tmp_path)
+    status, _, err = call(capsys, "design", "global", "--d", 2, "--s", 8, "--box-over-sigma", 1,
+                          "--maxiter", 3, "--checkpoint-every", 1, "--quiet", "-o", out)
+    assert status == 2
+    lines = err.strip().splitlines()
+    # one warning for the failed checkpoints (the run goes on), one error at the end
+    assert len(lines) == 2 and "cannot write the checkpoint" in lines[0]
+    assert "No space left on device" in lines[1] and "saved the result to " in lines[1]
+    fallback = lines[1].split("saved the result to ")[1].strip()
+    assert os.path.dirname(fallback) == str(tmp_path) and not out.exists()
+    seq = load_sequence(fallback)
+    assert seq.meta["complete"] is True and seq.s == 8
+    assert seq.meta["d2"] <= seq.meta["initial_d2"]
+
+
+# --------------------------------------------------------------------------- progress
+class _Stream(io.StringIO):
+    def __init__(self, tty):
+        super().__init__()
+        self._tty = tty
+
+    def isatty(self):
+        return self._tty
+
+
+def test_progress_in_a_log_prints_lines_not_frames():
+    from qmc_orff.design import _Progress
+
+    log = _Stream(tty=False)
+    bar = _Progress(200, 1.0, stream=log, seconds=1e9)
+    for it in range(1, 201):
+        bar.update(it, 0.5)
+    bar.close()
+    text = log.getvalue()
+    assert "\r" not in text
+    lines = text.splitlines()
+    assert len(lines) == 20 and all(line.startswith("progress: ") for line in lines)
+    assert lines[-1].startswith("progress: 200/200 ")
+    # a run stopping between two lines still reports its last state
+    log = _Stream(tty=False)
+    bar = _Progress(200, 1.0, stream=log, seconds=1e9)
+    for it in range(1, 14):
+        bar.update(it, 0.5)
+    bar.close()
+    assert log.getvalue().splitlines()[-1].startswith("progress: 13/200 ")
+    # time-based lines: every update when the interval is 0
+    log = _Stream(tty=False)
+    bar = _Progress(200, 1.0, stream=log, seconds=0.0)
+    for it in range(1, 6):
+        bar.update(it, 0.5)
+    assert len(log.getvalue().splitlines()) == 5
+
+
+def test_progress_on_a_terminal_redraws_one_line():
+    from qmc_orff.design import _Progress
+
+    tty = _Stream(tty=True)
+    bar = _Progress(10, 1.0, stream=tty)
+    for it in range(1, 11):
+        bar.update(it, 0.5)
+    bar.close()
+    assert tty.getvalue().count("\r") == 10 and tty.getvalue().count("\n") == 1
+
+
+def test_design_log_output_and_quiet(tmp_path):
+    proc = subprocess.run(_design("--checkpoint-every", 0, out=tmp_path / "g.npz"),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "\r" not in proc.stderr and "progress: " in proc.stderr
+    proc = subprocess.run(_design("--quiet", out=tmp_path / "q.npz"), capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stderr == ""
