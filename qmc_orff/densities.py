@@ -232,7 +232,9 @@ class GaussianDensity(ProductDensity):
 
 
 def _flat(arr):
-    return np.ascontiguousarray(arr, dtype=np.float64).reshape(-1)
+    # a private copy: views from np.broadcast_to/broadcast_arrays carry numpy's "warn on
+    # write" flag, which numba (0.58 with numpy 1.x) turns into a FutureWarning
+    return np.array(arr, dtype=np.float64, order="C", copy=True).reshape(-1)
 
 
 def _gauss_g(x, a, derivative=False):

@@ -77,15 +77,23 @@ def _grid():
     return np.broadcast_arrays(x[None, :], a[:, None])
 
 
+#: The former code is numpy (its sin/cos/exp sum a 24-node rule); the compiled code calls libm.
+#: Measured with numpy 2.x: < 4e-16 of the scale.  numpy 1.x's SIMD sin/cos/exp differ from
+#: numpy 2.x's by up to a few ulp, and the sum carries that (6.5e-16 at numpy 1.25, the floor
+#: that `make test-min` installs): the bound there is 8e-16 (4 ulp of the scale).  The check
+#: against scipy.integrate.quad below does not depend on numpy's transcendental functions.
+TOL_FORMER = 4e-16 if int(np.__version__.split(".")[0]) >= 2 else 8e-16
+
+
 @pytest.mark.parametrize("density, ref", [(GaussianDensity(), ref_gauss), (CauchyDensity(), ref_cauchy)])
 def test_compiled_matches_former_numpy(density, ref):
     x, a = _grid()
     g, dg = density.g_and_derivative(x, a)
     g0, dg0 = ref(x, a)
     scale = a / math.pi  # |g| <= a / pi;  |g'| <= a^2 / pi
-    assert np.max(np.abs(g - g0) / scale) < 4e-16
+    assert np.max(np.abs(g - g0) / scale) < TOL_FORMER
     # g' = -x g + ... far out: both sides carry an error ~ eps |x| |g| (see GaussianDensity)
-    assert np.max(np.abs(dg - dg0) / (a * scale * np.maximum(1.0, np.abs(x)))) < 4e-16
+    assert np.max(np.abs(dg - dg0) / (a * scale * np.maximum(1.0, np.abs(x)))) < TOL_FORMER
     np.testing.assert_array_equal(density.g(x, a), g)  # value-only path: same numbers
 
 

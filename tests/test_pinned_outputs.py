@@ -19,10 +19,20 @@ sys.path.insert(0, str(Path(__file__).parent))
 import _pinned_outputs as P  # noqa: E402
 
 PINNED = json.loads(Path(P.PATH).read_text())
+#: The digests were taken with these versions: the BLAS product X W^T and scipy's inverse CDF
+#: (Halton frequencies) round differently in other builds, so the digests pin outputs of one
+#: environment (the default `make test` one); `make test-min` (older numpy/scipy) skips them.
+PINNED_WITH = ("2.4.6", "1.17.1")
 
 
 @pytest.mark.parametrize("group", ["_features", "_cbc", "_pair"])
 def test_outputs_bit_identical_to_before(group):
+    import numpy as np
+    import scipy
+
+    if (np.__version__, scipy.__version__) != PINNED_WITH:
+        pytest.skip(f"digests pinned with numpy {PINNED_WITH[0]} / scipy {PINNED_WITH[1]}; "
+                    f"this is numpy {np.__version__} / scipy {scipy.__version__}")
     got = getattr(P, group)()
     assert got, group
     for key, value in got.items():
