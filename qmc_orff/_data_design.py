@@ -76,9 +76,6 @@ class DataUnit(_Unit):
         return super().init_points(init, s, seed)
 
     def base_meta(self, s, method, init_name):
-        from datetime import datetime, timezone
-
-        from . import __version__
         from .adaptive import data_sha256
 
         meta = {
@@ -93,12 +90,7 @@ class DataUnit(_Unit):
             "s": s,
             "d": self.d,
         }
-        meta.update(self.expected_mc_meta(s))
-        meta.update({
-            "library_version": __version__,
-            "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        })
-        return meta
+        return self.stamped(meta, s)
 
 
 class _DataGreedyState(_GreedyState):

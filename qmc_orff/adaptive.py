@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import sys
 import time
 from datetime import datetime, timezone
 
@@ -164,27 +163,31 @@ def _init_points(init, s, d, kernel, nu, rng, density):
 
 
 class _Progress:
-    """One line on stderr: iteration, training and validation Gram error, ratio to the start."""
+    """Progress on stderr (a bar on a terminal, plain lines in a log; :class:`design._Progress`):
+    iteration, training and validation Gram error, best over the start's."""
 
-    def __init__(self, total, start_error, stream=None, width=20):
-        self.total = max(int(total), 1)
+    def __init__(self, total, start_error, stream=None):
+        from .design import _Progress as Bar
+
         self.start_error = start_error
-        self.stream = sys.stderr if stream is None else stream
-        self.width = width
-        self.t0 = time.perf_counter()
+        self.bar = Bar(total, None, stream=stream, width=20)
 
     def update(self, it, train, val, best):
-        frac = min(it / self.total, 1.0)
-        filled = int(round(frac * self.width))
         ratio = best / self.start_error if self.start_error > 0 else float("nan")
-        self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {it}/{self.total} "
-                          f"train {train:.4g} validation {val:.4g} best/start {ratio:.3f} "
-                          f"({time.perf_counter() - self.t0:.1f} s)")
-        self.stream.flush()
+        self.bar.show(it, f"train {train:.4g} validation {val:.4g} best/start {ratio:.3f}")
 
     def close(self):
-        self.stream.write("\n")
-        self.stream.flush()
+        self.bar.close()
+
+
+def _optimise_with_progress(train, val_error, U0, *, progress, maxiter, **kwargs):
+    """:func:`_optimise`, with a progress bar on stderr when ``progress``."""
+    bar = _Progress(maxiter, val_error(U0)) if progress else None
+    try:
+        return _optimise(train, val_error, U0, maxiter=maxiter, bar=bar, **kwargs)
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def _is_interrupt(exc):
@@ -428,14 +431,9 @@ def adaptive_sequence(X, s, *, kernel="gaussian", sigma, nu=1.5, init="orf", wei
         })
         return Sequence(state["best_U"], xi, m)
 
-    bar = _Progress(maxiter, val_error(U0)) if progress else None
-    try:
-        state = _optimise(train, val_error, U0, maxiter=maxiter, patience=patience,
-                          callback=callback, bar=bar, checkpoint=checkpoint, checkpoint_every=every,
-                          make_sequence=make_sequence, tol=tol)
-    finally:
-        if bar is not None:
-            bar.close()
+    state = _optimise_with_progress(train, val_error, U0, progress=progress, maxiter=maxiter,
+                                    patience=patience, callback=callback, checkpoint=checkpoint,
+                                    checkpoint_every=every, make_sequence=make_sequence, tol=tol)
     U = state["best_U"]
     xi = None
     meta["weights_status"] = "not requested"
@@ -543,14 +541,9 @@ def adaptive_operator_sequence(X, s, *, kernel="curl_free", sigma, A=None, measu
 
     orf_val = val_error(U0) if init_name == "orf" else val_error(
         _orthogonal_unit("gaussian", s, d, 1.5, orf_rng))
-    bar = _Progress(maxiter, val_error(U0)) if progress else None
-    try:
-        state = _optimise(train, val_error, U0, maxiter=maxiter, patience=patience,
-                          callback=callback, bar=bar, checkpoint=None, checkpoint_every=None,
-                          make_sequence=None, tol=tol)
-    finally:
-        if bar is not None:
-            bar.close()
+    state = _optimise_with_progress(train, val_error, U0, progress=progress, maxiter=maxiter,
+                                    patience=patience, callback=callback, checkpoint=None,
+                                    checkpoint_every=None, make_sequence=None, tol=tol)
     meta = {
         "method": "adaptive",
         "density": "gaussian",

@@ -284,6 +284,10 @@ class _Unit:
             "s": s,
             "d": self.d,
         }
+        return self.stamped(meta, s)
+
+    def stamped(self, meta, s):
+        """``meta`` with the Monte Carlo expectation, the library version and the time."""
         meta.update(self.expected_mc_meta(s))
         meta.update({
             "library_version": __version__,
