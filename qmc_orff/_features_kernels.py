@@ -17,6 +17,7 @@ import math
 import numba as nb
 import numpy as np
 
+from ._jit import renamed
 from .threads import get_num_threads
 
 __all__ = ["cos_sin_inplace", "cos_sin_inplace_serial", "cos_sin_inplace_f32",
@@ -121,9 +122,11 @@ def _cos_sin_inplace_body(out, scale):  # pragma: no cover - compiled
 #: C-contiguous arrays of one floating dtype (float32 arguments are evaluated in
 #: float64 and rounded once).  Parallel over rows: each row writes its own slots.
 #: Rows with an argument ``|a| > _REDUCE_MAX`` take a scalar loop.
-cos_sin_inplace = nb.njit(parallel=True, cache=True, nogil=True)(_cos_sin_inplace_body)
+cos_sin_inplace = nb.njit(parallel=True, cache=True, nogil=True)(
+    renamed(_cos_sin_inplace_body, "cos_sin_inplace"))
 #: The same, serial (for the parallel-vs-serial test).
-cos_sin_inplace_serial = nb.njit(parallel=False, cache=True, nogil=True)(_cos_sin_inplace_body)
+cos_sin_inplace_serial = nb.njit(parallel=False, cache=True, nogil=True)(
+    renamed(_cos_sin_inplace_body, "cos_sin_inplace_serial"))
 
 
 # ---------------------------------------------------------------- float32 path
@@ -203,10 +206,11 @@ def _cos_sin_inplace_f32_body(out, scale):  # pragma: no cover - compiled
 
 #: float32 only: as :data:`cos_sin_inplace`, with argument and sine/cosine in float32
 #: (:func:`_sincosf`); the map :func:`cos_sin_features` uses for float32 inputs.
-cos_sin_inplace_f32 = nb.njit(parallel=True, cache=True, nogil=True)(_cos_sin_inplace_f32_body)
+cos_sin_inplace_f32 = nb.njit(parallel=True, cache=True, nogil=True)(
+    renamed(_cos_sin_inplace_f32_body, "cos_sin_inplace_f32"))
 #: The same, serial.
 cos_sin_inplace_f32_serial = nb.njit(parallel=False, cache=True, nogil=True)(
-    _cos_sin_inplace_f32_body)
+    renamed(_cos_sin_inplace_f32_body, "cos_sin_inplace_f32_serial"))
 
 
 def cos_sin_features(X, W, scale):

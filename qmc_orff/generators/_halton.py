@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from .._jit import renamed
+
 # Width of the digit table: enough for any int64 index in base 2.
 MAX_DIGITS = 64
 
@@ -61,6 +63,10 @@ def halton_plain(start, n, bases, weights, chunk, out):
                     k += 1
 
 
+#: :func:`halton_plain` on the calling thread (the same points; compiles faster).
+halton_plain_serial = njit(cache=True)(renamed(halton_plain.py_func, "halton_plain_serial"))
+
+
 @njit(cache=True, parallel=True)
 def halton_permuted(start, n, bases, weights, counts, offsets, strides, perms, chunk, out):
     """Digit-permuted Halton points ``start .. start + n - 1`` into ``out``.
@@ -102,3 +108,8 @@ def halton_permuted(start, n, bases, weights, counts, offsets, strides, perms, c
                         break
                     digits[j, k] = 0
                     k += 1
+
+
+#: :func:`halton_permuted` on the calling thread (the same points; compiles faster).
+halton_permuted_serial = njit(cache=True)(
+    renamed(halton_permuted.py_func, "halton_permuted_serial"))

@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from .._jit import renamed
+
 
 @njit(cache=True, parallel=True)
 def lattice_radical_inverse(start, n, z, m, shift, use_shift, chunk, out):
@@ -42,6 +44,11 @@ def lattice_radical_inverse(start, n, z, m, shift, use_shift, chunk, out):
                     out[i, j] = ((r * z[j]) & mask) * scale
 
 
+#: :func:`lattice_radical_inverse` on the calling thread (the same points; compiles faster).
+lattice_radical_inverse_serial = njit(cache=True)(
+    renamed(lattice_radical_inverse.py_func, "lattice_radical_inverse_serial"))
+
+
 @njit(cache=True, parallel=True)
 def lattice_natural(start, n, z, big_n, shift, use_shift, chunk, out):
     """Points ``frac(k z_j / N)`` for k = start .. start + n - 1 (natural order).
@@ -73,3 +80,8 @@ def lattice_natural(start, n, z, big_n, shift, use_shift, chunk, out):
                 if t >= nn:
                     t -= nn
                 num[j] = t
+
+
+#: :func:`lattice_natural` on the calling thread (the same points; compiles faster).
+lattice_natural_serial = njit(cache=True)(
+    renamed(lattice_natural.py_func, "lattice_natural_serial"))

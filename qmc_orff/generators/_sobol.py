@@ -4,6 +4,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from .._jit import renamed
+
 
 @njit(cache=True)
 def direction_matrix(poly, vinit, d, bits):
@@ -81,3 +83,7 @@ def sobol_draw(start, n, svt, shift, scale, chunk, out):
             for j in range(d):
                 q[j] ^= svt[t, j]
                 out[i, j] = q[j] * scale
+
+
+#: :func:`sobol_draw` on the calling thread (the same points; compiles faster).
+sobol_draw_serial = njit(cache=True)(renamed(sobol_draw.py_func, "sobol_draw_serial"))

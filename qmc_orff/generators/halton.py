@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 
+from .._jit import parallel_pays
 from .._validation import check_dimension, check_int
 from . import _halton
 from ._base import IndexedEngine, check_n, init_engine
@@ -212,8 +213,10 @@ class Halton(IndexedEngine):
         if n == 0 or self.d == 0:
             return out
         start = self.num_generated
+        parallel = parallel_pays(n, _CHUNK)  # else the serial build: the same points
         if self._mode == "none":
-            _halton.halton_plain(start, n, self.base, self._weights, _CHUNK, out)
+            kernel = _halton.halton_plain if parallel else _halton.halton_plain_serial
+            kernel(start, n, self.base, self._weights, _CHUNK, out)
             return out
         counts = self._counts
         if self._mode == "deterministic":
@@ -223,8 +226,9 @@ class Halton(IndexedEngine):
             needed = np.array([max(1, _n_digits(last, int(b))) for b in self.base],
                               dtype=np.int64)
             counts = np.minimum(counts, needed)
-        _halton.halton_permuted(start, n, self.base, self._weights, counts,
-                                self._offsets, self._strides, self._perms, _CHUNK, out)
+        kernel = _halton.halton_permuted if parallel else _halton.halton_permuted_serial
+        kernel(start, n, self.base, self._weights, counts, self._offsets, self._strides,
+               self._perms, _CHUNK, out)
         return out
 
 

@@ -8,6 +8,7 @@ import numbers
 
 import numpy as np
 
+from .._jit import parallel_pays
 from .._validation import as_float_array, check_choice, check_dimension, check_int
 from . import _lattice
 from ._base import IndexedEngine, check_n, init_engine
@@ -184,12 +185,14 @@ class Lattice(IndexedEngine):
             return out
         use_shift = self.shift is not None
         shift = self.shift if use_shift else np.zeros(self.d)
+        parallel = parallel_pays(n, _CHUNK)  # else the serial build: the same points
         if self.order == "radical_inverse":
-            _lattice.lattice_radical_inverse(self.num_generated, n, self._z, self._m, shift,
-                                             use_shift, _CHUNK, out)
+            kernel = (_lattice.lattice_radical_inverse if parallel
+                      else _lattice.lattice_radical_inverse_serial)
+            kernel(self.num_generated, n, self._z, self._m, shift, use_shift, _CHUNK, out)
         else:
-            _lattice.lattice_natural(self.num_generated, n, self._z, self.n_max, shift,
-                                     use_shift, _CHUNK, out)
+            kernel = _lattice.lattice_natural if parallel else _lattice.lattice_natural_serial
+            kernel(self.num_generated, n, self._z, self.n_max, shift, use_shift, _CHUNK, out)
         return out
 
 

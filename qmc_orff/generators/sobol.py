@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 
+from .._jit import parallel_pays
 from .._validation import check_dimension, check_int
 from . import _sobol
 from ._base import IndexedEngine, check_n, init_engine, integers_like_scipy
@@ -210,8 +211,9 @@ class Sobol(IndexedEngine):
                           " n to be a power of 2.", stacklevel=3)
         if self.d == 0:
             return out
-        _sobol.sobol_draw(self.num_generated, n, self._svt, self._shift, self._scale,
-                          _CHUNK, out)
+        # the serial build for one chunk or one thread: the same points
+        kernel = _sobol.sobol_draw if parallel_pays(n, _CHUNK) else _sobol.sobol_draw_serial
+        kernel(self.num_generated, n, self._svt, self._shift, self._scale, _CHUNK, out)
         return out
 
     def random_base2(self, m):

@@ -1,0 +1,51 @@
+"""Helpers for the numba builds of the kernels (private).
+
+numba's on-disk cache (``cache=True``) files a compiled function under its module,
+qualified name and first line, and keys the entries of that file by signature, CPU
+and bytecode -- not by the compile options.  Two builds of one Python function
+(``parallel=True`` and serial) therefore share one cache entry, and whichever was
+saved last is loaded for both: the serial build comes back parallel (entering the
+thread pool that ``qmc_orff.set_num_threads(1)`` promises to avoid), or the
+parallel build serial (one thread from then on).  :func:`renamed` gives each
+build its own function object, hence its own cache file.
+
+A ``parallel=True`` kernel takes several times longer to compile than its serial
+build (the parfor passes and the gufunc); :func:`parallel_pays` lets a caller run
+the serial build where the parallel one cannot pay, so that a small first call
+compiles only the serial build.
+"""
+from __future__ import annotations
+
+import types
+
+import numba
+
+__all__ = ["renamed", "parallel_pays"]
+
+
+def renamed(func, name):
+    """A copy of the plain module-level function ``func`` under the name ``name``.
+
+    Same code, globals, defaults and closure; ``__name__`` and ``__qualname__`` are
+    ``name``, so ``numba.njit(cache=True)(renamed(f, "f_serial"))`` is cached apart from
+    any other build of ``f``.  Use the name the build is published under.
+    """
+    copy = types.FunctionType(func.__code__, func.__globals__, name, func.__defaults__,
+                              func.__closure__)
+    copy.__qualname__ = name
+    copy.__module__ = func.__module__
+    copy.__doc__ = func.__doc__
+    copy.__kwdefaults__ = func.__kwdefaults__
+    return copy
+
+
+def parallel_pays(n, chunk):
+    """Whether ``n`` items in chunks of ``chunk`` should run on the parallel build.
+
+    True when there is more than one chunk and numba may use more than one thread
+    (``qmc_orff.set_num_threads``); otherwise the serial build does the same work in
+    the same order per chunk (the chunked generator kernels compute each chunk from its
+    own first index, so both builds give the same points) without compiling the parallel
+    build or entering the thread pool.
+    """
+    return n > chunk and numba.get_num_threads() > 1
