@@ -48,7 +48,7 @@ _C5 = 2.08757232129817482790e-09
 _C6 = -1.13596475577881948265e-11
 
 
-@nb.njit(inline="always", fastmath=False)
+@nb.njit(cache=True, fastmath=False)  # LLVM inlines it; inline="always" slowed the parfor compile
 def _sincos(x):  # pragma: no cover - compiled
     """``(sin x, cos x)`` for ``|x| <= _REDUCE_MAX``, branch-free."""
     fn = (x * _INVPIO2 + _TOINT) - _TOINT
@@ -153,7 +153,7 @@ _F_ONE = _F32(1.0)
 _F32_REDUCE_MAX = 4096.0
 
 
-@nb.njit(inline="always", fastmath=False)
+@nb.njit(cache=True, fastmath=False)  # LLVM inlines it (see _sincos)
 def _sincosf(x):  # pragma: no cover - compiled
     """``(sin x, cos x)`` in float32 for float32 ``|x| <= _F32_REDUCE_MAX``, branch-free."""
     fn = (x * _F_INVPIO2 + _F_TOINT) - _F_TOINT

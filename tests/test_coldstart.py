@@ -130,8 +130,8 @@ def test_serial_feature_build_is_not_served_the_parallel_cache(tmp_path):
         from qmc_orff import _features_kernels as fk
         fk.cos_sin_inplace(np.ones((4, 6)), np.ones(3))
         ''', tmp_path)
-    assert [(c["name"], c["parallel"]) for c in cold["compiled"]] == [
-        ("qmc_orff._features_kernels.cos_sin_inplace", True)]
+    assert [c["name"] for c in cold["compiled"] if c["parallel"]] == [
+        "qmc_orff._features_kernels.cos_sin_inplace"]
     script = '''
         import numpy as np
         import qmc_orff
@@ -139,8 +139,10 @@ def test_serial_feature_build_is_not_served_the_parallel_cache(tmp_path):
         qmc_orff.set_num_threads(1)
         fk.cos_sin_of_arguments(np.ones((4, 6)), np.ones(3))
         '''
-    assert [(c["name"], c["parallel"]) for c in _run(script, tmp_path)["compiled"]] == [
-        ("qmc_orff._features_kernels.cos_sin_inplace_serial", False)]
+    second = _run(script, tmp_path)["compiled"]
+    assert [c["name"] for c in second if c["name"].endswith("inplace_serial")] == [
+        "qmc_orff._features_kernels.cos_sin_inplace_serial"]  # not served the parallel entry
+    assert not [c for c in second if c["parallel"]]
     assert _run(script, tmp_path)["compiled"] == []
 
 
