@@ -4,9 +4,9 @@ numba's on-disk cache (``cache=True``) files a compiled function under its modul
 qualified name and first line, and keys the entries of that file by signature, CPU
 and bytecode -- not by the compile options.  Two builds of one Python function
 (``parallel=True`` and serial) therefore share one cache entry, and whichever was
-saved last is loaded for both: the serial build comes back parallel (entering the
-thread pool that ``qmc_orff.set_num_threads(1)`` promises to avoid), or the
-parallel build serial (one thread from then on).  :func:`renamed` gives each
+saved last is loaded for both: the serial build comes back parallel (running
+parallel regions, which a limit of one thread, ``qmc_orff.set_num_threads(1)``,
+promises to avoid), or the parallel build serial (one thread from then on).  :func:`renamed` gives each
 build its own function object, hence its own cache file.
 
 A ``parallel=True`` kernel takes several times longer to compile than its serial

@@ -14,6 +14,7 @@ import sys
 import textwrap
 
 import numba
+import numpy as np
 import pytest
 from numba.core.caching import FunctionCache
 from numba.core.dispatcher import Dispatcher
@@ -163,3 +164,23 @@ def test_design_first_calls_reload_from_cache(tmp_path):
     keys = [(c["name"], c["args"]) for c in cold["compiled"]]
     assert keys and len(keys) == len(set(keys)), keys
     assert _run(script, tmp_path)["compiled"] == []
+
+
+@pytest.mark.parametrize("engine, options", [
+    ("Halton", {}), ("Halton", {"scramble": True, "rng": 3}),
+    ("Sobol", {"scramble": True, "rng": 3}),
+    ("Lattice", {"shift": True, "rng": 3}), ("Lattice", {"order": "natural"})])
+def test_serial_builds_draw_the_parallel_points(engine, options):
+    """The engines' serial builds (one chunk, or one thread) give the parallel build's points
+    bit for bit: many chunks in parallel against one thread, and draws of one chunk each."""
+    def make():
+        return getattr(qmc_orff, engine)(5, **options)
+
+    n = 2 ** 14  # several chunks of every engine
+    parallel = make().random(n)
+    with qmc_orff.num_threads(1):
+        serial = make().random(n)
+    np.testing.assert_array_equal(parallel, serial)
+    gen = make()
+    pieces = [gen.random(m) for m in (1, 63, 2048, 1, 4095, n - 6208)]
+    np.testing.assert_array_equal(np.concatenate(pieces), parallel)
