@@ -65,7 +65,7 @@ def _scalar_param(value, name):
 _CHECKS = ("warn", "raise", "off")
 #: The fit-time check of a supplied sequence samples at most this many rows of ``X``
 #: (at most ``CHECK_BLOCK_ROWS // p`` for an operator-valued map with ``p`` outputs).
-CHECK_SAMPLES = 256
+CHECK_SAMPLES = 128
 CHECK_BLOCK_ROWS = 512
 #: ... and compares with the mean of this many seeded reference maps ...
 CHECK_REFERENCE_SEEDS = 3
@@ -75,45 +75,90 @@ CHECK_REFERENCE_SEEDS = 3
 CHECK_MARGIN = 1.1
 
 
-def _check_supplied_sequence(fitted, X, reference, p=1):
+def _sample_rows(X, m):
+    """A fixed sample (seed 0, sorted) of at most ``m`` rows of ``X``, dense float64."""
+    if X.shape[0] > m:
+        X = X[np.sort(np.random.default_rng(0).choice(X.shape[0], m, replace=False))]
+    return np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+
+
+def _gram_errors(Y, K, maps):
+    """Relative Gram errors ``||Z Z^T - K||_F / ||K||_F`` of several scalar maps on the same rows.
+
+    ``Y`` (m, d) rows (after the map's input transform), ``K`` (m, m) their exact Gram
+    matrix, ``maps`` a list of ``(W, xi)``.  One feature pass for all maps; each map's
+    Gram matrix ``C C^T + S S^T`` from its cosine and sine columns.  Single-threaded BLAS
+    (see :func:`qmc_orff._features_kernels.cos_sin_features`); the maps are shared among
+    the library's threads, each error computed by the same operations whatever their number.
+    """
+    from .threads import _blas_limited, _row_workers, get_num_threads
+
+    W = np.concatenate([w for w, _ in maps])
+    scale = np.sqrt(np.concatenate([xi for _, xi in maps]))
+    total = W.shape[0]
+    Z = cos_sin_features(Y, W, scale)
+    nK = float(np.linalg.norm(K))
+    offsets = np.cumsum([0] + [w.shape[0] for w, _ in maps])
+
+    def error(c):
+        C = Z[:, offsets[c]:offsets[c + 1]]
+        S = Z[:, total + offsets[c]:total + offsets[c + 1]]
+        G = C @ C.T
+        G += S @ S.T
+        G -= K
+        return float(np.linalg.norm(G)) / nK
+
+    n_threads = min(get_num_threads(), len(maps))
+    with _blas_limited(1):
+        if n_threads == 1:
+            return [error(c) for c in range(len(maps))]
+        return list(_row_workers().map(error, range(len(maps))))
+
+
+def _check_supplied_sequence(fitted, X, reference, p=1, Y=None):
     """The fit-time check of :class:`FourierFeatures` / :class:`ORFF` (``check`` != "off").
 
     ``fitted`` was built from a user-supplied Sequence or array; compare its Gram error on a
     sample of the rows of ``X`` with that of the same map drawn from ``reference``
     (``"orf"`` where defined, else ``"mc"``), mean of ``CHECK_REFERENCE_SEEDS`` seeds.
+    ``Y``: the rows the scalar map reads (``X`` after its input transform; default ``X``).
     Returns ``(error, reference_error, n_rows)``; warns or raises when the sequence is worse.
     """
     import warnings
-
-    from sklearn.base import clone
 
     check = check_choice(fitted.check, "check", _CHECKS)
     if check == "off" or X.shape[0] < 2:
         return None
     m = min(X.shape[0], CHECK_SAMPLES, max(2, CHECK_BLOCK_ROWS // p))
-    rng = np.random.default_rng(0)  # the same rows on every fit: reproducible verdicts
-    Xs = X if X.shape[0] <= m else X[np.sort(rng.choice(X.shape[0], m, replace=False))]
-    Xs = np.ascontiguousarray(Xs.toarray() if sp.issparse(Xs) else Xs)
-    # the exact Gram matrix once (gram_error's definition: ||K - K~||_F / ||K||_F)
-    operator = hasattr(fitted, "approximate_kernel")
-    K = fitted.kernel_.block(Xs) if operator else _exact_gram(fitted.kernel_, Xs)
-    nK = float(np.linalg.norm(K))
+    Xs = _sample_rows(X, m)  # the same rows on every fit: reproducible verdicts
+    s = fitted.frequencies_.shape[0]
+    if hasattr(fitted, "approximate_kernel"):  # operator-valued: the (m p, m p) block Gram matrix
+        from sklearn.base import clone
 
-    def error(fm):
-        if operator:
-            approx = fm.approximate_kernel(Xs, block=True)
-        else:
-            Z = np.asarray(fm.transform(Xs), dtype=np.float64)
-            approx = Z @ Z.T
-        return float(np.linalg.norm(approx - K)) / nK
+        from .threads import _blas_limited
 
-    own = error(fitted)
-    ref_errors = []
-    for k in range(CHECK_REFERENCE_SEEDS):
-        ref = clone(fitted).set_params(sequence=reference, n_components=fitted.frequencies_.shape[0],
-                                       seed=k, random_state=None, check="off")
-        ref_errors.append(error(ref.fit(Xs)))
-    ref_err = float(np.mean(ref_errors))
+        K = fitted.kernel_.block(Xs)
+        nK = float(np.linalg.norm(K))
+        with _blas_limited(1):
+            errors = [float(np.linalg.norm(fm.approximate_kernel(Xs, block=True) - K)) / nK
+                      for fm in [fitted] + [
+                          clone(fitted).set_params(sequence=reference, n_components=s, seed=k,
+                                                   random_state=None, check="off").fit(Xs)
+                          for k in range(CHECK_REFERENCE_SEEDS)]]
+    else:
+        Ys = Xs if Y is None else _sample_rows(Y, m)
+        kernel = fitted.kernel_
+        name = {Gaussian: "gaussian", Laplacian: "laplacian", Matern: "matern",
+                SkewedChi2: "skewed_chi2"}[type(kernel)]
+        from .threads import _blas_limited
+
+        with _blas_limited(1):  # small LAPACK/BLAS calls: one thread (see _gram_errors)
+            maps = [(fitted.frequencies_, fitted.weights_)] + [
+                make_frequencies(name, s, X.shape[1], sigma=fitted.sigma_, sequence=reference,
+                                 seed=k, nu=fitted.nu) for k in range(CHECK_REFERENCE_SEEDS)]
+            errors = _gram_errors(Ys, _exact_gram(kernel, Xs), maps)
+    own = errors[0]
+    ref_err = float(np.mean(errors[1:]))
     if own > CHECK_MARGIN * ref_err:
         msg = (f"the supplied 'sequence' gives a Gram error of {own:.3g} on {m} rows of X, worse "
                f"than {reference!r} frequencies of the same size ({ref_err:.3g}, mean of "
@@ -171,20 +216,15 @@ def _select_default(kernel, n_components, X, exact, *, sigma, nu):
     source = _auto_source(kernel, "spectral", int(n_components), d)
     if source not in ("orf-qmc", "sobol"):
         return None, None
-    m = min(X.shape[0], DEFAULT_SAMPLES)
-    rng = np.random.default_rng(0)
-    Xs = X if X.shape[0] <= m else X[np.sort(rng.choice(X.shape[0], m, replace=False))]
-    Xs = np.ascontiguousarray(Xs.toarray() if sp.issparse(Xs) else Xs, dtype=np.float64)
-    K = _exact_gram(exact, Xs)
-    best, best_err = (None, None), np.inf
-    for k in range(DEFAULT_CANDIDATES):
-        W, xi = make_frequencies(kernel, n_components, d, sigma=sigma, sequence="auto",
-                                 seed=ORF_QMC_SEED + k, nu=nu)
-        Z = cos_sin_features(Xs, W, np.sqrt(xi))
-        e = float(np.linalg.norm(Z @ Z.T - K))
-        if e < best_err:
-            best, best_err = (W, xi), e
-    return best
+    from .threads import _blas_limited
+
+    Xs = _sample_rows(X, DEFAULT_SAMPLES)
+    with _blas_limited(1):  # small LAPACK/BLAS calls: one thread (see _gram_errors)
+        candidates = [make_frequencies(kernel, n_components, d, sigma=sigma, sequence="auto",
+                                       seed=ORF_QMC_SEED + k, nu=nu)
+                      for k in range(DEFAULT_CANDIDATES)]
+        errors = _gram_errors(Xs, _exact_gram(exact, Xs), candidates)
+    return candidates[int(np.argmin(errors))]  # the first of equal errors, as before
 
 
 def _resolve_seed(seed, random_state):
@@ -391,7 +431,12 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         kernel = _KERNEL_ALIASES.get(kernel, kernel)
         sigma = _sigma_from_gamma(kernel, self.sigma, self.gamma)
         seed = _resolve_seed(self.seed, self.random_state)
+        X_raw = X
         X = self._input(X, reset=True)
+        if kernel == "skewed_chi2" and not isinstance(self.sequence, str):
+            X_raw = validate_data(self, X_raw, dtype=np.float64, reset=False)
+        else:
+            X_raw = X  # the map reads the rows as they are
         d = X.shape[1]
         if kernel == "gaussian":
             exact = Gaussian(sigma)
@@ -418,8 +463,8 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         self._n_features_out = 2 * W.shape[0]
         check_choice(self.check, "check", _CHECKS)
         if not isinstance(self.sequence, str):
-            Xv = validate_data(self, X, dtype=np.float64, reset=False)
-            self.check_ = _check_supplied_sequence(self, Xv, "orf" if kernel == "gaussian" else "mc")
+            self.check_ = _check_supplied_sequence(self, X_raw, "orf" if kernel == "gaussian"
+                                                   else "mc", Y=X)
         else:
             self.check_ = None
         return self
