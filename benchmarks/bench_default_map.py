@@ -111,43 +111,44 @@ def accuracy_table(names, s_values):
     return failures
 
 
-def check_cost(quick):
-    print("\n== 2. cost of the fit-time check (check='warn' vs 'off') ==")
-    print("fit + transform of the training data, a supplied Sequence (an ORF draw), "
-          "minimum of 3 runs; the check samples at most 256 rows of X")
+def _median_ms(fn, repeat):
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return 1e3 * float(np.median(times))
+
+
+def check_cost(quick, repeat=9):
+    """The check timed on its own (no difference of two noisy fits), next to fit + transform."""
+    from qmc_orff.features import CHECK_SAMPLES, _check_supplied_sequence
+    from qmc_orff.frequencies import make_frequencies
+
+    print("\n== 2. cost of the fit-time check and of the default's selection ==")
+    print(f"medians of {repeat} runs; the check samples at most {CHECK_SAMPLES} rows of X; "
+          "a supplied Sequence (an ORF draw, seed 1)")
+    print(f"{'n':>7} {'d':>4} {'s':>5} {'fit+transform':>14} {'check':>8} {'ratio':>7} "
+          f"{'ORF fit+tr':>11} {'default fit+tr':>15} {'ratio':>7}")
     rng = np.random.default_rng(0)
-    cases = [(5000, 64, 256), (20000, 64, 512)] if not quick else [(2000, 16, 128)]
+    cases = ([(5000, 64, 256), (20000, 64, 512), (20000, 8, 1024), (100000, 32, 256)]
+             if not quick else [(2000, 16, 128)])
+    warnings.simplefilter("ignore", UserWarning)  # an ORF draw may sit near the margin
     for n, d, s in cases:
         X = rng.normal(size=(n, d))
         sigma = float(np.median(pdist(X[:500])))
-        from qmc_orff.frequencies import make_frequencies
         W, _ = make_frequencies("gaussian", s, d, sequence="orf", seed=1)
         seq = Sequence(W, None, {"density": "gaussian"})
-        times = {}
-        warnings.simplefilter("ignore", UserWarning)  # an ORF draw may sit near the margin
-        for check in ("off", "warn"):
-            best = np.inf
-            for _ in range(3):
-                t0 = time.perf_counter()
-                FourierFeatures(sigma=sigma, n_components=None, sequence=seq,
-                                check=check).fit(X).transform(X)
-                best = min(best, time.perf_counter() - t0)
-            times[check] = best
-        extra = times["warn"] - times["off"]
-        print(f"n={n} d={d} s={s}: off {times['off'] * 1e3:.1f} ms, warn {times['warn'] * 1e3:.1f} ms,"
-              f" check costs {extra * 1e3:.1f} ms = {extra / times['off']:.1%} of fit+transform")
-        # the default map's selection (8 draws scored on 512 rows) against ORF's fit
-        best = {}
-        for name, kw in (("orf", dict(sequence="orf", seed=0)), ("default", {})):
-            b = np.inf
-            for _ in range(3):
-                t0 = time.perf_counter()
-                FourierFeatures(sigma=sigma, n_components=s, **kw).fit(X).transform(X)
-                b = min(b, time.perf_counter() - t0)
-            best[name] = b
-        print(f"    default map fit+transform {best['default'] * 1e3:.1f} ms vs ORF "
-              f"{best['orf'] * 1e3:.1f} ms: selection adds "
-              f"{(best['default'] - best['orf']) / best['orf']:.1%}")
+        ff = FourierFeatures(sigma=sigma, n_components=None, sequence=seq, check="off")
+        base = _median_ms(lambda: ff.fit(X).transform(X), repeat)
+        ff.set_params(check="warn")
+        check = _median_ms(lambda: _check_supplied_sequence(ff, X, "orf"), repeat)
+        orf = _median_ms(lambda: FourierFeatures(sigma=sigma, n_components=s, sequence="orf",
+                                                 seed=0).fit(X).transform(X), repeat)
+        default = _median_ms(lambda: FourierFeatures(sigma=sigma, n_components=s).fit(X)
+                             .transform(X), repeat)
+        print(f"{n:>7} {d:>4} {s:>5} {base:>11.1f} ms {check:>5.1f} ms {check / base:>7.1%} "
+              f"{orf:>8.1f} ms {default:>12.1f} ms {default / orf:>6.2f}x")
 
 
 def main():
@@ -156,8 +157,11 @@ def main():
                    help="digits PCA-8 and diabetes, s in {32, 128} only")
     p.add_argument("--data", nargs="+", choices=DATASETS, default=None,
                    help="only these data sets")
+    p.add_argument("--cost-only", action="store_true", help="section 2 only")
     args = p.parse_args()
-    if args.quick:
+    if args.cost_only:
+        failures = []
+    elif args.quick:
         failures = accuracy_table(args.data or ("digits_pca8", "diabetes"), (32, 128))
     else:
         failures = accuracy_table(args.data or DATASETS, S_VALUES)
