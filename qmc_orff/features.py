@@ -82,12 +82,16 @@ def _sample_rows(X, m):
     return np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
 
 
-def _gram_errors(Y, K, maps):
+def _gram_errors(Y, K, maps, cross=False):
     """Relative Gram errors ``||Z Z^T - K||_F / ||K||_F`` of several scalar maps on the same rows.
 
     ``Y`` (m, d) rows (after the map's input transform), ``K`` (m, m) their exact Gram
     matrix, ``maps`` a list of ``(W, xi)``.  One feature pass for all maps; each map's
-    Gram matrix ``C C^T + S S^T`` from its cosine and sine columns.  Single-threaded BLAS
+    Gram matrix ``C C^T + S S^T`` from its cosine and sine columns.  ``cross=True``: the
+    error of the block between the first ``h = m // 2`` rows and the others only
+    (``Z_A Z_B^T`` against ``K[:h, h:]``): ``h (m - h)`` distinct pairs, half of all, for a
+    quarter of the products (the diagonal, ``sum(xi)`` for every map, is left out; a way to
+    rank maps with normalised weights, not a Gram error).  Single-threaded BLAS
     (see :func:`qmc_orff._features_kernels.cos_sin_features`); the maps are shared among
     the library's threads, each error computed by the same operations whatever their number.
     """
@@ -97,14 +101,17 @@ def _gram_errors(Y, K, maps):
     scale = np.sqrt(np.concatenate([xi for _, xi in maps]))
     total = W.shape[0]
     Z = cos_sin_features(Y, W, scale)
+    h = Y.shape[0] // 2 if cross else Y.shape[0]
+    A, B = (slice(0, h), slice(h, None)) if cross else (slice(None), slice(None))
+    K = K[A, B]
     nK = float(np.linalg.norm(K))
     offsets = np.cumsum([0] + [w.shape[0] for w, _ in maps])
 
     def error(c):
         C = Z[:, offsets[c]:offsets[c + 1]]
         S = Z[:, total + offsets[c]:total + offsets[c + 1]]
-        G = C @ C.T
-        G += S @ S.T
+        G = C[A] @ C[B].T
+        G += S[A] @ S[B].T
         G -= K
         return float(np.linalg.norm(G)) / nK
 
@@ -201,8 +208,9 @@ def _select_default(kernel, n_components, X, exact, *, sigma, nu):
 
     ``"auto"`` resolves to a randomisable source (``"orf-qmc"`` or scrambled Sobol');
     ``DEFAULT_CANDIDATES`` draws with the fixed seeds ``0..K-1`` are scored by their Gram
-    error on a fixed sample of at most ``DEFAULT_SAMPLES`` rows of ``X`` and the best is
-    kept: deterministic given ``X``, no seed needed.  A single draw of orthogonal random
+    error on a fixed sample of at most ``DEFAULT_SAMPLES`` rows of ``X`` (the block between
+    two random halves of the sample: :func:`_gram_errors` with ``cross=True``) and the best
+    is kept: deterministic given ``X``, no seed needed.  A single draw of orthogonal random
     features is within about +-15% of their mean error; the selection removes the bad
     draws (see ``benchmarks/bench_default_map.py``).  Returns ``(None, None)`` when the
     rule is deterministic (Halton for the Laplacian and skewed chi-squared kernels) or
@@ -219,11 +227,13 @@ def _select_default(kernel, n_components, X, exact, *, sigma, nu):
     from .threads import _blas_limited
 
     Xs = _sample_rows(X, DEFAULT_SAMPLES)
+    # two random halves, whatever the order of the rows
+    Xs = Xs[np.random.default_rng(1).permutation(Xs.shape[0])]
     with _blas_limited(1):  # small LAPACK/BLAS calls: one thread (see _gram_errors)
         candidates = [make_frequencies(kernel, n_components, d, sigma=sigma, sequence="auto",
                                        seed=ORF_QMC_SEED + k, nu=nu)
                       for k in range(DEFAULT_CANDIDATES)]
-        errors = _gram_errors(Xs, _exact_gram(exact, Xs), candidates)
+        errors = _gram_errors(Xs, _exact_gram(exact, Xs), candidates, cross=True)
     return candidates[int(np.argmin(errors))]  # the first of equal errors, as before
 
 
@@ -303,8 +313,10 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         Point source; see :func:`qmc_orff.make_frequencies`.  ``"auto"``: orthogonal
         directions with stratified radii (``"orf-qmc"``), scrambled Sobol' points in low
         dimension (``d <= 10``, ``s >= 32 d``), RR2 Halton for the Laplacian and skewed
-        chi-squared kernels; the same map on every fit without a seed, and on real data at
-        least as accurate as orthogonal random features (``benchmarks/bench_default_map.py``).
+        chi-squared kernels.  Without a seed, ``fit(X)`` keeps the best of
+        ``DEFAULT_CANDIDATES`` fixed draws by their Gram error on a fixed sample of ``X``: the
+        same map on every fit, and on real data at least as accurate as orthogonal random
+        features (``benchmarks/bench_default_map.py``).
         ``"adaptive"``: a data-dependent map (as scikit-learn's ``Nystroem``): ``fit(X)``
         designs the frequencies on ``X`` by :func:`qmc_orff.adaptive_sequence`
         (Gaussian, Laplacian and Matern kernels), reproducibly with ``seed``.
@@ -500,6 +512,76 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         return cos_sin_features(X, W, scale)
 
 
+def _orff_factors(kernel, measure, radial, W, xi, sig_arr, sigma, d, A):
+    """ORFF amplitudes ``(s,)`` and factors ``B(w_j)`` ``(s, p, r)`` of frequencies ``W``.
+
+    ``A~(w) = B(w) B(w)^T`` (Brault et al. 2016; Minh 2016): ``A`` for the decomposable
+    kernel, ``w w^T`` (curl-free) and ``|w|^2 I - w w^T`` (div-free) in the spectral
+    measure; the trace measure replaces ``|w|`` by ``sqrt(d) / sigma``.
+    """
+    amp = np.sqrt(xi)
+    if measure == "bounded":
+        # sqrt(rho_0 / rho) = 2^(d/4) exp(-sigma^2 |w|^2 / 8)
+        amp = amp * 2.0 ** (d / 4.0) * np.exp(-np.sum((W * sig_arr) ** 2, axis=1) / 8.0)
+    if kernel == "decomposable":
+        lam, V = np.linalg.eigh(A)
+        keep = lam > lam[-1] * A.shape[0] * np.finfo(np.float64).eps
+        return amp, np.ascontiguousarray(V[:, keep] * np.sqrt(lam[keep]))
+    norm = np.sqrt(np.sum(W * W, axis=1))
+    if kernel == "curl_free":
+        if radial:
+            safe = np.where(norm > 0, norm, 1.0)
+            B = (math.sqrt(d) / sigma) * (W / safe[:, None])
+        else:
+            B = W.copy()
+        B = B[:, :, None]
+    else:
+        Q = householder_complement(W)
+        scale = np.full(W.shape[0], math.sqrt(d) / sigma) if radial else norm
+        B = Q * scale[:, None, None]
+    return amp, np.ascontiguousarray(B)
+
+
+def _select_default_operator(est, exact, X, factors, sigma, measure):
+    """ORFF's default map without a seed: the best of ``DEFAULT_CANDIDATES`` fixed draws.
+
+    As :func:`_select_default`, scored by the operator-valued Gram error: the block
+    ``K~(X_A, X_B)`` between two random halves of a fixed sample of at most
+    ``CHECK_BLOCK_ROWS // p`` rows (``p`` outputs), against ``K(X_A, X_B)``.  Returns
+    ``(None, None)`` when the rule is deterministic or ``X`` has fewer than 2 rows.
+    """
+    import copy
+
+    from .frequencies import ORF_QMC_SEED, _auto_source
+    from .threads import _blas_limited
+
+    d = X.shape[1]
+    if est.n_components is None or X.shape[0] < 2:
+        return None, None
+    if _auto_source("gaussian", measure, int(est.n_components), d) not in ("orf-qmc", "sobol"):
+        return None, None
+    p = exact.output_dim(d)
+    Xs = _sample_rows(X, max(2, CHECK_BLOCK_ROWS // p))
+    Xs = Xs[np.random.default_rng(1).permutation(Xs.shape[0])]
+    h = Xs.shape[0] // 2
+    XA, XB = Xs[:h], Xs[h:]
+    K = exact.block(XA, XB)
+    nK = float(np.linalg.norm(K))
+    best, best_err = (None, None), np.inf
+    with _blas_limited(1):
+        for k in range(DEFAULT_CANDIDATES):
+            W, xi = make_frequencies("gaussian", est.n_components, d, sigma=sigma,
+                                     sequence="auto", seed=ORF_QMC_SEED + k, measure=measure)
+            cand = copy.copy(est)
+            cand.frequencies_, cand.weights_ = W, xi
+            cand.amplitudes_, cand.factors_ = factors(W, xi)
+            cand.n_outputs_, cand.rank_, cand.kernel_ = p, cand.factors_.shape[-1], exact
+            e = float(np.linalg.norm(cand.approximate_kernel(XA, XB, block=True) - K)) / nK
+            if e < best_err:  # the first of equal errors
+                best, best_err = (W, xi), e
+    return best
+
+
 # --------------------------------------------------------------------------- adaptive maps
 def _is_adaptive(sequence):
     return isinstance(sequence, str) and sequence == "adaptive"
@@ -610,6 +692,8 @@ class ORFF(TransformerMixin, BaseEstimator):
         Number ``s`` of frequencies.
     sequence : {"auto", "orf-qmc", "halton", "sobol", "lattice", "mc", "orf", "adaptive"}, Sequence or array_like, default="auto"
         Point source; see :func:`qmc_orff.make_frequencies` and :class:`FourierFeatures`.
+        ``"auto"`` without a seed: the best of ``DEFAULT_CANDIDATES`` fixed draws by the
+        operator-valued Gram error on a fixed sample of ``X`` (a deterministic map).
         ``"adaptive"``: designed on the data given to ``fit`` (see ``design_options``).
     measure : {"spectral", "bounded", "trace"}, default="spectral"
         The probability measure ``rho`` the frequencies follow, and ``A~ = mu / rho``:
@@ -733,39 +817,25 @@ class ORFF(TransformerMixin, BaseEstimator):
         freq_sigma = sig_arr / math.sqrt(2.0) if measure == "bounded" else sig_arr
         if not isinstance(self.flatten, (bool, np.bool_)):
             raise TypeError(f"'flatten' must be a bool; got {self.flatten!r}.")
+        seed = _resolve_seed(self.seed, self.random_state)
+        frequency_measure = "radial" if radial else "spectral"
+        freq_sig = freq_sigma if freq_sigma.ndim else float(freq_sigma)
+
+        def factors(W, xi):  # amplitudes (s,) and B(w_j) (s, p, r) of frequencies W
+            return _orff_factors(kernel, measure, radial, W, xi, sig_arr, sigma, d,
+                                 A if kernel == "decomposable" else None)
+
+        W = None
         if _is_adaptive(self.sequence):
             W, xi, self.design_ = _adaptive_operator_frequencies(self, kernel, measure, X, sigma,
                                                                  A if kernel == "decomposable" else None)
-        else:
-            W, xi = make_frequencies("gaussian", self.n_components, d,
-                                     sigma=freq_sigma if freq_sigma.ndim else float(freq_sigma),
-                                     sequence=self.sequence,
-                                     seed=_resolve_seed(self.seed, self.random_state),
-                                     scramble=self.scramble,
-                                     measure="radial" if radial else "spectral")
-        amp = np.sqrt(xi)
-        if measure == "bounded":
-            # sqrt(rho_0 / rho) = 2^(d/4) exp(-sigma^2 |w|^2 / 8)
-            amp = amp * 2.0 ** (d / 4.0) * np.exp(-np.sum((W * sig_arr) ** 2, axis=1) / 8.0)
-
-        if kernel == "decomposable":
-            lam, V = np.linalg.eigh(A)
-            keep = lam > lam[-1] * A.shape[0] * np.finfo(np.float64).eps
-            B = np.ascontiguousarray(V[:, keep] * np.sqrt(lam[keep]))
-        else:
-            norm = np.sqrt(np.sum(W * W, axis=1))
-            if kernel == "curl_free":
-                if radial:
-                    safe = np.where(norm > 0, norm, 1.0)
-                    B = (math.sqrt(d) / sigma) * (W / safe[:, None])
-                else:
-                    B = W.copy()
-                B = B[:, :, None]
-            else:
-                Q = householder_complement(W)
-                scale = np.full(W.shape[0], math.sqrt(d) / sigma) if radial else norm
-                B = Q * scale[:, None, None]
-            B = np.ascontiguousarray(B)
+        elif isinstance(self.sequence, str) and self.sequence == "auto" and seed is None:
+            W, xi = _select_default_operator(self, exact, X, factors, freq_sig, frequency_measure)
+        if W is None:
+            W, xi = make_frequencies("gaussian", self.n_components, d, sigma=freq_sig,
+                                     sequence=self.sequence, seed=seed, scramble=self.scramble,
+                                     measure=frequency_measure)
+        amp, B = factors(W, xi)
         self.frequencies_ = W
         self.weights_ = xi
         self.amplitudes_ = amp
