@@ -75,11 +75,33 @@ CHECK_REFERENCE_SEEDS = 3
 CHECK_MARGIN = 1.1
 
 
+def _sample_indices(n, m):
+    """The rows :func:`_sample_rows` takes from ``n`` rows: all, or ``m`` fixed ones (sorted)."""
+    if n <= m:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(0).choice(n, m, replace=False))
+
+
 def _sample_rows(X, m):
     """A fixed sample (seed 0, sorted) of at most ``m`` rows of ``X``, dense float64."""
     if X.shape[0] > m:
-        X = X[np.sort(np.random.default_rng(0).choice(X.shape[0], m, replace=False))]
+        X = X[_sample_indices(X.shape[0], m)]
     return np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+
+
+def _orff_fit_rows(orff, p):
+    """How many rows of ``X`` fitting ``orff`` (``p`` outputs) reads: the fixed sample of its
+    seedless default's selection or of its fit-time check, else 1 (the column count only).
+
+    A fit on those rows (:func:`_sample_rows` of ``X``) gives the same map as a fit on ``X``:
+    how :class:`~qmc_orff.ORFFRidge` fits the map to a Dask array without computing it.
+    """
+    sequence = orff.sequence
+    m = max(2, CHECK_BLOCK_ROWS // max(1, p))
+    if isinstance(sequence, str):
+        seeded = _resolve_seed(orff.seed, orff.random_state) is not None
+        return m if sequence == "auto" and not seeded else 1
+    return 1 if orff.check == "off" else min(CHECK_SAMPLES, m)
 
 
 def _gram_errors(Y, K, maps, cross=False):
