@@ -122,28 +122,23 @@ def test_small_generator_calls_compile_serial_builds_and_reload(tmp_path):
     assert _run(script, tmp_path)["compiled"] == []
 
 
-def test_serial_feature_build_is_not_served_the_parallel_cache(tmp_path):
-    """With one thread the feature map compiles and runs its serial build even when the
-    cache holds the parallel build of the same function (a shared cache entry handed the
-    serial dispatcher the parallel code, thread pool included, and vice versa)."""
-    cold = _run('''
-        import numpy as np
-        from qmc_orff import _features_kernels as fk
-        fk.cos_sin_inplace(np.ones((4, 6)), np.ones(3))
-        ''', tmp_path)
-    assert [c["name"] for c in cold["compiled"] if c["parallel"]] == [
-        "qmc_orff._features_kernels.cos_sin_inplace"]
+def test_small_fit_transform_compiles_only_its_kernels_and_reloads(tmp_path):
+    """A small float64 FourierFeatures fit-transform compiles the float64 feature kernel
+    once -- no float32 variant, no parallel build, nothing twice -- and a second process
+    with the filled cache compiles nothing."""
     script = '''
         import numpy as np
-        import qmc_orff
-        from qmc_orff import _features_kernels as fk
-        qmc_orff.set_num_threads(1)
-        fk.cos_sin_of_arguments(np.ones((4, 6)), np.ones(3))
+        from qmc_orff import FourierFeatures
+        X = np.random.default_rng(0).normal(size=(50, 3))
+        FourierFeatures(n_components=16).fit_transform(X)
         '''
-    second = _run(script, tmp_path)["compiled"]
-    assert [c["name"] for c in second if c["name"].endswith("inplace_serial")] == [
-        "qmc_orff._features_kernels.cos_sin_inplace_serial"]  # not served the parallel entry
-    assert not [c for c in second if c["parallel"]]
+    cold = _run(script, tmp_path)["compiled"]
+    names = [c["name"].rsplit(".", 1)[-1] for c in cold]
+    assert any("cos_sin_inplace" in n for n in names), names
+    assert not [n for n in names if "f32" in n], names
+    assert not [c["name"] for c in cold if c["parallel"]]
+    keys = [(c["name"], c["args"]) for c in cold]
+    assert len(keys) == len(set(keys)), keys
     assert _run(script, tmp_path)["compiled"] == []
 
 
