@@ -59,6 +59,18 @@ def update_p(p, z, n, gamma_s, coef, factor, alpha2):
 
 
 @njit(cache=True)
+def _omega_pow2(idx, inv_n, coef, factor, alpha2):
+    """`_omega_at` for ``n = 2^m``: ``idx * (1/n)`` equals ``idx / n`` exactly (no division)."""
+    x = idx * inv_n
+    if alpha2:
+        return _TWO_PI2 * (x * x - x + _SIXTH)
+    y = 0.0
+    for c in coef:
+        y = y * x + c
+    return factor * y
+
+
+@njit(cache=True)
 def update_pow2(pp, x, sizes, z, n, gamma_s, coef, factor, alpha2):
     """Update the products in the ``n = 2^m`` layout and form the next FFT inputs.
 
@@ -72,7 +84,7 @@ def update_pow2(pp, x, sizes, z, n, gamma_s, coef, factor, alpha2):
     ``x[o + b] = pp[2 o + b] + pp[2 o + L + b]`` (the vector correlated at that level).
     ``z = 0`` skips the update (forms ``x`` only).
     """
-    nf = float(n)
+    inv_n = 1.0 / n
     mask = n - 1
     o = 0
     for lev in range(sizes.shape[0]):
@@ -81,8 +93,8 @@ def update_pow2(pp, x, sizes, z, n, gamma_s, coef, factor, alpha2):
         if z != 0:
             idx = (z << lev) & mask
             for b in range(L):
-                pp[a + b] *= 1.0 + gamma_s * _omega_at(idx, nf, coef, factor, alpha2)
-                pp[a + L + b] *= 1.0 + gamma_s * _omega_at(n - idx, nf, coef, factor, alpha2)
+                pp[a + b] *= 1.0 + gamma_s * _omega_pow2(idx, inv_n, coef, factor, alpha2)
+                pp[a + L + b] *= 1.0 + gamma_s * _omega_pow2(n - idx, inv_n, coef, factor, alpha2)
                 x[o + b] = pp[a + b] + pp[a + L + b]
                 idx = (5 * idx) & mask
         else:
@@ -93,7 +105,18 @@ def update_pow2(pp, x, sizes, z, n, gamma_s, coef, factor, alpha2):
         t = pp.shape[0] - 4
         for j in range(4):          # k = j n / 4
             idx = (j * (n >> 2) * z) & mask
-            pp[t + j] *= 1.0 + gamma_s * _omega_at(idx, nf, coef, factor, alpha2)
+            pp[t + j] *= 1.0 + gamma_s * _omega_pow2(idx, inv_n, coef, factor, alpha2)
+
+
+@njit(cache=True)
+def powers(g, count, modulus):
+    """``g^c mod modulus``, ``c = 0 .. count-1`` (``modulus <= 2^31``: products fit int64)."""
+    out = np.empty(count, dtype=np.int64)
+    v = 1
+    for i in range(count):
+        out[i] = v
+        v = v * g % modulus
+    return out
 
 
 @njit(cache=True)
