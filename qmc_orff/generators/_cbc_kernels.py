@@ -6,14 +6,15 @@ cost grew faster than ``n`` above ``n = 2^18``: random gathers from the
 ``n = 2^20``, beyond the 2 MiB L2 cache), an ``int64`` modulo per element, and
 one pass over the ``n/4``-long sum per level.
 
-The products ``p`` are kept in *generator order* (see ``cbc._Pow2Layout`` and
-``cbc._cbc_prime``), so the vectors that enter the FFTs are contiguous sums or
+The products ``p`` are kept in *generator order* (see `update_pow2` and
+`update_prime`), so the vectors that enter the FFTs are contiguous sums or
 slices, and the update walks the index ``k z mod n`` along the same order by a
 multiplication with the generator (``n = 2^m``) or a cyclic shift of the
 table of powers (prime ``n``).  Every kernel performs the same floating-point
 operations per element as the numpy code it replaces (``omega`` from the same
 integer ``k z mod n``, the level sums in level order), so the products ``p``,
-and hence the returned error, are bit-identical.  Compiled lazily.
+and hence the returned error, are bit-identical.  (The correlations themselves
+now use real FFTs and round differently: see ``cbc._Correlation``.)  Compiled lazily.
 """
 from __future__ import annotations
 
@@ -144,40 +145,40 @@ def abs_into(x, out):
 
 
 @njit(cache=True)
-def sum_levels(cs, y):
+def sum_levels(c, sizes, y):
     """``y = 0 + c_0 + tile(c_1) + tile(c_2) + ...`` (added in that order), return ``y.min()``.
 
-    ``cs[lev]`` has length ``y.size / 2^lev`` (powers of 2, largest first) and is
-    repeated to the length of ``y``.  One pass over ``y`` in blocks that stay in the
-    L1 cache; levels shorter than a block are tiled to a block once.
+    ``c`` holds the levels one after another, ``c_lev`` of length ``sizes[lev] =
+    y.size / 2^lev`` (powers of 2, largest first), each repeated to the length of
+    ``y``.  One pass over ``y`` in blocks that stay in the L1 cache; levels shorter
+    than a block are tiled to a block once.
     """
     n_y = y.shape[0]
-    n_lev = len(cs)
+    n_lev = sizes.shape[0]
     blk = min(n_y, _BLOCK)
+    starts = np.zeros(n_lev, dtype=np.int64)
+    for lev in range(1, n_lev):
+        starts[lev] = starts[lev - 1] + sizes[lev - 1]
     tiled = np.empty((n_lev, blk))
     for lev in range(n_lev):
-        c = cs[lev]
-        L = c.shape[0]
+        L = sizes[lev]
         if L < blk:
             for j in range(blk):
-                tiled[lev, j] = c[j & (L - 1)]
+                tiled[lev, j] = c[starts[lev] + (j & (L - 1))]
     acc = np.empty(blk)
-    c0 = cs[0]
     ymin = np.inf
     for i0 in range(0, n_y, blk):
         for j in range(blk):
-            acc[j] = 0.0 + c0[i0 + j]
+            acc[j] = 0.0 + c[i0 + j]
         for lev in range(1, n_lev):
-            c = cs[lev]
-            L = c.shape[0]
+            L = sizes[lev]
             if L >= blk:
-                base = i0 & (L - 1)
+                base = starts[lev] + (i0 & (L - 1))
                 for j in range(blk):
                     acc[j] += c[base + j]
             else:
-                t = tiled[lev]
                 for j in range(blk):
-                    acc[j] += t[j]
+                    acc[j] += tiled[lev, j]
         for j in range(blk):
             y[i0 + j] = acc[j]
             ymin = min(ymin, acc[j])

@@ -185,8 +185,6 @@ def _cbc_pow2(n, d, gamma, om, ukw):
     level's vector ``p[2^lev 5^b] + p[n - 2^lev 5^b]`` is a sum of two contiguous
     blocks, formed by the update itself.
     """
-    import numba.typed
-
     m = n.bit_length() - 1
     g5 = _powers(5, n // 4, n)                      # 5^b mod n, b = 0 .. n/4 - 1
     canon = np.minimum(g5, n - g5)
@@ -210,17 +208,17 @@ def _cbc_pow2(n, d, gamma, om, ukw):
     pp = (1.0 + gamma[0] * om)[perm]                # p_1 (z_1 = 1), level order
     x = np.empty(n // 2 - 2)                        # the levels' vectors, one after another
     ax = np.empty_like(x)
+    c = np.empty_like(x)                            # the levels' correlations, likewise
     y = np.empty(n // 4)
     _cbc_kernels.update_pow2(pp, x, sizes, 0, n, 0.0, *ukw)   # z = 0: forms x only
     z = np.ones(d, dtype=np.int64)
     for s in range(1, d):
         _cbc_kernels.abs_into(x, ax)
-        cs = numba.typed.List()
         scale = 0.0
         for size, o, corr in zip(sizes.tolist(), offsets, corrs):
             scale += ax[o:o + size].sum()           # = np.abs(x_level).sum()
-            cs.append(corr(x[o:o + size]))
-        ymin = _cbc_kernels.sum_levels(cs, y)
+            c[o:o + size] = corr(x[o:o + size])
+        ymin = _cbc_kernels.sum_levels(c, sizes, y)
         z[s] = canon[_cbc_kernels.select(y, canon, ymin + 1e-12 * (scale * om_max))]
         _cbc_kernels.update_pow2(pp, x, sizes, int(z[s]), n, float(gamma[s]), *ukw)
     p = np.empty(n)
