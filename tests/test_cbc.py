@@ -180,6 +180,7 @@ def test_bad_d_alpha_weights():
 import json  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+import scipy  # noqa: E402
 import scipy.fft  # noqa: E402
 
 from qmc_orff.generators import _cbc_kernels as K  # noqa: E402
@@ -193,10 +194,17 @@ def _vector_id(v):
     return f"n{v['n']}-d{v['d']}-a{v['alpha']}-w{'list' if isinstance(v['weights'], list) else v['weights']}"
 
 
+#: numpy / scipy of the run that wrote tests/data/cbc_vectors_i14.json
+VECTORS_WITH = ("2.4.6", "1.17.1")
+
+
 def _check_vector(v):
     z, e = cbc_lattice(v["n"], v["d"], weights=v["weights"], alpha=v["alpha"], return_error=True)
     np.testing.assert_array_equal(z, v["z"])
-    assert e == float.fromhex(v["error"])   # the products p are bit-identical
+    if (np.__version__, scipy.__version__) == VECTORS_WITH:
+        assert e == float.fromhex(v["error"])   # the products p are bit-identical
+    else:   # other builds: omega and the mean may round differently in the last bits
+        np.testing.assert_allclose(e, float.fromhex(v["error"]), rtol=1e-13)
 
 
 @pytest.mark.parametrize("v", [v for v in VECTORS if v["n"] < 2 ** 18], ids=_vector_id)
