@@ -187,11 +187,13 @@ from qmc_orff.generators import _cbc_kernels as K  # noqa: E402
 from qmc_orff.generators import cbc as cbc_module  # noqa: E402
 from qmc_orff.generators.cbc import _Correlation, _omega_coefficients  # noqa: E402
 
-VECTORS = json.loads((Path(__file__).parent / "data" / "cbc_vectors_i14.json").read_text())["vectors"]
+VECTORS_PATH = Path(__file__).parent / "data" / "cbc_vectors_i14.json"
+VECTORS = json.loads(VECTORS_PATH.read_text())["vectors"]
 
 
 def _vector_id(v):
-    return f"n{v['n']}-d{v['d']}-a{v['alpha']}-w{'list' if isinstance(v['weights'], list) else v['weights']}"
+    w = "list" if isinstance(v["weights"], list) else v["weights"]
+    return f"n{v['n']}-d{v['d']}-a{v['alpha']}-w{w}"
 
 
 #: numpy / scipy of the run that wrote tests/data/cbc_vectors_i14.json
