@@ -71,6 +71,7 @@ import numpy as np
 import scipy.optimize
 
 from . import __version__
+from ._cg import minimize_cg
 from ._design_kernels import (greedy_pair_sum_tab, greedy_pair_sum_tab_value, product_and_grad,
                               tabulate_row)
 from ._validation import as_generator, check_choice, check_dimension, check_int, check_positive_real
@@ -725,11 +726,15 @@ def greedy_sequence(objective: BoxDiscrepancy | ArrayLike, s: int, *, d: int | N
                     x_starts += [extra[i].copy() for i in np.argsort(vals)[:starts - 1]]
                 w, fw = w0, f0
                 for x0 in x_starts:
-                    res = scipy.optimize.minimize(fun, x0, jac=True, method=scipy_method,
-                                                  options={"maxiter": maxiter, "gtol": tol})
-                    total_iter += int(res.nit)
-                    if np.all(np.isfinite(res.x)) and res.fun < fw:
-                        w, fw = res.x, float(res.fun)
+                    if method == "cg":  # SciPy's CG steps without its per-call bookkeeping
+                        rx, rfun, nit = minimize_cg(fun, x0, gtol=tol, maxiter=maxiter)
+                    else:
+                        res = scipy.optimize.minimize(fun, x0, jac=True, method=scipy_method,
+                                                      options={"maxiter": maxiter, "gtol": tol})
+                        rx, rfun, nit = res.x, res.fun, res.nit
+                    total_iter += int(nit)
+                    if np.all(np.isfinite(rx)) and rfun < fw:
+                        w, fw = rx, float(rfun)
             else:
                 w = w0
             nhistory.append(state.add(np.ascontiguousarray(w, dtype=np.float64)))
