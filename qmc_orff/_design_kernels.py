@@ -429,3 +429,125 @@ def dcsrch_iterate(st, stp, f, g):
         stp = stx
     st[_BRACKT] = 1.0 if brackt else 0.0
     return stp, LS_FG
+
+
+# ---------------------------------------------------------------- transposed (vectorised) form
+# The same factors, products and sums as greedy_pair_sum_tab / greedy_pair_sum_tab_value, in
+# the same order for every output, with the loops turned so that the O(t d) work runs over
+# contiguous rows of transposed tables (``tab[0] = W.T``, ``tab[1] = sin(b W).T``,
+# ``tab[2] = cos(b W).T``, each (d, s)): the loop over the points l is branch-free and
+# vectorises; the Taylor polynomials are applied in a second pass where |y| < _TAB_TAYLOR.
+# ``work`` is a (2 d + 2, s) scratch array (factors, derivatives, prefix products, suffix).
+
+@njit(cache=True, error_model="numpy")
+def _tab_factors_t(w, tab, t, b, work, with_grad):
+    d = w.shape[0]
+    for j in range(d):
+        bj = b[j]
+        wj = w[j]
+        sw = np.sin(bj * wj)
+        cw = np.cos(bj * wj)
+        Wj = tab[0, j]
+        Sj = tab[1, j]
+        Cj = tab[2, j]
+        Fj = work[j]
+        Dj = work[d + j]
+        for l in range(t):
+            y = bj * (wj - Wj[l])
+            sy = sw * Cj[l] - cw * Sj[l]
+            inv = 1.0 / y
+            f = sy * inv
+            Fj[l] = f
+            if with_grad:
+                cy = cw * Cj[l] + sw * Sj[l]
+                Dj[l] = bj * ((cy - f) * inv)
+        for l in range(t):
+            y = bj * (wj - Wj[l])
+            if abs(y) < _TAB_TAYLOR:
+                y2 = y * y
+                Fj[l] = _sinc_poly(y2)
+                if with_grad:
+                    Dj[l] = bj * (y * _dsinc_poly(y2))
+
+
+@njit(cache=True, error_model="numpy")
+def greedy_pair_sum_t(w, tab, t, b, work, grad):
+    """:func:`greedy_pair_sum_tab` on transposed tables: bit-identical value and ``grad``.
+
+    ``work`` is a (3 d + 1, s) scratch array: rows ``[0, d)`` the factors ``f_j``,
+    ``[d, 2d)`` their derivatives, then the contributions ``df_j prefix_j suffix_j``,
+    ``[2d, 3d)`` the prefix products ``prod_{q<j} f_q``, row ``3d`` the suffix products.
+    """
+    d = w.shape[0]
+    _tab_factors_t(w, tab, t, b, work, True)
+    suf = work[3 * d]
+    pre0 = work[2 * d]
+    for l in range(t):
+        pre0[l] = 1.0
+        suf[l] = 1.0
+    for j in range(1, d):
+        prev = work[2 * d + j - 1]
+        cur = work[2 * d + j]
+        Fq = work[j - 1]
+        for l in range(t):
+            cur[l] = prev[l] * Fq[l]
+    for j in range(d - 1, -1, -1):
+        Fj = work[j]
+        Dj = work[d + j]
+        Pj = work[2 * d + j]
+        for l in range(t):
+            Dj[l] = (Dj[l] * Pj[l]) * suf[l]
+            suf[l] *= Fj[l]
+    for j in range(d):
+        grad[j] = 0.0
+    total = 0.0
+    last = work[3 * d - 1]
+    Fl = work[d - 1]
+    for l in range(t):
+        total += last[l] * Fl[l]
+        for j in range(d):
+            grad[j] += work[d + j, l]
+    return total
+
+
+@njit(cache=True, error_model="numpy")
+def greedy_pair_sum_t_value(w, tab, t, b, work):
+    """:func:`greedy_pair_sum_tab_value` on transposed tables (bit-identical)."""
+    d = w.shape[0]
+    _tab_factors_t(w, tab, t, b, work, False)
+    p = work[3 * d]
+    for l in range(t):
+        p[l] = 1.0
+    for j in range(d):
+        Fj = work[j]
+        for l in range(t):
+            p[l] *= Fj[l]
+    total = 0.0
+    for l in range(t):
+        total += p[l]
+    return total
+
+
+@njit(cache=True, error_model="numpy")
+def greedy_candidate(w, tab, t, b, work, g, dg, coef, sums, n, scale, out):
+    """The greedy step's scaled objective ``scale * D^2(S_t + {w})`` (normalised) and its
+    gradient (into ``out``), by the operations of ``_GreedyState.candidate`` in their order.
+
+    ``g, dg``: the density's ``g_1, g_1'`` at ``sigma w``; ``coef = [pi / a, pi sigma / a]``
+    (2, d); ``sums = [pair, lin, diag, C]``; ``n = t + 1``.
+    """
+    d = w.shape[0]
+    gp = np.empty(d)
+    S = greedy_pair_sum_t(w, tab, t, b, work, gp)
+    gg = np.empty(d)
+    dgg = np.empty(d)
+    for j in range(d):
+        gg[j] = g[j] * coef[0, j]
+        dgg[j] = dg[j] * coef[1, j]
+    gv = np.empty(d)
+    v = product_and_grad(gg, dgg, gv)
+    nn = float(n * n)
+    val = (sums[0] + 2.0 * S + sums[2]) / nn - 2.0 * (sums[1] + v) / n + sums[3]
+    for j in range(d):
+        out[j] = (2.0 * gp[j] / nn - 2.0 * gv[j] / n) * scale
+    return val * scale
