@@ -19,7 +19,12 @@
    Floor (issue 14): float32 FourierFeatures at least 2x RBFSampler float32 on
    X (100000, 64) -> 4096 columns (section 1, ``--scalar-only`` runs just that).
 
-Run: ``python benchmarks/bench_features.py [--quick] [--repeat R] [--scalar-only] [--cold-start]``.  Timings are
+4. ``--small-batches``: ``transform`` of 64..2000 rows against ``RBFSampler.transform``
+   (medians of interleaved runs): the feature kernels run on Python threads with
+   single-threaded BLAS, so small batches pay no thread-pool start-up.
+
+Run: ``python benchmarks/bench_features.py [--quick] [--repeat R] [--scalar-only] [--cold-start]
+[--small-batches]``.  Timings are
 wall-clock minima over ``R`` runs; on a shared machine they are noisy.
 """
 from __future__ import annotations
@@ -151,17 +156,42 @@ def bench_cold_start():
         print(f"{name:42s} {times[0]:17.2f} {times[1]:15.3f}")
 
 
+def bench_small_batches(repeat=31):
+    """Section 4: transform of small batches (a prediction service, the fit-time check),
+    where thread start-up, not arithmetic, used to dominate: median times against
+    RBFSampler on the same rows, interleaved."""
+    print("== small batches: FourierFeatures.transform vs RBFSampler.transform (median) ==")
+    rng = np.random.default_rng(0)
+    for n, d, s in ((64, 64, 256), (256, 64, 256), (2000, 64, 256), (2000, 16, 1024)):
+        X = rng.normal(size=(n, d)) * 0.3
+        ours = FourierFeatures(sigma=1.0, n_components=s, sequence="mc", seed=0).fit(X)
+        ref = RBFSampler(gamma=0.5, n_components=2 * s, random_state=0).fit(X)
+        ours.transform(X)
+        t = {"ours": [], "ref": []}
+        for _ in range(repeat):
+            for name, fn in (("ours", ours.transform), ("ref", ref.transform)):
+                t0 = time.perf_counter()
+                fn(X)
+                t[name].append(time.perf_counter() - t0)
+        a, b = np.median(t["ours"]), np.median(t["ref"])
+        print(f"n={n:5d} d={d:3d} 2s={2 * s:5d}: ours {a * 1e3:7.3f} ms   RBFSampler "
+              f"{b * 1e3:7.3f} ms   speed-up x{b / a:5.2f}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (smoke test)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--scalar-only", action="store_true", help="section 1 only")
     parser.add_argument("--cold-start", action="store_true", help="section 3 only")
+    parser.add_argument("--small-batches", action="store_true", help="section 4 only")
     args = parser.parse_args()
     import numba
     print(f"cores: {os.cpu_count()}, numba threads {numba.get_num_threads()}, numpy "
           f"{np.__version__}, numba {numba.__version__}")
-    if args.cold_start:
+    if args.small_batches:
+        bench_small_batches()
+    elif args.cold_start:
         bench_cold_start()
     elif args.scalar_only:
         bench_scalar(10_000 if args.quick else 100_000, 64, 4096, args.repeat)

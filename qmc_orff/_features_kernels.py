@@ -17,10 +17,9 @@ import math
 import numba as nb
 import numpy as np
 
-from .threads import get_num_threads
+from .threads import _blas_limited, _row_workers, get_num_threads
 
-__all__ = ["cos_sin_inplace", "cos_sin_inplace_serial", "cos_sin_inplace_f32",
-           "cos_sin_inplace_f32_serial", "cos_sin_features", "cos_sin_of_arguments"]
+__all__ = ["cos_sin_inplace", "cos_sin_inplace_f32", "cos_sin_features", "block_rows"]
 
 # fdlibm e_rem_pio2.c: 2/pi and pi/2 split into 33-bit pieces plus tails.
 _INVPIO2 = 6.36619772367581382433e-01
@@ -88,7 +87,7 @@ def _sincos(x):  # pragma: no cover - compiled
 def _cos_sin_inplace_body(out, scale):  # pragma: no cover - compiled
     n, s2 = out.shape
     s = s2 // 2
-    for i in nb.prange(n):
+    for i in range(n):
         cos_part = out[i, :s]
         arg_part = out[i, s:]
         n_big = 0
@@ -114,16 +113,16 @@ def _cos_sin_inplace_body(out, scale):  # pragma: no cover - compiled
 
 # fastmath=False: the reduction relies on exact IEEE rounding (Cody-Waite and
 # the 1.5 * 2^52 rounding trick are destroyed by reassociation).  Compiled lazily,
-# once per dtype (float32, float64), on first use.
+# once per dtype (float32, float64), on first use.  Serial builds: the threads are
+# Python threads over row blocks (:func:`cos_sin_features`); ``nogil`` lets them run
+# side by side.
 
 #: In place: ``out`` (n, 2 s) holds the arguments ``a_ij`` in its second half;
 #: afterwards ``out[i, j] = scale[j] cos(a_ij)`` and ``out[i, s + j] = scale[j] sin(a_ij)``.
 #: C-contiguous arrays of one floating dtype (float32 arguments are evaluated in
-#: float64 and rounded once).  Parallel over rows: each row writes its own slots.
-#: Rows with an argument ``|a| > _REDUCE_MAX`` take a scalar loop.
-cos_sin_inplace = nb.njit(parallel=True, cache=True, nogil=True)(_cos_sin_inplace_body)
-#: The same, serial (for the parallel-vs-serial test).
-cos_sin_inplace_serial = nb.njit(parallel=False, cache=True, nogil=True)(_cos_sin_inplace_body)
+#: float64 and rounded once).  Rows with an argument ``|a| > _REDUCE_MAX`` take a
+#: scalar loop.
+cos_sin_inplace = nb.njit(cache=True, nogil=True)(_cos_sin_inplace_body)
 
 
 # ---------------------------------------------------------------- float32 path
@@ -172,7 +171,7 @@ def _sincosf(x):  # pragma: no cover - compiled
 def _cos_sin_inplace_f32_body(out, scale):  # pragma: no cover - compiled
     n, s2 = out.shape
     s = s2 // 2
-    for i in nb.prange(n):
+    for i in range(n):
         cos_part = out[i, :s]
         arg_part = out[i, s:]
         n_big = 0
@@ -203,49 +202,67 @@ def _cos_sin_inplace_f32_body(out, scale):  # pragma: no cover - compiled
 
 #: float32 only: as :data:`cos_sin_inplace`, with argument and sine/cosine in float32
 #: (:func:`_sincosf`); the map :func:`cos_sin_features` uses for float32 inputs.
-cos_sin_inplace_f32 = nb.njit(parallel=True, cache=True, nogil=True)(_cos_sin_inplace_f32_body)
-#: The same, serial.
-cos_sin_inplace_f32_serial = nb.njit(parallel=False, cache=True, nogil=True)(
-    _cos_sin_inplace_f32_body)
+cos_sin_inplace_f32 = nb.njit(cache=True, nogil=True)(_cos_sin_inplace_f32_body)
+
+
+#: Rows per block of :func:`cos_sin_features`: about ``2^18`` outputs (2 MiB in
+#: float64), at least 16 rows.  A function of ``s`` only, so the blocks -- and the
+#: bits of every row -- do not depend on the number of threads.
+BLOCK_OUTPUTS = 1 << 18
+
+
+def block_rows(s):
+    """Rows per block of a map with ``s`` frequencies (``2 s`` columns)."""
+    return max(16, BLOCK_OUTPUTS // max(1, 2 * s))
 
 
 def cos_sin_features(X, W, scale):
     """``[scale * cos(X W^T), scale * sin(X W^T)]`` of shape ``(n, 2 s)``.
 
     ``X`` (n, d) dense or scipy.sparse, ``W`` (s, d), ``scale`` (s,), one floating
-    dtype, C-contiguous.  One BLAS product writes the arguments ``X W^T`` straight
-    into the second half of the output (a strided view, ``ldc = 2 s``; a sparse-dense
-    product for sparse ``X``); :func:`cos_sin_of_arguments` then replaces each
-    argument by its scaled cosine and sine in one pass.  Peak memory: the output.
+    dtype, C-contiguous.  Per block of :func:`block_rows` rows, one BLAS product writes
+    the arguments ``X W^T`` straight into the second half of the output block (a
+    strided view, ``ldc = 2 s``; a sparse-dense product for sparse ``X``) and the
+    serial kernel replaces each argument by its scaled cosine and sine while the block
+    is in cache.  Peak memory: the output.
+
+    Threads: the blocks are shared among ``get_num_threads()`` Python threads, each
+    running single-threaded BLAS and the serial numba kernel (both release the GIL).
+    Multi-threaded BLAS next to numba's OpenMP pool oversubscribes the cores with
+    spinning threads: on two cores each switch between them cost a scheduler time
+    slice (about 4 ms; 25x the work of a 256 x 256 map).  Every row is computed by the
+    same operations whatever the thread count.
     """
     n = X.shape[0]
     s = W.shape[0]
     out = np.empty((n, 2 * s), dtype=X.dtype)
     if n == 0 or s == 0:
         return out
-    if isinstance(X, np.ndarray):
-        np.matmul(X, W.T, out=out[:, s:])
-    else:  # scipy.sparse
-        out[:, s:] = X @ W.T
-    cos_sin_of_arguments(out, scale)
-    return out
-
-
-def cos_sin_of_arguments(out, scale):
-    """In place: ``out[:, s:]`` holds arguments ``a``; write ``scale * cos(a)`` into
-    ``out[:, :s]`` and ``scale * sin(a)`` into ``out[:, s:]`` (float32 or float64), with
-    the library's thread setting."""
     # a private C-contiguous copy in the output's dtype (one compiled specialisation
     # per dtype, whatever the caller holds: read-only memory maps, broadcast views)
     scale = np.array(scale, dtype=out.dtype, order="C", copy=True)
-    f32 = out.dtype == np.float32  # argument (sgemm) and sine/cosine in float32
-    n_threads = get_num_threads()  # qmc_orff.set_num_threads / num_threads
-    if n_threads == 1:  # no numba thread pool at all (safe under any threading layer)
-        (cos_sin_inplace_f32_serial if f32 else cos_sin_inplace_serial)(out, scale)
-    else:
-        previous = nb.get_num_threads()
-        nb.set_num_threads(n_threads)
-        try:
-            (cos_sin_inplace_f32 if f32 else cos_sin_inplace)(out, scale)
-        finally:
-            nb.set_num_threads(previous)
+    kernel = cos_sin_inplace_f32 if out.dtype == np.float32 else cos_sin_inplace
+    dense = isinstance(X, np.ndarray)
+    WT = W.T
+    rows = block_rows(s)
+    starts = range(0, n, rows)
+
+    def run(first, step):
+        for a in starts[first::step]:
+            b = min(a + rows, n)
+            block = out[a:b]
+            if dense:
+                np.matmul(X[a:b], WT, out=block[:, s:])
+            else:  # scipy.sparse
+                block[:, s:] = X[a:b] @ WT
+            kernel(block, scale)
+
+    n_threads = min(get_num_threads(), len(starts))
+    with _blas_limited(1):
+        if n_threads == 1:
+            run(0, 1)
+        else:
+            jobs = [_row_workers().submit(run, k, n_threads) for k in range(n_threads)]
+            for job in jobs:
+                job.result()
+    return out

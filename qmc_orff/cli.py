@@ -396,7 +396,8 @@ def _cmd_design(args):
                                      checkpoint=checkpoint if every else None,
                                      checkpoint_every=every or None)
     elif args.method == "weighted":
-        seq = design.weighted_sequence(obj, s, d=d, init=args.init, solver=args.solver)
+        seq = design.weighted_sequence(obj, s, d=d, init=args.init, solver=args.solver,
+                                       sum_to_one=not args.unconstrained_weights)
     else:
         seq = design.lattice_sequence(obj, s, d=d)
     interrupted = seq.meta.get("stop_reason") == "interrupted"
@@ -831,6 +832,9 @@ def build_parser():
                     "adaptive: orf, mc, halton or sobol, default orf, mc for laplacian)")
     de.add_argument("--solver", choices=("nnls", "cvxpy"), default="nnls",
                     help="weights QP solver (weighted)")
+    de.add_argument("--unconstrained-weights", action="store_true",
+                    help="weighted: the paper's QP without sum(xi) = 1 (warns when the sum is "
+                    "far from 1: the map then has k(0) = sum(xi) != 1)")
     de.add_argument("--lattice-txt", default=None,
                     help="lattice: also write the generating vector (LDData format)")
     de.add_argument("-o", "--output", required=True, help="output .npz file")

@@ -65,7 +65,7 @@ def _scalar_param(value, name):
 _CHECKS = ("warn", "raise", "off")
 #: The fit-time check of a supplied sequence samples at most this many rows of ``X``
 #: (at most ``CHECK_BLOCK_ROWS // p`` for an operator-valued map with ``p`` outputs).
-CHECK_SAMPLES = 256
+CHECK_SAMPLES = 128
 CHECK_BLOCK_ROWS = 512
 #: ... and compares with the mean of this many seeded reference maps ...
 CHECK_REFERENCE_SEEDS = 3
@@ -75,45 +75,119 @@ CHECK_REFERENCE_SEEDS = 3
 CHECK_MARGIN = 1.1
 
 
-def _check_supplied_sequence(fitted, X, reference, p=1):
+def _sample_indices(n, m):
+    """The rows :func:`_sample_rows` takes from ``n`` rows: all, or ``m`` fixed ones (sorted)."""
+    if n <= m:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(0).choice(n, m, replace=False))
+
+
+def _sample_rows(X, m):
+    """A fixed sample (seed 0, sorted) of at most ``m`` rows of ``X``, dense float64."""
+    if X.shape[0] > m:
+        X = X[_sample_indices(X.shape[0], m)]
+    return np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+
+
+def _orff_fit_rows(orff, p):
+    """How many rows of ``X`` fitting ``orff`` (``p`` outputs) reads: the fixed sample of its
+    seedless default's selection or of its fit-time check, else 1 (the column count only).
+
+    A fit on those rows (:func:`_sample_rows` of ``X``) gives the same map as a fit on ``X``:
+    how :class:`~qmc_orff.ORFFRidge` fits the map to a Dask array without computing it.
+    """
+    sequence = orff.sequence
+    m = max(2, CHECK_BLOCK_ROWS // max(1, p))
+    if isinstance(sequence, str):
+        seeded = _resolve_seed(orff.seed, orff.random_state) is not None
+        return m if sequence == "auto" and not seeded else 1
+    return 1 if orff.check == "off" else min(CHECK_SAMPLES, m)
+
+
+def _gram_errors(Y, K, maps, cross=False):
+    """Relative Gram errors ``||Z Z^T - K||_F / ||K||_F`` of several scalar maps on the same rows.
+
+    ``Y`` (m, d) rows (after the map's input transform), ``K`` (m, m) their exact Gram
+    matrix, ``maps`` a list of ``(W, xi)``.  One feature pass for all maps; each map's
+    Gram matrix ``C C^T + S S^T`` from its cosine and sine columns.  ``cross=True``: the
+    error of the block between the first ``h = m // 2`` rows and the others only
+    (``Z_A Z_B^T`` against ``K[:h, h:]``): ``h (m - h)`` distinct pairs, half of all, for a
+    quarter of the products (the diagonal, ``sum(xi)`` for every map, is left out; a way to
+    rank maps with normalised weights, not a Gram error).  Single-threaded BLAS
+    (see :func:`qmc_orff._features_kernels.cos_sin_features`); the maps are shared among
+    the library's threads, each error computed by the same operations whatever their number.
+    """
+    from .threads import _blas_limited, _row_workers, get_num_threads
+
+    W = np.concatenate([w for w, _ in maps])
+    scale = np.sqrt(np.concatenate([xi for _, xi in maps]))
+    total = W.shape[0]
+    Z = cos_sin_features(Y, W, scale)
+    h = Y.shape[0] // 2 if cross else Y.shape[0]
+    A, B = (slice(0, h), slice(h, None)) if cross else (slice(None), slice(None))
+    K = K[A, B]
+    nK = float(np.linalg.norm(K))
+    offsets = np.cumsum([0] + [w.shape[0] for w, _ in maps])
+
+    def error(c):
+        C = Z[:, offsets[c]:offsets[c + 1]]
+        S = Z[:, total + offsets[c]:total + offsets[c + 1]]
+        G = C[A] @ C[B].T
+        G += S[A] @ S[B].T
+        G -= K
+        return float(np.linalg.norm(G)) / nK
+
+    n_threads = min(get_num_threads(), len(maps))
+    with _blas_limited(1):
+        if n_threads == 1:
+            return [error(c) for c in range(len(maps))]
+        return list(_row_workers().map(error, range(len(maps))))
+
+
+def _check_supplied_sequence(fitted, X, reference, p=1, Y=None):
     """The fit-time check of :class:`FourierFeatures` / :class:`ORFF` (``check`` != "off").
 
     ``fitted`` was built from a user-supplied Sequence or array; compare its Gram error on a
     sample of the rows of ``X`` with that of the same map drawn from ``reference``
     (``"orf"`` where defined, else ``"mc"``), mean of ``CHECK_REFERENCE_SEEDS`` seeds.
+    ``Y``: the rows the scalar map reads (``X`` after its input transform; default ``X``).
     Returns ``(error, reference_error, n_rows)``; warns or raises when the sequence is worse.
     """
     import warnings
-
-    from sklearn.base import clone
 
     check = check_choice(fitted.check, "check", _CHECKS)
     if check == "off" or X.shape[0] < 2:
         return None
     m = min(X.shape[0], CHECK_SAMPLES, max(2, CHECK_BLOCK_ROWS // p))
-    rng = np.random.default_rng(0)  # the same rows on every fit: reproducible verdicts
-    Xs = X if X.shape[0] <= m else X[np.sort(rng.choice(X.shape[0], m, replace=False))]
-    Xs = np.ascontiguousarray(Xs.toarray() if sp.issparse(Xs) else Xs)
-    # the exact Gram matrix once (gram_error's definition: ||K - K~||_F / ||K||_F)
-    operator = hasattr(fitted, "approximate_kernel")
-    K = fitted.kernel_.block(Xs) if operator else _exact_gram(fitted.kernel_, Xs)
-    nK = float(np.linalg.norm(K))
+    Xs = _sample_rows(X, m)  # the same rows on every fit: reproducible verdicts
+    s = fitted.frequencies_.shape[0]
+    if hasattr(fitted, "approximate_kernel"):  # operator-valued: the (m p, m p) block Gram matrix
+        from sklearn.base import clone
 
-    def error(fm):
-        if operator:
-            approx = fm.approximate_kernel(Xs, block=True)
-        else:
-            Z = np.asarray(fm.transform(Xs), dtype=np.float64)
-            approx = Z @ Z.T
-        return float(np.linalg.norm(approx - K)) / nK
+        from .threads import _blas_limited
 
-    own = error(fitted)
-    ref_errors = []
-    for k in range(CHECK_REFERENCE_SEEDS):
-        ref = clone(fitted).set_params(sequence=reference, n_components=fitted.frequencies_.shape[0],
-                                       seed=k, random_state=None, check="off")
-        ref_errors.append(error(ref.fit(Xs)))
-    ref_err = float(np.mean(ref_errors))
+        K = fitted.kernel_.block(Xs)
+        nK = float(np.linalg.norm(K))
+        with _blas_limited(1):
+            errors = [float(np.linalg.norm(fm.approximate_kernel(Xs, block=True) - K)) / nK
+                      for fm in [fitted] + [
+                          clone(fitted).set_params(sequence=reference, n_components=s, seed=k,
+                                                   random_state=None, check="off").fit(Xs)
+                          for k in range(CHECK_REFERENCE_SEEDS)]]
+    else:
+        Ys = Xs if Y is None else _sample_rows(Y, m)
+        kernel = fitted.kernel_
+        name = {Gaussian: "gaussian", Laplacian: "laplacian", Matern: "matern",
+                SkewedChi2: "skewed_chi2"}[type(kernel)]
+        from .threads import _blas_limited
+
+        with _blas_limited(1):  # small LAPACK/BLAS calls: one thread (see _gram_errors)
+            maps = [(fitted.frequencies_, fitted.weights_)] + [
+                make_frequencies(name, s, X.shape[1], sigma=fitted.sigma_, sequence=reference,
+                                 seed=k, nu=fitted.nu) for k in range(CHECK_REFERENCE_SEEDS)]
+            errors = _gram_errors(Ys, _exact_gram(kernel, Xs), maps)
+    own = errors[0]
+    ref_err = float(np.mean(errors[1:]))
     if own > CHECK_MARGIN * ref_err:
         msg = (f"the supplied 'sequence' gives a Gram error of {own:.3g} on {m} rows of X, worse "
                f"than {reference!r} frequencies of the same size ({ref_err:.3g}, mean of "
@@ -156,8 +230,9 @@ def _select_default(kernel, n_components, X, exact, *, sigma, nu):
 
     ``"auto"`` resolves to a randomisable source (``"orf-qmc"`` or scrambled Sobol');
     ``DEFAULT_CANDIDATES`` draws with the fixed seeds ``0..K-1`` are scored by their Gram
-    error on a fixed sample of at most ``DEFAULT_SAMPLES`` rows of ``X`` and the best is
-    kept: deterministic given ``X``, no seed needed.  A single draw of orthogonal random
+    error on a fixed sample of at most ``DEFAULT_SAMPLES`` rows of ``X`` (the block between
+    two random halves of the sample: :func:`_gram_errors` with ``cross=True``) and the best
+    is kept: deterministic given ``X``, no seed needed.  A single draw of orthogonal random
     features is within about +-15% of their mean error; the selection removes the bad
     draws (see ``benchmarks/bench_default_map.py``).  Returns ``(None, None)`` when the
     rule is deterministic (Halton for the Laplacian and skewed chi-squared kernels) or
@@ -171,20 +246,17 @@ def _select_default(kernel, n_components, X, exact, *, sigma, nu):
     source = _auto_source(kernel, "spectral", int(n_components), d)
     if source not in ("orf-qmc", "sobol"):
         return None, None
-    m = min(X.shape[0], DEFAULT_SAMPLES)
-    rng = np.random.default_rng(0)
-    Xs = X if X.shape[0] <= m else X[np.sort(rng.choice(X.shape[0], m, replace=False))]
-    Xs = np.ascontiguousarray(Xs.toarray() if sp.issparse(Xs) else Xs, dtype=np.float64)
-    K = _exact_gram(exact, Xs)
-    best, best_err = (None, None), np.inf
-    for k in range(DEFAULT_CANDIDATES):
-        W, xi = make_frequencies(kernel, n_components, d, sigma=sigma, sequence="auto",
-                                 seed=ORF_QMC_SEED + k, nu=nu)
-        Z = cos_sin_features(Xs, W, np.sqrt(xi))
-        e = float(np.linalg.norm(Z @ Z.T - K))
-        if e < best_err:
-            best, best_err = (W, xi), e
-    return best
+    from .threads import _blas_limited
+
+    Xs = _sample_rows(X, DEFAULT_SAMPLES)
+    # two random halves, whatever the order of the rows
+    Xs = Xs[np.random.default_rng(1).permutation(Xs.shape[0])]
+    with _blas_limited(1):  # small LAPACK/BLAS calls: one thread (see _gram_errors)
+        candidates = [make_frequencies(kernel, n_components, d, sigma=sigma, sequence="auto",
+                                       seed=ORF_QMC_SEED + k, nu=nu)
+                      for k in range(DEFAULT_CANDIDATES)]
+        errors = _gram_errors(Xs, _exact_gram(exact, Xs), candidates, cross=True)
+    return candidates[int(np.argmin(errors))]  # the first of equal errors, as before
 
 
 def _resolve_seed(seed, random_state):
@@ -263,8 +335,10 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         Point source; see :func:`qmc_orff.make_frequencies`.  ``"auto"``: orthogonal
         directions with stratified radii (``"orf-qmc"``), scrambled Sobol' points in low
         dimension (``d <= 10``, ``s >= 32 d``), RR2 Halton for the Laplacian and skewed
-        chi-squared kernels; the same map on every fit without a seed, and on real data at
-        least as accurate as orthogonal random features (``benchmarks/bench_default_map.py``).
+        chi-squared kernels.  Without a seed, ``fit(X)`` keeps the best of
+        ``DEFAULT_CANDIDATES`` fixed draws by their Gram error on a fixed sample of ``X``: the
+        same map on every fit, and on real data at least as accurate as orthogonal random
+        features (``benchmarks/bench_default_map.py``).
         ``"adaptive"``: a data-dependent map (as scikit-learn's ``Nystroem``): ``fit(X)``
         designs the frequencies on ``X`` by :func:`qmc_orff.adaptive_sequence`
         (Gaussian, Laplacian and Matern kernels), reproducibly with ``seed``.
@@ -391,7 +465,12 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         kernel = _KERNEL_ALIASES.get(kernel, kernel)
         sigma = _sigma_from_gamma(kernel, self.sigma, self.gamma)
         seed = _resolve_seed(self.seed, self.random_state)
+        X_raw = X
         X = self._input(X, reset=True)
+        if kernel == "skewed_chi2" and not isinstance(self.sequence, str):
+            X_raw = validate_data(self, X_raw, dtype=np.float64, reset=False)
+        else:
+            X_raw = X  # the map reads the rows as they are
         d = X.shape[1]
         if kernel == "gaussian":
             exact = Gaussian(sigma)
@@ -418,8 +497,8 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         self._n_features_out = 2 * W.shape[0]
         check_choice(self.check, "check", _CHECKS)
         if not isinstance(self.sequence, str):
-            Xv = validate_data(self, X, dtype=np.float64, reset=False)
-            self.check_ = _check_supplied_sequence(self, Xv, "orf" if kernel == "gaussian" else "mc")
+            self.check_ = _check_supplied_sequence(self, X_raw, "orf" if kernel == "gaussian"
+                                                   else "mc", Y=X)
         else:
             self.check_ = None
         return self
@@ -453,6 +532,76 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         W = np.ascontiguousarray(self.frequencies_, dtype=dt)
         scale = np.ascontiguousarray(np.sqrt(self.weights_), dtype=dt)
         return cos_sin_features(X, W, scale)
+
+
+def _orff_factors(kernel, measure, radial, W, xi, sig_arr, sigma, d, A):
+    """ORFF amplitudes ``(s,)`` and factors ``B(w_j)`` ``(s, p, r)`` of frequencies ``W``.
+
+    ``A~(w) = B(w) B(w)^T`` (Brault et al. 2016; Minh 2016): ``A`` for the decomposable
+    kernel, ``w w^T`` (curl-free) and ``|w|^2 I - w w^T`` (div-free) in the spectral
+    measure; the trace measure replaces ``|w|`` by ``sqrt(d) / sigma``.
+    """
+    amp = np.sqrt(xi)
+    if measure == "bounded":
+        # sqrt(rho_0 / rho) = 2^(d/4) exp(-sigma^2 |w|^2 / 8)
+        amp = amp * 2.0 ** (d / 4.0) * np.exp(-np.sum((W * sig_arr) ** 2, axis=1) / 8.0)
+    if kernel == "decomposable":
+        lam, V = np.linalg.eigh(A)
+        keep = lam > lam[-1] * A.shape[0] * np.finfo(np.float64).eps
+        return amp, np.ascontiguousarray(V[:, keep] * np.sqrt(lam[keep]))
+    norm = np.sqrt(np.sum(W * W, axis=1))
+    if kernel == "curl_free":
+        if radial:
+            safe = np.where(norm > 0, norm, 1.0)
+            B = (math.sqrt(d) / sigma) * (W / safe[:, None])
+        else:
+            B = W.copy()
+        B = B[:, :, None]
+    else:
+        Q = householder_complement(W)
+        scale = np.full(W.shape[0], math.sqrt(d) / sigma) if radial else norm
+        B = Q * scale[:, None, None]
+    return amp, np.ascontiguousarray(B)
+
+
+def _select_default_operator(est, exact, X, factors, sigma, measure):
+    """ORFF's default map without a seed: the best of ``DEFAULT_CANDIDATES`` fixed draws.
+
+    As :func:`_select_default`, scored by the operator-valued Gram error: the block
+    ``K~(X_A, X_B)`` between two random halves of a fixed sample of at most
+    ``CHECK_BLOCK_ROWS // p`` rows (``p`` outputs), against ``K(X_A, X_B)``.  Returns
+    ``(None, None)`` when the rule is deterministic or ``X`` has fewer than 2 rows.
+    """
+    import copy
+
+    from .frequencies import ORF_QMC_SEED, _auto_source
+    from .threads import _blas_limited
+
+    d = X.shape[1]
+    if est.n_components is None or X.shape[0] < 2:
+        return None, None
+    if _auto_source("gaussian", measure, int(est.n_components), d) not in ("orf-qmc", "sobol"):
+        return None, None
+    p = exact.output_dim(d)
+    Xs = _sample_rows(X, max(2, CHECK_BLOCK_ROWS // p))
+    Xs = Xs[np.random.default_rng(1).permutation(Xs.shape[0])]
+    h = Xs.shape[0] // 2
+    XA, XB = Xs[:h], Xs[h:]
+    K = exact.block(XA, XB)
+    nK = float(np.linalg.norm(K))
+    best, best_err = (None, None), np.inf
+    with _blas_limited(1):
+        for k in range(DEFAULT_CANDIDATES):
+            W, xi = make_frequencies("gaussian", est.n_components, d, sigma=sigma,
+                                     sequence="auto", seed=ORF_QMC_SEED + k, measure=measure)
+            cand = copy.copy(est)
+            cand.frequencies_, cand.weights_ = W, xi
+            cand.amplitudes_, cand.factors_ = factors(W, xi)
+            cand.n_outputs_, cand.rank_, cand.kernel_ = p, cand.factors_.shape[-1], exact
+            e = float(np.linalg.norm(cand.approximate_kernel(XA, XB, block=True) - K)) / nK
+            if e < best_err:  # the first of equal errors
+                best, best_err = (W, xi), e
+    return best
 
 
 # --------------------------------------------------------------------------- adaptive maps
@@ -565,6 +714,8 @@ class ORFF(TransformerMixin, BaseEstimator):
         Number ``s`` of frequencies.
     sequence : {"auto", "orf-qmc", "halton", "sobol", "lattice", "mc", "orf", "adaptive"}, Sequence or array_like, default="auto"
         Point source; see :func:`qmc_orff.make_frequencies` and :class:`FourierFeatures`.
+        ``"auto"`` without a seed: the best of ``DEFAULT_CANDIDATES`` fixed draws by the
+        operator-valued Gram error on a fixed sample of ``X`` (a deterministic map).
         ``"adaptive"``: designed on the data given to ``fit`` (see ``design_options``).
     measure : {"spectral", "bounded", "trace"}, default="spectral"
         The probability measure ``rho`` the frequencies follow, and ``A~ = mu / rho``:
@@ -688,39 +839,25 @@ class ORFF(TransformerMixin, BaseEstimator):
         freq_sigma = sig_arr / math.sqrt(2.0) if measure == "bounded" else sig_arr
         if not isinstance(self.flatten, (bool, np.bool_)):
             raise TypeError(f"'flatten' must be a bool; got {self.flatten!r}.")
+        seed = _resolve_seed(self.seed, self.random_state)
+        frequency_measure = "radial" if radial else "spectral"
+        freq_sig = freq_sigma if freq_sigma.ndim else float(freq_sigma)
+
+        def factors(W, xi):  # amplitudes (s,) and B(w_j) (s, p, r) of frequencies W
+            return _orff_factors(kernel, measure, radial, W, xi, sig_arr, sigma, d,
+                                 A if kernel == "decomposable" else None)
+
+        W = None
         if _is_adaptive(self.sequence):
             W, xi, self.design_ = _adaptive_operator_frequencies(self, kernel, measure, X, sigma,
                                                                  A if kernel == "decomposable" else None)
-        else:
-            W, xi = make_frequencies("gaussian", self.n_components, d,
-                                     sigma=freq_sigma if freq_sigma.ndim else float(freq_sigma),
-                                     sequence=self.sequence,
-                                     seed=_resolve_seed(self.seed, self.random_state),
-                                     scramble=self.scramble,
-                                     measure="radial" if radial else "spectral")
-        amp = np.sqrt(xi)
-        if measure == "bounded":
-            # sqrt(rho_0 / rho) = 2^(d/4) exp(-sigma^2 |w|^2 / 8)
-            amp = amp * 2.0 ** (d / 4.0) * np.exp(-np.sum((W * sig_arr) ** 2, axis=1) / 8.0)
-
-        if kernel == "decomposable":
-            lam, V = np.linalg.eigh(A)
-            keep = lam > lam[-1] * A.shape[0] * np.finfo(np.float64).eps
-            B = np.ascontiguousarray(V[:, keep] * np.sqrt(lam[keep]))
-        else:
-            norm = np.sqrt(np.sum(W * W, axis=1))
-            if kernel == "curl_free":
-                if radial:
-                    safe = np.where(norm > 0, norm, 1.0)
-                    B = (math.sqrt(d) / sigma) * (W / safe[:, None])
-                else:
-                    B = W.copy()
-                B = B[:, :, None]
-            else:
-                Q = householder_complement(W)
-                scale = np.full(W.shape[0], math.sqrt(d) / sigma) if radial else norm
-                B = Q * scale[:, None, None]
-            B = np.ascontiguousarray(B)
+        elif isinstance(self.sequence, str) and self.sequence == "auto" and seed is None:
+            W, xi = _select_default_operator(self, exact, X, factors, freq_sig, frequency_measure)
+        if W is None:
+            W, xi = make_frequencies("gaussian", self.n_components, d, sigma=freq_sig,
+                                     sequence=self.sequence, seed=seed, scramble=self.scramble,
+                                     measure=frequency_measure)
+        amp, B = factors(W, xi)
         self.frequencies_ = W
         self.weights_ = xi
         self.amplitudes_ = amp

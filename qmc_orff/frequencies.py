@@ -212,14 +212,16 @@ def _orthogonal(s, d, rng):
     diagonal with independent chi(d) entries, so that each row is marginally
     ``N(0, I)``; ``ceil(s / d)`` independent blocks, the last one truncated.
     """
-    blocks = []
-    for _ in range(-(-s // d)):
-        G = rng.standard_normal((d, d))
-        Q, R = np.linalg.qr(G)
-        Q = Q * np.where(np.diag(R) < 0, -1.0, 1.0)[None, :]
-        norms = np.sqrt(rng.chisquare(d, size=d))
-        blocks.append(norms[:, None] * Q.T)
-    return np.concatenate(blocks, axis=0)[:s]
+    k = -(-s // d)
+    G = np.empty((k, d, d))
+    norms = np.empty((k, d))
+    for b in range(k):  # the draws in the order of one block after the other
+        G[b] = rng.standard_normal((d, d))
+        norms[b] = np.sqrt(rng.chisquare(d, size=d))
+    Q, R = np.linalg.qr(G)  # one stacked call (LAPACK per block, as block by block)
+    signs = np.where(np.diagonal(R, axis1=1, axis2=2) < 0, -1.0, 1.0)
+    Q = Q * signs[:, None, :]
+    return (norms[:, :, None] * Q.transpose(0, 2, 1)).reshape(k * d, d)[:s]
 
 
 # --------------------------------------------------------------------------- orthogonal QMC

@@ -296,7 +296,7 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         if hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         self.n_features_in_ = d
-        orff_ = self._new_map(orff, _dask.first_block(X), Y.shape[1])
+        orff_ = self._new_map(orff, _dask_map_rows(orff, X, Y.shape[1]), Y.shape[1])
         solver = self._choose_solver(solver, orff_)
         s2 = 2 * orff_.frequencies_.shape[0]
         batch = self._batch_rows(8 * (s2 + Y.shape[1]))
@@ -406,6 +406,21 @@ def _statistics(orff, X, Y, w, rows):
                                  None if w is None else w[start:stop])
         stats = part if stats is None else _merge(stats, part)
     return stats
+
+
+def _dask_map_rows(orff, X, p):
+    """The rows of a Dask ``X`` the feature map's ``fit`` reads, computed: the map is then the
+    one a fit on ``X`` in memory gives (the seedless default's selection and the fit-time
+    check sample fixed rows; see :func:`qmc_orff.features._orff_fit_rows`)."""
+    import math
+
+    from .features import _orff_fit_rows, _sample_indices
+
+    n = X.shape[0]
+    if n is None or (isinstance(n, float) and math.isnan(n)):  # unknown chunk sizes
+        return _dask.first_block(X)
+    m = _orff_fit_rows(orff, p)
+    return np.asarray(X[:1].compute() if m == 1 else X[_sample_indices(n, m)].compute())
 
 
 def _block_statistics(orff, rows, X, Y, w):

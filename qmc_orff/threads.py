@@ -17,9 +17,14 @@ cluster -- those threads compete with the scheduler's own.  Three controls:
   are limited to the same count through :mod:`threadpoolctl` while any such
   task runs.
 
-With a limit of one thread the feature kernel runs its serial build, so no
-numba thread pool is entered at all (safe under any numba threading layer).
-BLAS outside Dask tasks is not touched: use :func:`threadpoolctl.threadpool_limits`.
+The feature maps (:func:`qmc_orff._features_kernels.cos_sin_features`) share
+their row blocks among that many Python threads, each running single-threaded
+BLAS and a serial numba kernel: multi-threaded BLAS next to a numba thread pool
+oversubscribes the cores with spinning threads (on two cores each hand-over
+cost a scheduler time slice, about 4 ms).  BLAS is limited to one thread while
+a map is computed (process-wide: threadpoolctl's limits are not per thread) and
+restored after.  Other BLAS calls are not touched: use
+:func:`threadpoolctl.threadpool_limits`.
 
 Examples
 --------
@@ -32,6 +37,7 @@ Examples
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 
 import numba
@@ -130,23 +136,40 @@ def get_dask_task_threads():
     return _dask_task_threads
 
 
-# BLAS limits inside Dask tasks: threadpoolctl's limits are process-wide, so
-# concurrent tasks share one limiter, entered by the first task and restored by
-# the last (a plain ``with threadpool_limits`` per task would let the first task
-# to finish restore the limits under the ones still running, and the last to
-# finish leave them at the task value for good).
+# BLAS limits: threadpoolctl's limits are process-wide, so concurrent users
+# (Dask tasks, the feature kernels in several threads) share one limiter, entered
+# by the first and restored by the last (a plain ``with threadpool_limits`` per
+# user would let the first to finish restore the limits under the ones still
+# running, and the last to finish leave them at its value for good).  One
+# controller per process: building one scans the loaded libraries (about 1 ms);
+# entering a limit on a built one costs about 15 us.
 _blas_lock = threading.Lock()
 _blas_users = 0
 _blas_limiter = None
+_controller = None
+_controller_pid = None
+
+
+def _blas_controller():
+    global _controller, _controller_pid
+    if _controller is None or _controller_pid != os.getpid():
+        from threadpoolctl import ThreadpoolController
+        _controller = ThreadpoolController()
+        _controller_pid = os.getpid()
+    return _controller
 
 
 @contextlib.contextmanager
 def _blas_limited(n):
+    """BLAS thread pools limited to ``n`` threads while any ``_blas_limited`` block runs.
+
+    Overlapping blocks share the first block's limit; the last to leave restores the
+    limits found by the first.
+    """
     global _blas_users, _blas_limiter
     with _blas_lock:
         if _blas_users == 0:
-            from threadpoolctl import threadpool_limits
-            _blas_limiter = threadpool_limits(limits=n, user_api="blas")
+            _blas_limiter = _blas_controller().limit(limits=n, user_api="blas")
         _blas_users += 1
     try:
         yield
@@ -156,6 +179,25 @@ def _blas_limited(n):
             if _blas_users == 0:
                 _blas_limiter.restore_original_limits()
                 _blas_limiter = None
+
+
+# Row-block workers of the feature kernels: plain Python threads (idle ones sleep on
+# a queue), recreated after a fork (a pool's threads do not survive one).
+_pool = None
+_pool_pid = None
+_pool_lock = threading.Lock()
+
+
+def _row_workers():
+    """A process-wide thread pool of ``NUMBA_NUM_THREADS`` workers (created on first use)."""
+    global _pool, _pool_pid
+    with _pool_lock:
+        if _pool is None or _pool_pid != os.getpid():
+            from concurrent.futures import ThreadPoolExecutor
+            _pool = ThreadPoolExecutor(max_workers=numba.config.NUMBA_NUM_THREADS,
+                                       thread_name_prefix="qmc_orff")
+            _pool_pid = os.getpid()
+        return _pool
 
 
 @contextlib.contextmanager

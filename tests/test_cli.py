@@ -11,6 +11,7 @@ import pytest
 
 from qmc_orff import BoxDiscrepancy
 from qmc_orff.cli import main
+from qmc_orff.design import weighted_sequence
 from qmc_orff.sequence import Sequence, load_sequence, read_lattice
 
 
@@ -92,6 +93,17 @@ def test_design_other_methods(tmp_path):
                 tmp_path / "w.npz")[0] == 0
     w = load_sequence(tmp_path / "w.npz")
     assert w.weights is not None and w.meta["d2"] < w.meta["halton_d2"]
+    assert abs(w.weights.sum() - 1.0) <= 1e-12  # sum(xi) = 1 by default
+    # the paper's unconstrained QP on request: the same problem as the library's
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # it warns when the sum is far from 1
+        assert call("design", "weighted", "--d", 2, "--s", 16, "--box-over-sigma", 1,
+                    "--unconstrained-weights", "-o", tmp_path / "u.npz")[0] == 0
+        ref = weighted_sequence(box(1.0, 2), 16, d=2, sum_to_one=False)
+    u = load_sequence(tmp_path / "u.npz")
+    np.testing.assert_allclose(u.weights, ref.weights, rtol=1e-10, atol=1e-14)
+    assert u.meta["d2"] <= w.meta["d2"] * (1 + 1e-9)  # the constraint can only cost
     assert call("design", "lattice", "--d", 2, "--s", 16, "--box-over-sigma", 1, "-o",
                 tmp_path / "l.npz", "--lattice-txt", tmp_path / "l.txt")[0] == 0
     n, z = read_lattice(tmp_path / "l.txt")

@@ -110,6 +110,24 @@ def test_dask_fit_scalar_kernel_p1_numpy_target():
     np.testing.assert_allclose(m.predict(X), ref.predict(X), rtol=1e-9)
 
 
+def test_dask_fit_map_reads_the_rows_an_in_memory_fit_reads():
+    """The seedless default's selection and the fit-time check see the same rows of a Dask
+    array as of the array in memory: the same map, the same verdict."""
+    from qmc_orff.frequencies import make_frequencies
+
+    rng = np.random.default_rng(6)
+    X = rng.uniform(-1, 1, size=(700, 2))
+    Y = np.stack([np.cos(X[:, 0]), np.sin(X[:, 1])], axis=1)
+    Xd = da.from_array(X, chunks=(100, 2))
+    ref = ORFFRidge(ORFF("curl_free", sigma=0.5, n_components=24), alpha=0.1).fit(X, Y)
+    m = ORFFRidge(ORFF("curl_free", sigma=0.5, n_components=24), alpha=0.1).fit(Xd, Y)
+    np.testing.assert_array_equal(m.orff_.frequencies_, ref.orff_.frequencies_)
+    wrong = make_frequencies("gaussian", 64, 2, sequence="orf", seed=0)[0] * 6.0  # 6x too wide
+    bad = ORFF("curl_free", sigma=0.5, n_components=None, sequence=wrong, check="raise")
+    with pytest.raises(ValueError, match="worse than 'orf' frequencies"):
+        ORFFRidge(bad, alpha=0.1).fit(Xd, Y)
+
+
 def test_dask_fit_errors():
     X = da.zeros((20, 2), chunks=5)
     with pytest.raises(ValueError, match="'y' must have 20 rows"):

@@ -53,17 +53,33 @@ def test_num_threads_is_thread_local_and_restored():
     assert qmc_orff.get_num_threads() == default
 
 
-def test_one_thread_runs_the_serial_kernel_with_identical_output(monkeypatch):
-    X = np.random.default_rng(0).normal(size=(300, 5))
+def test_thread_count_sets_the_row_block_threads_with_identical_output(monkeypatch):
+    X = np.random.default_rng(0).normal(size=(4 * fk.block_rows(64) + 3, 5))
     ff = FourierFeatures(n_components=64).fit(X)
-    parallel = ff.transform(X)
-    calls = []
-    serial = fk.cos_sin_inplace_serial
-    monkeypatch.setattr(fk, "cos_sin_inplace_serial", lambda *a: (calls.append(1), serial(*a)))
+    seen = []
+    kernel = fk.cos_sin_inplace
+    monkeypatch.setattr(fk, "cos_sin_inplace",
+                        lambda *a: (seen.append(threading.current_thread().name), kernel(*a)))
+    with qmc_orff.num_threads(2):
+        two = ff.transform(X)
+    assert len(seen) == 5 and all(name.startswith("qmc_orff") for name in seen)
+    seen.clear()
     with qmc_orff.num_threads(1):
         one = ff.transform(X)
-    assert calls == [1]
-    np.testing.assert_array_equal(one, parallel)  # bit-identical
+    assert seen == [threading.current_thread().name] * 5  # no worker thread at all
+    np.testing.assert_array_equal(one, two)  # bit-identical
+
+
+def test_feature_blocks_run_with_one_blas_thread_and_restore_it(monkeypatch):
+    before = _blas_threads()
+    X = np.random.default_rng(1).normal(size=(100, 5))
+    ff = FourierFeatures(n_components=32).fit(X)
+    inside = []
+    kernel = fk.cos_sin_inplace
+    monkeypatch.setattr(fk, "cos_sin_inplace", lambda *a: (inside.append(_blas_threads()), kernel(*a)))
+    ff.transform(X)
+    assert inside and all(k == 1 for k in inside[0])
+    assert _blas_threads() == before
 
 
 def _blas_threads():
