@@ -102,43 +102,48 @@ def pair_floor(s=2000, d=119, repeat=5):
     nb = -(-s // block)
     old = numba.get_num_threads()
     nt2 = min(2, numba.config.NUMBA_NUM_THREADS)
-    t = {"floor": [], "serial": [], "par1": [], "par2": []}
+    t = {"floor": [], "serial": [], "par1": [], "par2": [], "floor_cpu": [], "serial_cpu": []}
     _div_fma_floor(W[:20], b)
     sched = K.schedule(40, 1)
-    K._run_schedule_serial(W[:40], b, S[:40], Co[:40], xi[:40], *sched, True)
-    K._run_schedule(W[:40], b, S[:40], Co[:40], xi[:40], *sched, True)
+    tiled = d < K.TILED_MAX_D
+    K._run_schedule_serial(W[:40], b, S[:40], Co[:40], xi[:40], *sched, True, tiled)
+    K._run_schedule(W[:40], b, S[:40], Co[:40], xi[:40], *sched, True, tiled)
+    args = (W, b, S, Co, xi, block, pairs, offsets, True, tiled)
     try:
         for _ in range(repeat):
             t["floor"].append(best_time(lambda: _div_fma_floor(W, b), 1)[0])
-            t["serial"].append(best_time(lambda: K._run_schedule_serial(W, b, S, Co, xi, block,
-                                                                        pairs, offsets, True), 1)[0])
+            t["serial"].append(best_time(lambda: K._run_schedule_serial(*args), 1)[0])
+            # CPU time of this process: one thread, not inflated by other processes' load
+            t["floor_cpu"].append(best_time(lambda: _div_fma_floor(W, b), 1, time.process_time)[0])
+            t["serial_cpu"].append(best_time(lambda: K._run_schedule_serial(*args), 1,
+                                             time.process_time)[0])
             numba.set_num_threads(1)
-            t["par1"].append(best_time(lambda: K._run_schedule(W, b, S, Co, xi, block, pairs,
-                                                         offsets, True), 1)[0])
+            t["par1"].append(best_time(lambda: K._run_schedule(*args), 1)[0])
             numba.set_num_threads(nt2)
-            t["par2"].append(best_time(lambda: K._run_schedule(W, b, S, Co, xi, block, pairs,
-                                                         offsets, True), 1)[0])
+            t["par2"].append(best_time(lambda: K._run_schedule(*args), 1)[0])
     finally:
         numba.set_num_threads(old)
     m = {k: min(v) for k, v in t.items()}
     npd = s * (s - 1) / 2 * d
-    print(f"pair kernel (value + gradient) at (s={s}, d={d}), {nb} blocks, min of {repeat}:")
-    for k in ("floor", "serial", "par1", "par2"):
-        print(f"  {k:7s} {m[k]:8.4f} s  {m[k] / npd * 1e9:6.2f} ns/pair-dim")
+    print(f"pair kernel (value + gradient) at (s={s}, d={d}), {nb} blocks, "
+          f"{'tiled' if tiled else 'pairwise'} loops, min of {repeat}:")
+    for k in ("floor", "serial", "par1", "par2", "floor_cpu", "serial_cpu"):
+        print(f"  {k:10s} {m[k]:8.4f} s  {m[k] / npd * 1e9:6.2f} ns/pair-dim")
     print(f"  serial / floor (1 thread) = {m['serial'] / m['floor']:.2f} (floor <= 3: "
-          f"{'yes' if m['serial'] <= 3 * m['floor'] else 'NO'})")
+          f"{'yes' if m['serial'] <= 3 * m['floor'] else 'NO'}); in CPU time "
+          f"{m['serial_cpu'] / m['floor_cpu']:.2f}")
     print(f"  parallel build on 1 thread / serial build = {m['par1'] / m['serial']:.2f}")
     print(f"  speed-up 1 -> {nt2} threads = {m['par1'] / m['par2']:.2f} (floor >= 1.7: "
           f"{'yes' if m['par1'] >= 1.7 * m['par2'] else 'NO'})")
 
 
-def best_time(fn, repeat):
+def best_time(fn, repeat, clock=time.perf_counter):
     best = math.inf
     out = None
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = clock()
         out = fn()
-        best = min(best, time.perf_counter() - t0)
+        best = min(best, clock() - t0)
     return best, out
 
 
@@ -147,10 +152,13 @@ def main():
     parser.add_argument("--quick", action="store_true", help="smaller sizes (smoke test)")
     parser.add_argument("--repeat", type=int, default=3, help="timings per case (best is kept)")
     parser.add_argument("--pair-floor", action="store_true", help="issue-14 pair-kernel floors only")
+    parser.add_argument("--s", type=int, default=None, help="--pair-floor: number of points")
+    parser.add_argument("--d", type=int, default=None, help="--pair-floor: dimension")
     args = parser.parse_args()
     if args.pair_floor:
         print(f"numba {numba.__version__}, numpy {np.__version__}, cpu_count={os.cpu_count()}")
-        pair_floor(*((500, 119) if args.quick else (2000, 119)))
+        s, d = (500, 119) if args.quick else (2000, 119)
+        pair_floor(args.s or s, args.d or d)
         return
     sizes = QUICK_SIZES if args.quick else SIZES
     rng = np.random.default_rng(20160101)

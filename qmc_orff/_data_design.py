@@ -132,6 +132,11 @@ class _DataGreedyState(_GreedyState):
         dp += (4.0 / n ** 2) * ((ss - cc) * c * s + cs * (c * c - s * s))
         return val / self.norm, (self.X.T @ dp) / self.norm
 
+    def scaled_candidate(self, w, scale, grad):
+        val, g = self.candidate(w)
+        grad[:] = g * scale
+        return val * scale
+
     def add(self, w):
         p = self.X @ w
         c, s = np.cos(p), np.sin(p)

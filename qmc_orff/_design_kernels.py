@@ -14,6 +14,8 @@ are kept by the caller.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -184,3 +186,368 @@ def tabulate_row(w, b, s_row, c_row):
     for j in range(w.shape[0]):
         s_row[j] = np.sin(b[j] * w[j])
         c_row[j] = np.cos(b[j] * w[j])
+
+
+# ---------------------------------------------------------------- line search (MINPACK DCSRCH)
+# The Moré-Thuente line search of MINPACK-2 as SciPy (>= 1.13) writes it in Python
+# (scipy/optimize/_dcsrch.py, BSD-3-Clause): the same operations in the same order on
+# float64 scalars, so that :func:`qmc_orff._cg.minimize_cg` takes the same steps as
+# ``scipy.optimize.minimize(method="CG")``.  Reverse communication: the state lives in a
+# float64 array of _LS_SIZE entries; each call returns the next step and a task code.
+LS_FG, LS_CONVERGED, LS_WARNING, LS_ERROR = 0, 1, 2, 3
+(_BRACKT, _STAGE, _GINIT, _GTEST, _GX, _GY, _FINIT, _FX, _FY, _STX, _STY, _STMIN, _STMAX,
+ _WIDTH, _WIDTH1, _FTOL, _GTOLW, _XTOL, _STPMIN, _STPMAX, _TWO) = range(21)
+LS_SIZE = 21
+
+
+@njit(cache=True, inline="always")
+def _pymax(a, b):
+    # Python's max(a, b): the first argument unless the second compares greater
+    return b if b > a else a
+
+
+@njit(cache=True, inline="always")
+def _pymin(a, b):
+    return b if b < a else a
+
+
+@njit(cache=True, inline="always")
+def _npclip(x, lo, hi):
+    # numpy.clip on scalars: minimum(maximum(x, lo), hi), NaN propagating
+    if not (x >= lo or x != x):
+        x = lo
+    if not (x <= hi or x != x):
+        x = hi
+    return x
+
+
+@njit(cache=True, inline="always")
+def _npsign(x):
+    if x > 0.0:
+        return 1.0
+    if x < 0.0:
+        return -1.0
+    return x  # 0.0 or NaN (only its comparisons are used)
+
+
+@njit(cache=True, error_model="numpy")
+def _dcstep(stx, fx, dx, sty, fy, dy, stp, fp, dp, brackt, stpmin, stpmax, two):
+    # ``x ** 2`` of the SciPy code is C's pow(x, 2.0), which can differ from x * x in the
+    # last bit; ``two`` (= 2.0) comes from memory so that LLVM keeps the pow call
+    sgnd = _npsign(dp) * _npsign(dx)
+    if fp > fx:
+        theta = 3.0 * (fx - fp) / (stp - stx) + dx + dp
+        s = _pymax(_pymax(abs(theta), abs(dx)), abs(dp))
+        gamma = s * np.sqrt(math.pow(theta / s, two) - (dx / s) * (dp / s))
+        if stp < stx:
+            gamma *= -1
+        p = (gamma - dx) + theta
+        q = ((gamma - dx) + gamma) + dp
+        r = p / q
+        stpc = stx + r * (stp - stx)
+        stpq = stx + ((dx / ((fx - fp) / (stp - stx) + dx)) / 2.0) * (stp - stx)
+        if abs(stpc - stx) <= abs(stpq - stx):
+            stpf = stpc
+        else:
+            stpf = stpc + (stpq - stpc) / 2.0
+        brackt = True
+    elif sgnd < 0.0:
+        theta = 3 * (fx - fp) / (stp - stx) + dx + dp
+        s = _pymax(_pymax(abs(theta), abs(dx)), abs(dp))
+        gamma = s * np.sqrt(math.pow(theta / s, two) - (dx / s) * (dp / s))
+        if stp > stx:
+            gamma *= -1
+        p = (gamma - dp) + theta
+        q = ((gamma - dp) + gamma) + dx
+        r = p / q
+        stpc = stp + r * (stx - stp)
+        stpq = stp + (dp / (dp - dx)) * (stx - stp)
+        if abs(stpc - stp) > abs(stpq - stp):
+            stpf = stpc
+        else:
+            stpf = stpq
+        brackt = True
+    elif abs(dp) < abs(dx):
+        theta = 3 * (fx - fp) / (stp - stx) + dx + dp
+        s = _pymax(_pymax(abs(theta), abs(dx)), abs(dp))
+        gamma = s * np.sqrt(_pymax(0.0, math.pow(theta / s, two) - (dx / s) * (dp / s)))
+        if stp > stx:
+            gamma = -gamma
+        p = (gamma - dp) + theta
+        q = (gamma + (dx - dp)) + gamma
+        r = p / q
+        if r < 0 and gamma != 0:
+            stpc = stp + r * (stx - stp)
+        elif stp > stx:
+            stpc = stpmax
+        else:
+            stpc = stpmin
+        stpq = stp + (dp / (dp - dx)) * (stx - stp)
+        if brackt:
+            if abs(stpc - stp) < abs(stpq - stp):
+                stpf = stpc
+            else:
+                stpf = stpq
+            if stp > stx:
+                stpf = _pymin(stp + 0.66 * (sty - stp), stpf)
+            else:
+                stpf = _pymax(stp + 0.66 * (sty - stp), stpf)
+        else:
+            if abs(stpc - stp) > abs(stpq - stp):
+                stpf = stpc
+            else:
+                stpf = stpq
+            stpf = _npclip(stpf, stpmin, stpmax)
+    else:
+        if brackt:
+            theta = 3.0 * (fp - fy) / (sty - stp) + dy + dp
+            s = _pymax(_pymax(abs(theta), abs(dy)), abs(dp))
+            gamma = s * np.sqrt(math.pow(theta / s, two) - (dy / s) * (dp / s))
+            if stp > sty:
+                gamma = -gamma
+            p = (gamma - dp) + theta
+            q = ((gamma - dp) + gamma) + dy
+            r = p / q
+            stpc = stp + r * (sty - stp)
+            stpf = stpc
+        elif stp > stx:
+            stpf = stpmax
+        else:
+            stpf = stpmin
+    if fp > fx:
+        sty = stp
+        fy = fp
+        dy = dp
+    else:
+        if sgnd < 0:
+            sty = stx
+            fy = fx
+            dy = dx
+        stx = stp
+        fx = fp
+        dx = dp
+    return stx, fx, dx, sty, fy, dy, stpf, brackt
+
+
+@njit(cache=True, error_model="numpy")
+def dcsrch_start(st, stp, f, g, ftol, gtol, xtol, stpmin, stpmax):
+    """The START task of DCSRCH: check, initialise ``st``; return ``(stp, task)``."""
+    if stp < stpmin or stp > stpmax or g >= 0 or ftol < 0 or gtol < 0 or xtol < 0 \
+            or stpmin < 0 or stpmax < stpmin:
+        return stp, LS_ERROR
+    st[_FTOL] = ftol
+    st[_TWO] = 2.0
+    st[_GTOLW] = gtol
+    st[_XTOL] = xtol
+    st[_STPMIN] = stpmin
+    st[_STPMAX] = stpmax
+    st[_BRACKT] = 0.0
+    st[_STAGE] = 1.0
+    st[_FINIT] = f
+    st[_GINIT] = g
+    st[_GTEST] = ftol * g
+    st[_WIDTH] = stpmax - stpmin
+    st[_WIDTH1] = st[_WIDTH] / 0.5
+    st[_STX] = 0.0
+    st[_FX] = f
+    st[_GX] = g
+    st[_STY] = 0.0
+    st[_FY] = f
+    st[_GY] = g
+    st[_STMIN] = 0.0
+    st[_STMAX] = stp + 4.0 * stp
+    return stp, LS_FG
+
+
+@njit(cache=True, error_model="numpy")
+def dcsrch_iterate(st, stp, f, g):
+    """One DCSRCH iteration after an evaluation ``(f, g) = (phi(stp), phi'(stp))``."""
+    p5 = 0.5
+    p66 = 0.66
+    xtrapl = 1.1
+    xtrapu = 4.0
+    brackt = st[_BRACKT] != 0.0
+    gtest = st[_GTEST]
+    ftest = st[_FINIT] + stp * gtest
+    if st[_STAGE] == 1.0 and f <= ftest and g >= 0:
+        st[_STAGE] = 2.0
+    task = LS_FG
+    if brackt and (stp <= st[_STMIN] or stp >= st[_STMAX]):
+        task = LS_WARNING
+    if brackt and st[_STMAX] - st[_STMIN] <= st[_XTOL] * st[_STMAX]:
+        task = LS_WARNING
+    if stp == st[_STPMAX] and f <= ftest and g <= gtest:
+        task = LS_WARNING
+    if stp == st[_STPMIN] and (f > ftest or g >= gtest):
+        task = LS_WARNING
+    if f <= ftest and abs(g) <= st[_GTOLW] * -st[_GINIT]:
+        task = LS_CONVERGED
+    if task != LS_FG:
+        return stp, task
+    if st[_STAGE] == 1.0 and f <= st[_FX] and f > ftest:
+        fm = f - stp * gtest
+        fxm = st[_FX] - st[_STX] * gtest
+        fym = st[_FY] - st[_STY] * gtest
+        gm = g - gtest
+        gxm = st[_GX] - gtest
+        gym = st[_GY] - gtest
+        stx, fxm, gxm, sty, fym, gym, stp, brackt = _dcstep(
+            st[_STX], fxm, gxm, st[_STY], fym, gym, stp, fm, gm, brackt, st[_STMIN], st[_STMAX],
+            st[_TWO])
+        st[_STX] = stx
+        st[_STY] = sty
+        st[_FX] = fxm + stx * gtest
+        st[_FY] = fym + sty * gtest
+        st[_GX] = gxm + gtest
+        st[_GY] = gym + gtest
+    else:
+        stx, fx, gx, sty, fy, gy, stp, brackt = _dcstep(
+            st[_STX], st[_FX], st[_GX], st[_STY], st[_FY], st[_GY], stp, f, g, brackt,
+            st[_STMIN], st[_STMAX], st[_TWO])
+        st[_STX] = stx
+        st[_FX] = fx
+        st[_GX] = gx
+        st[_STY] = sty
+        st[_FY] = fy
+        st[_GY] = gy
+    stx = st[_STX]
+    sty = st[_STY]
+    if brackt:
+        if abs(sty - stx) >= p66 * st[_WIDTH1]:
+            stp = stx + p5 * (sty - stx)
+        st[_WIDTH1] = st[_WIDTH]
+        st[_WIDTH] = abs(sty - stx)
+    if brackt:
+        st[_STMIN] = _pymin(stx, sty)
+        st[_STMAX] = _pymax(stx, sty)
+    else:
+        st[_STMIN] = stp + xtrapl * (stp - stx)
+        st[_STMAX] = stp + xtrapu * (stp - stx)
+    stp = _npclip(stp, st[_STPMIN], st[_STPMAX])
+    if (brackt and (stp <= st[_STMIN] or stp >= st[_STMAX])
+            or (brackt and st[_STMAX] - st[_STMIN] <= st[_XTOL] * st[_STMAX])):
+        stp = stx
+    st[_BRACKT] = 1.0 if brackt else 0.0
+    return stp, LS_FG
+
+
+# ---------------------------------------------------------------- transposed (vectorised) form
+# The same factors, products and sums as greedy_pair_sum_tab / greedy_pair_sum_tab_value, in
+# the same order for every output, with the loops turned so that the O(t d) work runs over
+# contiguous rows of transposed tables (``tab[0] = W.T``, ``tab[1] = sin(b W).T``,
+# ``tab[2] = cos(b W).T``, each (d, s)): the loop over the points l is branch-free and
+# vectorises; the Taylor polynomials are applied in a second pass where |y| < _TAB_TAYLOR.
+# ``work`` is a (2 d + 2, s) scratch array (factors, derivatives, prefix products, suffix).
+
+@njit(cache=True, error_model="numpy")
+def _tab_factors_t(w, tab, t, b, work, with_grad):
+    d = w.shape[0]
+    for j in range(d):
+        bj = b[j]
+        wj = w[j]
+        sw = np.sin(bj * wj)
+        cw = np.cos(bj * wj)
+        Wj = tab[0, j]
+        Sj = tab[1, j]
+        Cj = tab[2, j]
+        Fj = work[j]
+        Dj = work[d + j]
+        for l in range(t):
+            y = bj * (wj - Wj[l])
+            sy = sw * Cj[l] - cw * Sj[l]
+            inv = 1.0 / y
+            f = sy * inv
+            Fj[l] = f
+            if with_grad:
+                cy = cw * Cj[l] + sw * Sj[l]
+                Dj[l] = bj * ((cy - f) * inv)
+        for l in range(t):
+            y = bj * (wj - Wj[l])
+            if abs(y) < _TAB_TAYLOR:
+                y2 = y * y
+                Fj[l] = _sinc_poly(y2)
+                if with_grad:
+                    Dj[l] = bj * (y * _dsinc_poly(y2))
+
+
+@njit(cache=True, error_model="numpy")
+def greedy_pair_sum_t(w, tab, t, b, work, grad):
+    """:func:`greedy_pair_sum_tab` on transposed tables: bit-identical value and ``grad``.
+
+    ``work`` is a (3 d + 1, s) scratch array: rows ``[0, d)`` the factors ``f_j``,
+    ``[d, 2d)`` their derivatives, then the contributions ``df_j prefix_j suffix_j``,
+    ``[2d, 3d)`` the prefix products ``prod_{q<j} f_q``, row ``3d`` the suffix products.
+    """
+    d = w.shape[0]
+    _tab_factors_t(w, tab, t, b, work, True)
+    suf = work[3 * d]
+    pre0 = work[2 * d]
+    for l in range(t):
+        pre0[l] = 1.0
+        suf[l] = 1.0
+    for j in range(1, d):
+        prev = work[2 * d + j - 1]
+        cur = work[2 * d + j]
+        Fq = work[j - 1]
+        for l in range(t):
+            cur[l] = prev[l] * Fq[l]
+    for j in range(d - 1, -1, -1):
+        Fj = work[j]
+        Dj = work[d + j]
+        Pj = work[2 * d + j]
+        for l in range(t):
+            Dj[l] = (Dj[l] * Pj[l]) * suf[l]
+            suf[l] *= Fj[l]
+    for j in range(d):
+        grad[j] = 0.0
+    total = 0.0
+    last = work[3 * d - 1]
+    Fl = work[d - 1]
+    for l in range(t):
+        total += last[l] * Fl[l]
+        for j in range(d):
+            grad[j] += work[d + j, l]
+    return total
+
+
+@njit(cache=True, error_model="numpy")
+def greedy_pair_sum_t_value(w, tab, t, b, work):
+    """:func:`greedy_pair_sum_tab_value` on transposed tables (bit-identical)."""
+    d = w.shape[0]
+    _tab_factors_t(w, tab, t, b, work, False)
+    p = work[3 * d]
+    for l in range(t):
+        p[l] = 1.0
+    for j in range(d):
+        Fj = work[j]
+        for l in range(t):
+            p[l] *= Fj[l]
+    total = 0.0
+    for l in range(t):
+        total += p[l]
+    return total
+
+
+@njit(cache=True, error_model="numpy")
+def greedy_candidate(w, tab, t, b, work, g, dg, coef, sums, n, scale, out):
+    """The greedy step's scaled objective ``scale * D^2(S_t + {w})`` (normalised) and its
+    gradient (into ``out``), by the operations of ``_GreedyState.candidate`` in their order.
+
+    ``g, dg``: the density's ``g_1, g_1'`` at ``sigma w``; ``coef = [pi / a, pi sigma / a]``
+    (2, d); ``sums = [pair, lin, diag, C]``; ``n = t + 1``.
+    """
+    d = w.shape[0]
+    gp = np.empty(d)
+    S = greedy_pair_sum_t(w, tab, t, b, work, gp)
+    gg = np.empty(d)
+    dgg = np.empty(d)
+    for j in range(d):
+        gg[j] = g[j] * coef[0, j]
+        dgg[j] = dg[j] * coef[1, j]
+    gv = np.empty(d)
+    v = product_and_grad(gg, dgg, gv)
+    nn = float(n * n)
+    val = (sums[0] + 2.0 * S + sums[2]) / nn - 2.0 * (sums[1] + v) / n + sums[3]
+    for j in range(d):
+        out[j] = (2.0 * gp[j] / nn - 2.0 * gv[j] / n) * scale
+    return val * scale

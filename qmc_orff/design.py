@@ -71,8 +71,9 @@ import numpy as np
 import scipy.optimize
 
 from . import __version__
-from ._design_kernels import (greedy_pair_sum_tab, greedy_pair_sum_tab_value, product_and_grad,
-                              tabulate_row)
+from ._cg import minimize_cg
+from ._design_kernels import (greedy_candidate, greedy_pair_sum_t, greedy_pair_sum_t_value,
+                              product_and_grad, tabulate_row)
 from ._validation import as_generator, check_choice, check_dimension, check_int, check_positive_real
 from ._validation import MAX_DESIGN_POINTS, check_size
 from .sequence import Sequence
@@ -561,38 +562,54 @@ class _GreedyState:
         self.diag = 1.0  # normalised sinc_b(w, w)
         self.C = float(objective.constant(d, normalize=True))
         self.W = np.zeros((s, d))
-        self.S = np.zeros((s, d))  # sin(b_j W_lj), cos(b_j W_lj) of the chosen points
-        self.Co = np.zeros((s, d))
+        # transposed tables of the chosen points (rows: W, sin(b W), cos(b W)), so that the
+        # O(t d) loops of the kernels run over contiguous memory; scratch for the kernels
+        self.tab = np.zeros((3, d, s))
+        self.work = np.empty((3 * d + 1, s))
+        self.coef = np.array([math.pi / self.a, math.pi * self.sigma / self.a])
         self.t = 0
         self.pair = 0.0
         self.lin = 0.0
 
     def v_and_grad(self, w):
         """Normalised ``v(w) = prod_j pi g_j(w_j) / b_j`` and its gradient in ``w``."""
+        g, dg = self._g(w)
+        g = g * self.coef[0]  # pi / a
+        dg = dg * self.coef[1]  # pi sigma / a
+        grad = np.empty_like(g)
+        return product_and_grad(g, dg, grad), grad
+
+    def _g(self, w):
         x = self.sigma * w
         if not np.isfinite(x).all():
             raise ValueError("'x' must contain only finite values (no NaN or inf).")
         g, dg = self.density._g_and_derivative_flat(x, self.a)
-        g = np.asarray(g, dtype=np.float64) * (math.pi / self.a)
-        dg = np.asarray(dg, dtype=np.float64) * (math.pi * self.sigma / self.a)
-        grad = np.empty_like(g)
-        return product_and_grad(g, dg, grad), grad
+        return np.asarray(g, dtype=np.float64), np.asarray(dg, dtype=np.float64)
 
     def candidate(self, w):
         """Normalised ``D^2(S_t + {w})`` and its gradient in ``w`` in O(t d)."""
-        n = self.t + 1
-        grad_pair = np.empty_like(w)
-        S = greedy_pair_sum_tab(w, self.W, self.S, self.Co, self.t, self.b, grad_pair)
-        v, grad_v = self.v_and_grad(w)
-        val = (self.pair + 2.0 * S + self.diag) / n ** 2 - 2.0 * (self.lin + v) / n + self.C
-        grad = 2.0 * grad_pair / n ** 2 - 2.0 * grad_v / n
+        grad = np.empty_like(w)
+        val = self.scaled_candidate(w, 1.0, grad)
         return val, grad
 
+    def scaled_candidate(self, w, scale, grad):
+        """``scale * D^2(S_t + {w})`` (normalised); ``scale`` times its gradient into ``grad``.
+
+        One compiled call (:func:`~qmc_orff._design_kernels.greedy_candidate`) after the
+        density's ``g``; the same operations as the former NumPy expression
+        ``(pair + 2 S + 1) / n^2 - 2 (lin + v) / n + C`` times ``scale``.
+        """
+        g, dg = self._g(w)
+        sums = np.array([self.pair, self.lin, self.diag, self.C])
+        return greedy_candidate(w, self.tab, self.t, self.b, self.work, g, dg, self.coef, sums,
+                                self.t + 1, scale, grad)
+
     def add(self, w):
-        S = greedy_pair_sum_tab_value(w, self.W, self.S, self.Co, self.t, self.b)
+        S = greedy_pair_sum_t_value(w, self.tab, self.t, self.b, self.work)
         v, _ = self.v_and_grad(w)
         self.W[self.t] = w
-        tabulate_row(w, self.b, self.S[self.t], self.Co[self.t])
+        self.tab[0, :, self.t] = w
+        tabulate_row(w, self.b, self.tab[1, :, self.t], self.tab[2, :, self.t])
         self.pair += 2.0 * S + self.diag
         self.lin += v
         self.t += 1
@@ -604,6 +621,39 @@ class _GreedyState:
 
 
 _POOL = 8  # greedy: extra starts are the best of the next _POOL init points
+
+
+def _greedy_step(state, U0, t, starts, pool, method, maxiter, tol):
+    """Point ``t + 1`` of :func:`greedy_sequence` (not yet added to ``state``): ``(w, iterations)``."""
+    n = t + 1
+    scale = n * n / 2.0  # the pair sum's new diagonal term 1 / n^2 -> 1/2
+
+    def fun(w):
+        grad = np.empty(w.shape)
+        return state.scaled_candidate(w, scale, grad), grad
+
+    w0 = U0[t].copy()
+    if maxiter <= 0:
+        return w0, 0
+    f0 = fun(w0)[0]
+    x_starts = [w0]
+    extra = U0[t + 1:t + 1 + pool]
+    if starts > 1 and extra.shape[0] > 0:
+        vals = np.array([fun(np.ascontiguousarray(c))[0] for c in extra])
+        x_starts += [extra[i].copy() for i in np.argsort(vals)[:starts - 1]]
+    w, fw = w0, f0
+    total_iter = 0
+    for x0 in x_starts:
+        if method == "cg":  # SciPy's CG steps without its per-call bookkeeping (qmc_orff._cg)
+            rx, rfun, nit = minimize_cg(fun, x0, gtol=tol, maxiter=maxiter)
+        else:
+            res = scipy.optimize.minimize(fun, x0, jac=True, method="L-BFGS-B",
+                                          options={"maxiter": maxiter, "gtol": tol})
+            rx, rfun, nit = res.x, res.fun, res.nit
+        total_iter += int(nit)
+        if np.all(np.isfinite(rx)) and rfun < fw:
+            w, fw = rx, float(rfun)
+    return w, total_iter
 
 
 def greedy_sequence(objective: BoxDiscrepancy | ArrayLike, s: int, *, d: int | None = None,
@@ -624,7 +674,11 @@ def greedy_sequence(objective: BoxDiscrepancy | ArrayLike, s: int, *, d: int | N
     init : str, Sequence or array_like of shape (s, d), default="halton"
         Point ``t+1`` is optimised from the ``(t+1)``-th init point.
     method : {"cg", "l-bfgs-b"}, default="cg"
-        SciPy optimiser for each step (the paper: nonlinear CG).
+        Optimiser for each step (the paper: nonlinear CG).  ``"cg"`` takes the
+        steps of ``scipy.optimize.minimize(method="CG")`` (Polak-Ribiere+, strong
+        Wolfe line search; bit-identical iterates) through a lean driver
+        (:mod:`qmc_orff._cg`): SciPy's per-call bookkeeping would cost more than
+        the O(t d) objective.  ``"l-bfgs-b"`` calls SciPy.
     maxiter : int, default=50
         Iteration cap per local optimisation.
     tol : float, default=1e-8
@@ -705,33 +759,11 @@ def greedy_sequence(objective: BoxDiscrepancy | ArrayLike, s: int, *, d: int | N
     total_iter = 0
     t0 = time.perf_counter()
     interrupted = False
-    scipy_method = "CG" if method == "cg" else "L-BFGS-B"
     try:
         for t in range(state.t, s):
             n = t + 1
-            scale = n * n / 2.0  # the pair sum's new diagonal term 1 / n^2 -> 1/2
-
-            def fun(w):
-                val, grad = state.candidate(w)
-                return val * scale, grad * scale
-
-            w0 = U0[t].copy()
-            f0 = fun(w0)[0]
-            if maxiter > 0:
-                x_starts = [w0]
-                extra = U0[t + 1:t + 1 + pool]
-                if starts > 1 and extra.shape[0] > 0:
-                    vals = np.array([fun(np.ascontiguousarray(c))[0] for c in extra])
-                    x_starts += [extra[i].copy() for i in np.argsort(vals)[:starts - 1]]
-                w, fw = w0, f0
-                for x0 in x_starts:
-                    res = scipy.optimize.minimize(fun, x0, jac=True, method=scipy_method,
-                                                  options={"maxiter": maxiter, "gtol": tol})
-                    total_iter += int(res.nit)
-                    if np.all(np.isfinite(res.x)) and res.fun < fw:
-                        w, fw = res.x, float(res.fun)
-            else:
-                w = w0
+            w, nit = _greedy_step(state, U0, t, starts, pool, method, maxiter, tol)
+            total_iter += nit
             nhistory.append(state.add(np.ascontiguousarray(w, dtype=np.float64)))
             if bar is not None:
                 bar.update(n, nhistory[-1])

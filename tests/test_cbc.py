@@ -173,3 +173,189 @@ def test_bad_d_alpha_weights():
         worst_case_error([], 64)
     with pytest.raises(TypeError, match="'z' must contain integers"):
         worst_case_error([1.0, 3.0], 64)
+
+
+# --- issue 14: real FFTs, generator-order products, compiled kernels --------------------------
+
+import json  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import scipy  # noqa: E402
+import scipy.fft  # noqa: E402
+
+from qmc_orff.generators import _cbc_kernels as K  # noqa: E402
+from qmc_orff.generators import cbc as cbc_module  # noqa: E402
+from qmc_orff.generators.cbc import _Correlation, _omega_coefficients  # noqa: E402
+
+VECTORS_PATH = Path(__file__).parent / "data" / "cbc_vectors_i14.json"
+VECTORS = json.loads(VECTORS_PATH.read_text())["vectors"]
+
+
+def _vector_id(v):
+    w = "list" if isinstance(v["weights"], list) else v["weights"]
+    return f"n{v['n']}-d{v['d']}-a{v['alpha']}-w{w}"
+
+
+#: numpy / scipy of the run that wrote tests/data/cbc_vectors_i14.json
+VECTORS_WITH = ("2.4.6", "1.17.1")
+
+
+def _check_vector(v):
+    z, e = cbc_lattice(v["n"], v["d"], weights=v["weights"], alpha=v["alpha"], return_error=True)
+    np.testing.assert_array_equal(z, v["z"])
+    if (np.__version__, scipy.__version__) == VECTORS_WITH:
+        assert e == float.fromhex(v["error"])   # the products p are bit-identical
+    else:   # other builds: omega and the mean may round differently in the last bits
+        np.testing.assert_allclose(e, float.fromhex(v["error"]), rtol=1e-13)
+
+
+@pytest.mark.parametrize("v", [v for v in VECTORS if v["n"] < 2 ** 18], ids=_vector_id)
+def test_vectors_identical_to_complex_fft_code(v):
+    # z and the error of the code before the real-FFT change (tests/data/cbc_vectors_i14.json)
+    _check_vector(v)
+
+
+@pytest.mark.parametrize("v", [v for v in VECTORS if v["n"] < 2 ** 18 and v["n"] >= 64
+                               and v["alpha"] == 2], ids=_vector_id)
+def test_vectors_identical_with_four_step_correlations(v, monkeypatch):
+    # the four-step FFT (used from correlation length 2^17 on) forced onto every level >= 16
+    monkeypatch.setattr(cbc_module, "_FOUR_STEP_MIN", 16)
+    _check_vector(v)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("v", [v for v in VECTORS if v["n"] >= 2 ** 18], ids=_vector_id)
+def test_large_vectors_identical_to_complex_fft_code(v):
+    _check_vector(v)
+
+
+def _ref_correlation(f, x):
+    """y[i] = sum_e x[e] f[(i + e) mod L], directly."""
+    L = f.size
+    return np.array([np.dot(x, np.roll(f, -i)) for i in range(L)])
+
+
+@pytest.mark.parametrize("L, four_step_min", [(2, 2 ** 17), (6, 2 ** 17), (1030, 2 ** 17),
+                                               (1024, 2 ** 17), (1024, 16), (512, 16), (64, 64)])
+def test_correlation_equals_direct_sum(L, four_step_min, monkeypatch):
+    monkeypatch.setattr(cbc_module, "_FOUR_STEP_MIN", four_step_min)
+    rng = np.random.default_rng(L)
+    f, x = rng.standard_normal(L), rng.uniform(0.5, 2.0, L)
+    corr = _Correlation(f)
+    assert corr.split == (L >= four_step_min and L & (L - 1) == 0)
+    ref = _ref_correlation(f, x)
+    np.testing.assert_allclose(corr(x), ref, rtol=0, atol=1e-14 * np.abs(f).max() * x.sum())
+
+
+def test_four_step_correlation_at_its_threshold():
+    # L = 2^17 (the first length split): against numpy's complex FFT and a few direct sums
+    L = 2 ** 17
+    rng = np.random.default_rng(17)
+    f, x = rng.standard_normal(L), rng.uniform(0.5, 2.0, L)
+    corr = _Correlation(f)
+    assert corr.split and (corr.n1, corr.n2) == (256, 512)
+    y = corr(x)
+    full = scipy.fft.ifft(scipy.fft.fft(f) * np.conj(scipy.fft.fft(x))).real
+    scale = np.abs(f).max() * x.sum()
+    np.testing.assert_allclose(y, full, rtol=0, atol=1e-14 * scale)
+    for i in (0, 1, 4097, L - 1):
+        assert abs(y[i] - np.dot(x, np.roll(f, -i))) <= 1e-13 * scale
+
+
+def _pow2_layout(n):
+    """Reference layout of the n = 2^m products (pure Python powers of 5)."""
+    m = n.bit_length() - 1
+    sizes, perm = [], []
+    for lev in range(m - 2):
+        big_m = n >> lev
+        gm = [pow(5, b, big_m) for b in range(big_m // 4)]
+        perm += [g << lev for g in gm] + [(big_m - g) << lev for g in gm]
+        sizes.append(big_m // 4)
+    perm += [0, n // 4, n // 2, 3 * n // 4]
+    return np.array(sizes, dtype=np.int64), np.array(perm)
+
+
+@pytest.mark.parametrize("n, z, alpha", [(8, 3, 2), (64, 1, 2), (1024, 275, 2), (1024, 403, 4),
+                                         (4096, 1365, 6)])
+def test_update_pow2_equals_numpy(n, z, alpha):
+    sizes, perm = _pow2_layout(n)
+    assert sorted(perm.tolist()) == list(range(n))   # a permutation of 0 .. n-1
+    rng = np.random.default_rng(n)
+    p = rng.uniform(0.5, 2.0, n)
+    gamma = 0.37
+    k = np.arange(n)
+    ref = p * (1 + gamma * _omega((k * z % n) / n, alpha))       # natural order, numpy
+    pp = p[perm].copy()
+    x = np.empty(n // 2 - 2)
+    coef, factor = _omega_coefficients(alpha)
+    K.update_pow2(pp, x, sizes, z, n, gamma, coef, factor, alpha == 2)
+    np.testing.assert_array_equal(pp, ref[perm])
+    # x: per level, the sum of the two halves
+    o = 0
+    for L in sizes.tolist():
+        a = 2 * o
+        np.testing.assert_array_equal(x[o:o + L], pp[a:a + L] + pp[a + L:a + 2 * L])
+        o += L
+    # z = 0 forms x only
+    pp2 = pp.copy()
+    K.update_pow2(pp2, x, sizes, 0, n, gamma, coef, factor, alpha == 2)
+    np.testing.assert_array_equal(pp2, pp)
+
+
+@pytest.mark.parametrize("n, alpha", [(3, 2), (101, 2), (1009, 4)])
+def test_update_prime_equals_numpy(n, alpha):
+    g = cbc_module._primitive_root(n)
+    gp = np.array([pow(g, c, n) for c in range(n - 1)])
+    perm = np.append(gp, 0)
+    rng = np.random.default_rng(n)
+    p = rng.uniform(0.5, 2.0, n)
+    coef, factor = _omega_coefficients(alpha)
+    k = np.arange(n)
+    for cz in (0, 1, (n - 1) // 2, n - 2):
+        z = pow(g, cz, n)
+        ref = p * (1 + 0.8 * _omega((k * z % n) / n, alpha))
+        pp = p[perm].copy()
+        K.update_prime(pp, gp, cz, n, 0.8, coef, factor, alpha == 2)
+        np.testing.assert_array_equal(pp, ref[perm])
+
+
+def test_update_p_equals_numpy():
+    n, z = 97, 35
+    p = np.random.default_rng(5).uniform(0.5, 2.0, n)
+    ref = p * (1 + 0.3 * _omega((np.arange(n) * z % n) / n, 4))
+    coef, factor = _omega_coefficients(4)
+    K.update_p(p, z, n, 0.3, coef, factor, False)
+    np.testing.assert_array_equal(p, ref)
+
+
+@pytest.mark.parametrize("n_y", [2, 8, 4096, 2 ** 14])
+def test_sum_levels_equals_numpy_tiles(n_y):
+    rng = np.random.default_rng(n_y)
+    cs = [rng.standard_normal(n_y >> lev) for lev in range(n_y.bit_length() - 1)]
+    ref = np.zeros(n_y)
+    for c in cs:                       # the same additions in the same order
+        ref += np.tile(c, n_y // c.size)
+    y = np.empty(n_y)
+    sizes = np.array([a.size for a in cs], dtype=np.int64)
+    ymin = K.sum_levels(np.concatenate(cs), sizes, y)
+    np.testing.assert_array_equal(y, ref)
+    assert ymin == ref.min()
+
+
+def test_select_equals_numpy():
+    rng = np.random.default_rng(9)
+    values = rng.standard_normal(1000)
+    values[[10, 500, 900]] = values.min()          # ties
+    cand = rng.permutation(1000) + 1
+    for thr in (values.min(), values.min() + 1e-3, 0.0, 10.0):
+        i = K.select(values, cand, thr)
+        assert cand[i] == cand[values <= thr].min()
+    assert K.select(values, cand, values.min() - 1.0) == -1
+
+
+def test_abs_into_equals_numpy():
+    x = np.random.default_rng(2).standard_normal(1001)
+    out = np.empty_like(x)
+    K.abs_into(x, out)
+    np.testing.assert_array_equal(out, np.abs(x))
+    assert out.sum() == np.abs(x).sum()

@@ -8,8 +8,10 @@ from scipy.stats import norm, qmc
 
 import qmc_orff
 from qmc_orff import BoxDiscrepancy, design
-from qmc_orff._design_kernels import (greedy_pair_sum, greedy_pair_sum_tab, greedy_pair_sum_tab_value,
-                                      greedy_pair_sum_value, product_and_grad)
+from qmc_orff._design_kernels import (greedy_candidate, greedy_pair_sum, greedy_pair_sum_t,
+                                      greedy_pair_sum_t_value, greedy_pair_sum_tab,
+                                      greedy_pair_sum_tab_value, greedy_pair_sum_value,
+                                      product_and_grad)
 from qmc_orff.sequence import Sequence
 
 
@@ -112,6 +114,113 @@ def test_greedy_tab_kernel_taylor_switch_and_fd():
         fd = (greedy_pair_sum_tab_value(w + e, W, S, Co, 20, b)
               - greedy_pair_sum_tab_value(w - e, W, S, Co, 20, b)) / (2 * h)
         assert grad[j] == pytest.approx(fd, rel=1e-6, abs=1e-9)
+
+
+@pytest.mark.parametrize("d", [1, 2, 7, 40])
+def test_transposed_greedy_kernels_bit_identical_to_row_kernels(d):
+    # the vectorised kernels of the greedy state keep every operation of the row-wise ones
+    rng = np.random.default_rng(100 + d)
+    s, t = 50, 37
+    W = rng.standard_normal((s, d))
+    b = rng.uniform(0.5, 3.0, d)
+    w = rng.standard_normal(d)
+    W[3] = w  # exact zeros of y, and the Taylor branch
+    W[5, -1] = w[-1] + 1e-9
+    W[7] = w + 0.2 / b
+    S, Co = np.sin(b * W), np.cos(b * W)
+    tab = np.ascontiguousarray(np.stack([W.T, S.T, Co.T]))
+    work = np.empty((3 * d + 1, s))
+    for tt in (0, 1, t):
+        g_row, g_t = np.empty(d), np.empty(d)
+        v_row = greedy_pair_sum_tab(w, W, S, Co, tt, b, g_row)
+        assert greedy_pair_sum_t(w, tab, tt, b, work, g_t) == v_row
+        np.testing.assert_array_equal(g_t, g_row)
+        assert greedy_pair_sum_t_value(w, tab, tt, b, work) == \
+            greedy_pair_sum_tab_value(w, W, S, Co, tt, b)
+
+
+def test_greedy_candidate_kernel_matches_former_numpy_expression():
+    rng = np.random.default_rng(12)
+    d, s, t = 5, 20, 13
+    W = rng.standard_normal((s, d))
+    b = rng.uniform(0.5, 3.0, d)
+    sigma = rng.uniform(0.5, 2.0, d)
+    a = b / sigma
+    w = rng.standard_normal(d)
+    S, Co = np.sin(b * W), np.cos(b * W)
+    tab = np.ascontiguousarray(np.stack([W.T, S.T, Co.T]))
+    work = np.empty((3 * d + 1, s))
+    g, dg = rng.uniform(-0.3, 0.3, d), rng.uniform(-0.3, 0.3, d)
+    pair, lin, C, scale = 57.25, 3.125, 0.3, (t + 1) ** 2 / 2.0
+    out = np.empty(d)
+    val = greedy_candidate(w, tab, t, b, work, g, dg,
+                           np.array([np.pi / a, np.pi * sigma / a]),
+                           np.array([pair, lin, 1.0, C]), t + 1, scale, out)
+    # the former NumPy code of _GreedyState.candidate, operation by operation
+    gp = np.empty(d)
+    S_w = greedy_pair_sum_tab(w, W, S, Co, t, b, gp)
+    gv = np.empty(d)
+    v = product_and_grad(g * (np.pi / a), dg * (np.pi * sigma / a), gv)
+    n = t + 1
+    ref = (pair + 2.0 * S_w + 1.0) / n ** 2 - 2.0 * (lin + v) / n + C
+    ref_grad = 2.0 * gp / n ** 2 - 2.0 * gv / n
+    assert val == ref * scale
+    np.testing.assert_array_equal(out, ref_grad * scale)
+
+
+def _cg_problems():
+    from scipy.optimize import rosen, rosen_der
+
+    def rosenbrock(x):
+        return rosen(x), rosen_der(x)
+
+    def wavy(x):  # many line-search failures: exercises SciPy's Wolfe-2 fallback
+        return float(np.sum(np.sin(3 * x)) + 0.1 * x @ x), 3 * np.cos(3 * x) + 0.2 * x
+
+    return [(rosenbrock, 200, 1e-8), (wavy, 50, 1e-10)]
+
+
+@pytest.mark.parametrize("k", [0, 1])
+def test_minimize_cg_takes_scipys_cg_steps(k):
+    # bit-identical to scipy.optimize.minimize(method="CG") (SciPy >= 1.15, see qmc_orff._cg)
+    from scipy.optimize import minimize
+
+    from qmc_orff._cg import minimize_cg
+
+    fun, maxiter, gtol = _cg_problems()[k]
+    rng = np.random.default_rng(30 + k)
+    status = set()
+    for d in (2, 3, 5, 8):
+        for _ in range(6):
+            x0 = rng.standard_normal(d) * 2.0
+            ref = minimize(fun, x0, jac=True, method="CG",
+                           options={"gtol": gtol, "maxiter": maxiter})
+            x, f, nit = minimize_cg(fun, x0, gtol=gtol, maxiter=maxiter)
+            np.testing.assert_array_equal(x, ref.x)
+            assert f == ref.fun and nit == ref.nit
+            status.add(ref.status)
+    assert 0 in status  # converged runs, and (wavy) line-search failures, both compared
+    if k == 1:
+        assert 2 in status
+
+
+def test_greedy_steps_equal_scipy_cg_steps(monkeypatch):
+    # every local optimisation of a greedy design as SciPy's CG would take it
+    from scipy.optimize import minimize
+
+    from qmc_orff import _cg
+
+    calls = []
+
+    def checked(fun, x0, *, gtol, maxiter):
+        out = _cg.minimize_cg(fun, x0, gtol=gtol, maxiter=maxiter)
+        ref = minimize(fun, x0, jac=True, method="CG", options={"gtol": gtol, "maxiter": maxiter})
+        calls.append(np.array_equal(out[0], ref.x) and out[1] == ref.fun and out[2] == ref.nit)
+        return out
+
+    monkeypatch.setattr(design, "minimize_cg", checked)
+    design.greedy_sequence(box(2.0, 4), 40, starts=2)
+    assert len(calls) >= 70 and all(calls)
 
 
 def test_product_and_grad_matches_cumprod():
@@ -312,13 +421,13 @@ def test_ctrl_c_inside_compiled_code_counts_as_an_interrupt(monkeypatch):
         steps[0] += 1
         if steps[0] == 40:
             raise _interrupt_in_compiled_code()
-        return greedy_pair_sum_tab(*args)
+        return greedy_candidate(*args)
 
-    monkeypatch.setattr(design, "greedy_pair_sum_tab", flaky_pair_sum)
+    monkeypatch.setattr(design, "greedy_candidate", flaky_pair_sum)
     seq = design.greedy_sequence(obj, 12, maxiter=5)
     assert seq.meta["stop_reason"] == "interrupted" and 1 <= seq.s < 12
     # other SystemErrors still propagate
-    monkeypatch.setattr(design, "greedy_pair_sum_tab",
+    monkeypatch.setattr(design, "greedy_candidate",
                         lambda *args: (_ for _ in ()).throw(SystemError("other")))
     with pytest.raises(SystemError, match="other"):
         design.greedy_sequence(obj, 4, maxiter=5)

@@ -237,14 +237,45 @@ def test_parallel_schedule_kernel_equals_serial_bitwise():
     try:
         numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
         for with_grad in (True, False):
-            r1, g1 = kernels._run_schedule(W, b, S, Co, xi, block, pairs, offsets, with_grad)
-            r2, g2 = kernels._run_schedule_serial(W, b, S, Co, xi, block, pairs, offsets, with_grad)
-            np.testing.assert_array_equal(r1, r2)
-            np.testing.assert_array_equal(g1, g2)
+            for tiled in (True, False):
+                r1, g1 = kernels._run_schedule(W, b, S, Co, xi, block, pairs, offsets, with_grad,
+                                               tiled)
+                r2, g2 = kernels._run_schedule_serial(W, b, S, Co, xi, block, pairs, offsets,
+                                                      with_grad, tiled)
+                np.testing.assert_array_equal(r1, r2)
+                np.testing.assert_array_equal(g1, g2)
         H1 = kernels._pair_matrix_parallel(W, b, S, Co)
         np.testing.assert_array_equal(H1, kernels._pair_matrix_serial(W, b, S, Co))
     finally:
         numba.set_num_threads(old)
+
+
+@pytest.mark.parametrize("s, d", [(2, 1), (70, 2), (150, 5), (97, 31), (40, 32), (75, 33)])
+def test_tiled_and_pairwise_kernels_bit_identical(s, d):
+    # the two loop orders of the pair kernel (rows m vectorised for small d, coordinates j
+    # otherwise) perform the same operations per pair and accumulate in the same order
+    rng = np.random.default_rng(s + 1000 * d)
+    W = rng.standard_normal((s, d))
+    W[1] = W[0]  # coincident points, coordinates in the Taylor branch, zero weights
+    W[-1, : d // 2 + 1] = W[-2, : d // 2 + 1] + 1e-3
+    b = rng.uniform(0.5, 2.5, d)
+    S, Co = np.sin(b * W), np.cos(b * W)
+    xi = rng.uniform(0.5, 1.5, s) / s
+    xi[s // 2] = 0.0
+    for block, pairs, offsets in (kernels.schedule(s, d), kernels.schedule(s, 10**6)):
+        for with_grad in (True, False):
+            r1, g1 = kernels._run_schedule_serial(W, b, S, Co, xi, block, pairs, offsets,
+                                                  with_grad, True)
+            r2, g2 = kernels._run_schedule_serial(W, b, S, Co, xi, block, pairs, offsets,
+                                                  with_grad, False)
+            np.testing.assert_array_equal(r1, r2)
+            np.testing.assert_array_equal(g1, g2)
+    # and against the plain reference (pair term only, normalised units)
+    Z = b * (W[:, None, :] - W[None, :, :])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        F = np.where(Z == 0, 1.0, np.sin(Z) / Z)
+    r_ref = np.prod(F, axis=2) @ xi
+    np.testing.assert_allclose(r1, r_ref, rtol=1e-12, atol=1e-15)
 
 
 # --------------------------------------------------------------------------- gradients
