@@ -383,22 +383,29 @@ def _task_tiled(W, b, S, Co, xi, grad, r, I, J, block, with_grad, WT, ST, CT, F,
                         grad[j, ms + k] -= D[j, k]
 
 
+# Four drivers -- loop order (tiled or pairwise) times build (parallel or serial) -- so that a
+# call compiles only the driver it runs (one runtime flag would compile both task kernels).
 @njit(cache=True, parallel=True, error_model="numpy")
-def _run_schedule(W, b, S, Co, xi, block, pairs, offsets, with_grad, tiled):
+def _run_tiled(W, b, S, Co, xi, block, pairs, offsets, with_grad):
     s, d = W.shape
     r = xi.copy()
-    if tiled:
-        WT = np.ascontiguousarray(W.T)
-        ST = np.ascontiguousarray(S.T)
-        CT = np.ascontiguousarray(Co.T)
-        gradT = np.zeros((d, s)) if with_grad else np.zeros((d, 0))
-        for rnd in range(offsets.shape[0] - 1):
-            lo = offsets[rnd]
-            for t in prange(offsets[rnd + 1] - lo):
-                _task_tiled(W, b, S, Co, xi, gradT, r, pairs[lo + t, 0], pairs[lo + t, 1], block,
-                            with_grad, WT, ST, CT, np.empty((d, TILE_T)), np.empty((d, TILE_T)),
-                            np.empty((d, TILE_T)), np.empty((d, TILE_T)), np.empty((4, TILE_T)))
-        return r, np.ascontiguousarray(gradT.T) if with_grad else np.zeros((0, d))
+    WT = np.ascontiguousarray(W.T)
+    ST = np.ascontiguousarray(S.T)
+    CT = np.ascontiguousarray(Co.T)
+    gradT = np.zeros((d, s)) if with_grad else np.zeros((d, 0))
+    for rnd in range(offsets.shape[0] - 1):
+        lo = offsets[rnd]
+        for t in prange(offsets[rnd + 1] - lo):
+            _task_tiled(W, b, S, Co, xi, gradT, r, pairs[lo + t, 0], pairs[lo + t, 1], block,
+                        with_grad, WT, ST, CT, np.empty((d, TILE_T)), np.empty((d, TILE_T)),
+                        np.empty((d, TILE_T)), np.empty((d, TILE_T)), np.empty((4, TILE_T)))
+    return r, np.ascontiguousarray(gradT.T) if with_grad else np.zeros((0, d))
+
+
+@njit(cache=True, parallel=True, error_model="numpy")
+def _run_pairwise(W, b, S, Co, xi, block, pairs, offsets, with_grad):
+    s, d = W.shape
+    r = xi.copy()
     grad = np.zeros((s, d)) if with_grad else np.zeros((0, d))
     for rnd in range(offsets.shape[0] - 1):
         lo = offsets[rnd]
@@ -407,29 +414,46 @@ def _run_schedule(W, b, S, Co, xi, block, pairs, offsets, with_grad, tiled):
     return r, grad
 
 
+# the same schedules (hence bit-identical results) on the calling thread only
 @njit(cache=True, error_model="numpy")
-def _run_schedule_serial(W, b, S, Co, xi, block, pairs, offsets, with_grad, tiled):
-    # the same schedule (hence bit-identical results) on the calling thread only
+def _run_tiled_serial(W, b, S, Co, xi, block, pairs, offsets, with_grad):
     s, d = W.shape
     r = xi.copy()
-    if tiled:
-        WT = np.ascontiguousarray(W.T)
-        ST = np.ascontiguousarray(S.T)
-        CT = np.ascontiguousarray(Co.T)
-        gradT = np.zeros((d, s)) if with_grad else np.zeros((d, 0))
-        F = np.empty((d, TILE_T))
-        D = np.empty((d, TILE_T))
-        PRE = np.empty((d, TILE_T))
-        SUF = np.empty((d, TILE_T))
-        vec = np.empty((4, TILE_T))
-        for t in range(pairs.shape[0]):
-            _task_tiled(W, b, S, Co, xi, gradT, r, pairs[t, 0], pairs[t, 1], block, with_grad,
-                        WT, ST, CT, F, D, PRE, SUF, vec)
-        return r, np.ascontiguousarray(gradT.T) if with_grad else np.zeros((0, d))
+    WT = np.ascontiguousarray(W.T)
+    ST = np.ascontiguousarray(S.T)
+    CT = np.ascontiguousarray(Co.T)
+    gradT = np.zeros((d, s)) if with_grad else np.zeros((d, 0))
+    F = np.empty((d, TILE_T))
+    D = np.empty((d, TILE_T))
+    PRE = np.empty((d, TILE_T))
+    SUF = np.empty((d, TILE_T))
+    vec = np.empty((4, TILE_T))
+    for t in range(pairs.shape[0]):
+        _task_tiled(W, b, S, Co, xi, gradT, r, pairs[t, 0], pairs[t, 1], block, with_grad,
+                    WT, ST, CT, F, D, PRE, SUF, vec)
+    return r, np.ascontiguousarray(gradT.T) if with_grad else np.zeros((0, d))
+
+
+@njit(cache=True, error_model="numpy")
+def _run_pairwise_serial(W, b, S, Co, xi, block, pairs, offsets, with_grad):
+    s, d = W.shape
+    r = xi.copy()
     grad = np.zeros((s, d)) if with_grad else np.zeros((0, d))
     for t in range(pairs.shape[0]):
         _task(W, b, S, Co, xi, grad, r, pairs[t, 0], pairs[t, 1], block, with_grad)
     return r, grad
+
+
+def _run_schedule(W, b, S, Co, xi, block, pairs, offsets, with_grad, tiled):
+    """The parallel driver of the loop order ``tiled`` (rounds of independent block pairs)."""
+    run = _run_tiled if tiled else _run_pairwise
+    return run(W, b, S, Co, xi, block, pairs, offsets, with_grad)
+
+
+def _run_schedule_serial(W, b, S, Co, xi, block, pairs, offsets, with_grad, tiled):
+    """The serial driver of the loop order ``tiled`` (the same schedule, bit-identical)."""
+    run = _run_tiled_serial if tiled else _run_pairwise_serial
+    return run(W, b, S, Co, xi, block, pairs, offsets, with_grad)
 
 
 def _serial(s, d):
