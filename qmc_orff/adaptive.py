@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import math
 import time
+from typing import TYPE_CHECKING
 from datetime import datetime, timezone
 
 import numpy as np
@@ -35,6 +36,11 @@ from . import __version__
 from ._validation import as_float_array, as_generator, as_positive, check_int, check_positive_real
 from .data_discrepancy import KERNELS, OPERATOR_KERNELS, DataDiscrepancy, OperatorDataDiscrepancy
 from .sequence import Sequence
+
+if TYPE_CHECKING:  # names used in type hints only
+    from typing import Any, Callable
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["adaptive_sequence", "adaptive_operator_sequence", "median_heuristic", "data_sha256"]
 
@@ -260,10 +266,14 @@ def _optimise(train, val_error, U0, *, maxiter, patience, callback, bar, checkpo
 
 
 # --------------------------------------------------------------------------- scalar
-def adaptive_sequence(X, s, *, kernel="gaussian", sigma, nu=1.5, init="orf", weights=False,
-                      n_train=N_TRAIN, n_validation=N_VALIDATION, maxiter=300, patience=30,
-                      tol=1e-12, seed=None, callback=None, progress=False, checkpoint=None,
-                      checkpoint_every=None):
+def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
+                      sigma: float | ArrayLike | str, nu: float = 1.5,
+                      init: str | Sequence | ArrayLike = "orf", weights: bool = False,
+                      n_train: int = N_TRAIN, n_validation: int = N_VALIDATION,
+                      maxiter: int = 300, patience: int | None = 30, tol: float = 1e-12,
+                      seed: Any = None, callback: Callable | None = None, progress: bool = False,
+                      checkpoint: Callable | None = None,
+                      checkpoint_every: int | None = None) -> Sequence:
     """Frequencies designed on data: minimise the Gram error on a training subsample of ``X``.
 
     Parameters
@@ -456,9 +466,13 @@ def adaptive_sequence(X, s, *, kernel="gaussian", sigma, nu=1.5, init="orf", wei
 
 
 # --------------------------------------------------------------------------- operator-valued
-def adaptive_operator_sequence(X, s, *, kernel="curl_free", sigma, A=None, measure="spectral",
-                               init="orf", n_train=400, n_validation=200, maxiter=300,
-                               patience=30, tol=1e-12, seed=None, callback=None, progress=False):
+def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free",
+                               sigma: float | str, A: ArrayLike | None = None,
+                               measure: str = "spectral", init: str | ArrayLike = "orf",
+                               n_train: int = 400, n_validation: int = 200, maxiter: int = 300,
+                               patience: int | None = 30, tol: float = 1e-12, seed: Any = None,
+                               callback: Callable | None = None,
+                               progress: bool = False) -> Sequence:
     """Frequencies for an operator-valued map designed on data (block Gram error).
 
     The operator-valued analogue of :func:`adaptive_sequence`: L-BFGS on
