@@ -43,6 +43,8 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from ._jit import renamed
+
 __all__ = ["TAU", "pair_value_grad", "pair_values", "pair_matrix", "sinc_taylor"]
 
 #: below this |z| the Taylor polynomials replace the angle-addition form
@@ -383,10 +385,11 @@ def _task_tiled(W, b, S, Co, xi, grad, r, I, J, block, with_grad, WT, ST, CT, F,
                         grad[j, ms + k] -= D[j, k]
 
 
-# Four drivers -- loop order (tiled or pairwise) times build (parallel or serial) -- so that a
-# call compiles only the driver it runs (one runtime flag would compile both task kernels).
-@njit(cache=True, parallel=True, error_model="numpy")
-def _run_tiled(W, b, S, Co, xi, block, pairs, offsets, with_grad):
+# One driver per loop order (tiled or pairwise), each in a parallel and a serial build
+# (renamed: a cache file of its own), chosen in Python so that a call compiles only the
+# build it runs (a runtime flag would compile both task kernels).  The serial build runs
+# the same rounds in the same order (``prange`` is ``range`` there): bit-identical.
+def _tiled_body(W, b, S, Co, xi, block, pairs, offsets, with_grad):  # pragma: no cover
     s, d = W.shape
     r = xi.copy()
     WT = np.ascontiguousarray(W.T)
@@ -402,8 +405,7 @@ def _run_tiled(W, b, S, Co, xi, block, pairs, offsets, with_grad):
     return r, np.ascontiguousarray(gradT.T) if with_grad else np.zeros((0, d))
 
 
-@njit(cache=True, parallel=True, error_model="numpy")
-def _run_pairwise(W, b, S, Co, xi, block, pairs, offsets, with_grad):
+def _pairwise_body(W, b, S, Co, xi, block, pairs, offsets, with_grad):  # pragma: no cover
     s, d = W.shape
     r = xi.copy()
     grad = np.zeros((s, d)) if with_grad else np.zeros((0, d))
@@ -414,34 +416,14 @@ def _run_pairwise(W, b, S, Co, xi, block, pairs, offsets, with_grad):
     return r, grad
 
 
-# the same schedules (hence bit-identical results) on the calling thread only
-@njit(cache=True, error_model="numpy")
-def _run_tiled_serial(W, b, S, Co, xi, block, pairs, offsets, with_grad):
-    s, d = W.shape
-    r = xi.copy()
-    WT = np.ascontiguousarray(W.T)
-    ST = np.ascontiguousarray(S.T)
-    CT = np.ascontiguousarray(Co.T)
-    gradT = np.zeros((d, s)) if with_grad else np.zeros((d, 0))
-    F = np.empty((d, TILE_T))
-    D = np.empty((d, TILE_T))
-    PRE = np.empty((d, TILE_T))
-    SUF = np.empty((d, TILE_T))
-    vec = np.empty((4, TILE_T))
-    for t in range(pairs.shape[0]):
-        _task_tiled(W, b, S, Co, xi, gradT, r, pairs[t, 0], pairs[t, 1], block, with_grad,
-                    WT, ST, CT, F, D, PRE, SUF, vec)
-    return r, np.ascontiguousarray(gradT.T) if with_grad else np.zeros((0, d))
-
-
-@njit(cache=True, error_model="numpy")
-def _run_pairwise_serial(W, b, S, Co, xi, block, pairs, offsets, with_grad):
-    s, d = W.shape
-    r = xi.copy()
-    grad = np.zeros((s, d)) if with_grad else np.zeros((0, d))
-    for t in range(pairs.shape[0]):
-        _task(W, b, S, Co, xi, grad, r, pairs[t, 0], pairs[t, 1], block, with_grad)
-    return r, grad
+_run_tiled = njit(cache=True, parallel=True, error_model="numpy")(
+    renamed(_tiled_body, "_run_tiled"))
+_run_tiled_serial = njit(cache=True, error_model="numpy")(
+    renamed(_tiled_body, "_run_tiled_serial"))
+_run_pairwise = njit(cache=True, parallel=True, error_model="numpy")(
+    renamed(_pairwise_body, "_run_pairwise"))
+_run_pairwise_serial = njit(cache=True, error_model="numpy")(
+    renamed(_pairwise_body, "_run_pairwise_serial"))
 
 
 def _run_schedule(W, b, S, Co, xi, block, pairs, offsets, with_grad, tiled):
