@@ -26,8 +26,8 @@ from __future__ import annotations
 import hashlib
 import math
 import time
-from typing import TYPE_CHECKING
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.optimize

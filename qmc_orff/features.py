@@ -89,6 +89,24 @@ def _sample_rows(X, m):
     return np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
 
 
+def _shuffled_sample(X, m):
+    """:func:`_sample_rows` in a fixed random order (seed 1): its two halves are random
+    halves whatever the order of the rows of ``X`` (the cross-block ranking of the
+    default maps' draws)."""
+    Xs = _sample_rows(X, m)
+    return Xs[np.random.default_rng(1).permutation(Xs.shape[0])]
+
+
+def _selection_rows(p):
+    """Rows of ``X`` the seedless ORFF default ranks its draws on (``p`` outputs)."""
+    return max(2, CHECK_BLOCK_ROWS // max(1, p))
+
+
+def _check_rows(p):
+    """Rows of ``X`` the fit-time check samples for a map with ``p`` outputs."""
+    return min(CHECK_SAMPLES, _selection_rows(p))
+
+
 def _orff_fit_rows(orff, p):
     """How many rows of ``X`` fitting ``orff`` (``p`` outputs) reads: the fixed sample of its
     seedless default's selection or of its fit-time check, else 1 (the column count only).
@@ -97,11 +115,10 @@ def _orff_fit_rows(orff, p):
     how :class:`~qmc_orff.ORFFRidge` fits the map to a Dask array without computing it.
     """
     sequence = orff.sequence
-    m = max(2, CHECK_BLOCK_ROWS // max(1, p))
     if isinstance(sequence, str):
         seeded = _resolve_seed(orff.seed, orff.random_state) is not None
-        return m if sequence == "auto" and not seeded else 1
-    return 1 if orff.check == "off" else min(CHECK_SAMPLES, m)
+        return _selection_rows(p) if sequence == "auto" and not seeded else 1
+    return 1 if orff.check == "off" else _check_rows(p)
 
 
 def _gram_errors(Y, K, maps, cross=False):
@@ -158,7 +175,7 @@ def _check_supplied_sequence(fitted, X, reference, p=1, Y=None):
     check = check_choice(fitted.check, "check", _CHECKS)
     if check == "off" or X.shape[0] < 2:
         return None
-    m = min(X.shape[0], CHECK_SAMPLES, max(2, CHECK_BLOCK_ROWS // p))
+    m = min(X.shape[0], _check_rows(p))
     Xs = _sample_rows(X, m)  # the same rows on every fit: reproducible verdicts
     s = fitted.frequencies_.shape[0]
     if hasattr(fitted, "approximate_kernel"):  # operator-valued: the (m p, m p) block Gram matrix
@@ -248,9 +265,7 @@ def _select_default(kernel, n_components, X, exact, *, sigma, nu):
         return None, None
     from .threads import _blas_limited
 
-    Xs = _sample_rows(X, DEFAULT_SAMPLES)
-    # two random halves, whatever the order of the rows
-    Xs = Xs[np.random.default_rng(1).permutation(Xs.shape[0])]
+    Xs = _shuffled_sample(X, DEFAULT_SAMPLES)
     with _blas_limited(1):  # small LAPACK/BLAS calls: one thread (see _gram_errors)
         candidates = [make_frequencies(kernel, n_components, d, sigma=sigma, sequence="auto",
                                        seed=ORF_QMC_SEED + k, nu=nu)
@@ -583,8 +598,7 @@ def _select_default_operator(est, exact, X, factors, sigma, measure):
     if _auto_source("gaussian", measure, int(est.n_components), d) not in ("orf-qmc", "sobol"):
         return None, None
     p = exact.output_dim(d)
-    Xs = _sample_rows(X, max(2, CHECK_BLOCK_ROWS // p))
-    Xs = Xs[np.random.default_rng(1).permutation(Xs.shape[0])]
+    Xs = _shuffled_sample(X, _selection_rows(p))
     h = Xs.shape[0] // 2
     XA, XB = Xs[:h], Xs[h:]
     K = exact.block(XA, XB)
