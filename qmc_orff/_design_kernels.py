@@ -21,77 +21,6 @@ from numba import njit
 
 from ._discrepancy_kernels import _dsinc_poly, _sinc_poly
 
-# Below |b x| < _TAYLOR the sinc factor and its derivative use their Taylor
-# series (truncation error < 3e-18 and < 3e-16 relative): the direct forms lose
-# accuracy to cancellation there and divide by zero at x = 0.
-_TAYLOR = 0.1
-
-
-@njit(cache=True, fastmath=False)
-def _sinc_and_derivative(x, b):
-    """``(sin(b x) / (b x), d/dx sin(b x) / (b x))`` with the right limits at 0."""
-    y = b * x
-    if abs(y) < _TAYLOR:
-        y2 = y * y
-        f = 1.0 - y2 / 6.0 * (1.0 - y2 / 20.0 * (1.0 - y2 / 42.0 * (1.0 - y2 / 72.0)))
-        # sinc'(y) = -y/3 + y^3/30 - y^5/840 + y^7/45360
-        df = b * y * (-1.0 / 3.0 + y2 * (1.0 / 30.0 + y2 * (-1.0 / 840.0 + y2 / 45360.0)))
-    else:
-        sy = np.sin(y)
-        cy = np.cos(y)
-        f = sy / y
-        df = b * (y * cy - sy) / (y * y)
-    return f, df
-
-
-@njit(cache=True, fastmath=False)
-def greedy_pair_sum(w, W, t, b, grad):
-    """Return ``S(w) = sum_{l<t} prod_j sinc(b_j (w_j - W_lj))``; write ``dS/dw`` into ``grad``.
-
-    Parameters
-    ----------
-    w : float64 (d,)
-    W : float64 (s, d), only the first ``t`` rows are used
-    t : int
-    b : float64 (d,)
-    grad : float64 (d,), overwritten
-    """
-    d = w.shape[0]
-    f = np.empty(d)
-    df = np.empty(d)
-    prefix = np.empty(d + 1)
-    total = 0.0
-    for j in range(d):
-        grad[j] = 0.0
-    for l in range(t):
-        for j in range(d):
-            f[j], df[j] = _sinc_and_derivative(w[j] - W[l, j], b[j])
-        prefix[0] = 1.0
-        for j in range(d):
-            prefix[j + 1] = prefix[j] * f[j]
-        total += prefix[d]
-        # gradient: df_j * prod_{q != j} f_q, with suffix products (no division by f_j,
-        # which can be zero)
-        suffix = 1.0
-        for j in range(d - 1, -1, -1):
-            grad[j] += df[j] * prefix[j] * suffix
-            suffix *= f[j]
-    return total
-
-
-@njit(cache=True, fastmath=False)
-def greedy_pair_sum_value(w, W, t, b):
-    """``S(w)`` only (used to update the running pair sum after a point is accepted)."""
-    d = w.shape[0]
-    total = 0.0
-    for l in range(t):
-        p = 1.0
-        for j in range(d):
-            p *= _sinc_and_derivative(w[j] - W[l, j], b[j])[0]
-        total += p
-    return total
-
-
 # ---------------------------------------------------------------- tabulated (angle-addition) form
 # sinc(y) and sinc'(y) = (y cos y - sin y) / y^2 from the tabulated sin/cos of b_j w_j and
 # b_j W_lj (sin(u - v) = sin u cos v - cos u sin v): no transcendental call in the O(t d) loop.
@@ -99,69 +28,6 @@ def greedy_pair_sum_value(w, W, t, b):
 # angle-addition form loses relative accuracy to cancellation there); above it the relative
 # error is at most about eps (1 + |b_j w_j| + |b_j W_lj|) / _TAB_TAYLOR.
 _TAB_TAYLOR = 0.5
-
-
-@njit(cache=True, fastmath=False)
-def _tab_factor(y, sy, cy):
-    if abs(y) < _TAB_TAYLOR:
-        y2 = y * y
-        return _sinc_poly(y2), y * _dsinc_poly(y2)
-    inv = 1.0 / y
-    f = sy * inv
-    return f, (cy - f) * inv
-
-
-@njit(cache=True, fastmath=False)
-def greedy_pair_sum_tab(w, W, S, Co, t, b, grad):
-    """:func:`greedy_pair_sum` with ``S = sin(b W)``, ``Co = cos(b W)`` tabulated (rows < t)."""
-    d = w.shape[0]
-    f = np.empty(d)
-    df = np.empty(d)
-    sw = np.empty(d)
-    cw = np.empty(d)
-    prefix = np.empty(d + 1)
-    for j in range(d):
-        grad[j] = 0.0
-        sw[j] = np.sin(b[j] * w[j])
-        cw[j] = np.cos(b[j] * w[j])
-    total = 0.0
-    for l in range(t):
-        for j in range(d):
-            y = b[j] * (w[j] - W[l, j])
-            sy = sw[j] * Co[l, j] - cw[j] * S[l, j]
-            cy = cw[j] * Co[l, j] + sw[j] * S[l, j]
-            fj, dfj = _tab_factor(y, sy, cy)
-            f[j] = fj
-            df[j] = b[j] * dfj
-        prefix[0] = 1.0
-        for j in range(d):
-            prefix[j + 1] = prefix[j] * f[j]
-        total += prefix[d]
-        suffix = 1.0
-        for j in range(d - 1, -1, -1):
-            grad[j] += df[j] * prefix[j] * suffix
-            suffix *= f[j]
-    return total
-
-
-@njit(cache=True, fastmath=False)
-def greedy_pair_sum_tab_value(w, W, S, Co, t, b):
-    """``S(w)`` of :func:`greedy_pair_sum_tab` (the same factors and products)."""
-    d = w.shape[0]
-    sw = np.empty(d)
-    cw = np.empty(d)
-    for j in range(d):
-        sw[j] = np.sin(b[j] * w[j])
-        cw[j] = np.cos(b[j] * w[j])
-    total = 0.0
-    for l in range(t):
-        p = 1.0
-        for j in range(d):
-            y = b[j] * (w[j] - W[l, j])
-            sy = sw[j] * Co[l, j] - cw[j] * S[l, j]
-            p *= _tab_factor(y, sy, 0.0)[0]
-        total += p
-    return total
 
 
 @njit(cache=True, fastmath=False)
@@ -432,7 +298,7 @@ def dcsrch_iterate(st, stp, f, g):
 
 
 # ---------------------------------------------------------------- transposed (vectorised) form
-# The same factors, products and sums as greedy_pair_sum_tab / greedy_pair_sum_tab_value, in
+# The same factors, products and sums as the row kernels of tests/_greedy_reference.py, in
 # the same order for every output, with the loops turned so that the O(t d) work runs over
 # contiguous rows of transposed tables (``tab[0] = W.T``, ``tab[1] = sin(b W).T``,
 # ``tab[2] = cos(b W).T``, each (d, s)): the loop over the points l is branch-free and
@@ -472,7 +338,10 @@ def _tab_factors_t(w, tab, t, b, work, with_grad):
 
 @njit(cache=True, error_model="numpy")
 def greedy_pair_sum_t(w, tab, t, b, work, grad):
-    """:func:`greedy_pair_sum_tab` on transposed tables: bit-identical value and ``grad``.
+    """``S(w)`` and its gradient in ``w`` from tabulated ``sin``/``cos`` on transposed tables.
+
+    Bit-identical to the row-by-row kernel ``greedy_pair_sum_tab`` of
+    ``tests/_greedy_reference.py`` (value and ``grad``).
 
     ``work`` is a (3 d + 1, s) scratch array: rows ``[0, d)`` the factors ``f_j``,
     ``[d, 2d)`` their derivatives, then the contributions ``df_j prefix_j suffix_j``,
@@ -512,7 +381,8 @@ def greedy_pair_sum_t(w, tab, t, b, work, grad):
 
 @njit(cache=True, error_model="numpy")
 def greedy_pair_sum_t_value(w, tab, t, b, work):
-    """:func:`greedy_pair_sum_tab_value` on transposed tables (bit-identical)."""
+    """``S(w)`` of :func:`greedy_pair_sum_t` (bit-identical to ``greedy_pair_sum_tab_value``
+    of ``tests/_greedy_reference.py``)."""
     d = w.shape[0]
     _tab_factors_t(w, tab, t, b, work, False)
     p = work[3 * d]
