@@ -31,6 +31,7 @@ from ._validation import check_choice, check_phases
 from .frequencies import make_frequencies
 from .kernels import CurlFree, Decomposable, DivFree, Gaussian, Laplacian, Matern, SkewedChi2, \
     check_psd_matrix
+from .threads import _blas_limited, _row_workers, get_num_threads
 
 if TYPE_CHECKING:  # names used in type hints only
     from typing import Any
@@ -134,8 +135,6 @@ def _gram_errors(Y, K, maps, cross=False):
     (see :func:`qmc_orff._features_kernels.cos_sin_features`); the maps are shared among
     the library's threads, each error computed by the same operations whatever their number.
     """
-    from .threads import _blas_limited, _row_workers, get_num_threads
-
     W = np.concatenate([w for w, _ in maps])
     scale = np.sqrt(np.concatenate([xi for _, xi in maps]))
     total = W.shape[0]
@@ -181,8 +180,6 @@ def _check_supplied_sequence(fitted, X, reference, p=1, Y=None):
     if hasattr(fitted, "approximate_kernel"):  # operator-valued: the (m p, m p) block Gram matrix
         from sklearn.base import clone
 
-        from .threads import _blas_limited
-
         K = fitted.kernel_.block(Xs)
         nK = float(np.linalg.norm(K))
         with _blas_limited(1):
@@ -196,8 +193,6 @@ def _check_supplied_sequence(fitted, X, reference, p=1, Y=None):
         kernel = fitted.kernel_
         name = {Gaussian: "gaussian", Laplacian: "laplacian", Matern: "matern",
                 SkewedChi2: "skewed_chi2"}[type(kernel)]
-        from .threads import _blas_limited
-
         with _blas_limited(1):  # small LAPACK/BLAS calls: one thread (see _gram_errors)
             maps = [(fitted.frequencies_, fitted.weights_)] + [
                 make_frequencies(name, s, X.shape[1], sigma=fitted.sigma_, sequence=reference,
@@ -263,8 +258,6 @@ def _select_default(kernel, n_components, X, exact, *, sigma, nu):
     source = _auto_source(kernel, "spectral", int(n_components), d)
     if source not in ("orf-qmc", "sobol"):
         return None, None
-    from .threads import _blas_limited
-
     Xs = _shuffled_sample(X, DEFAULT_SAMPLES)
     with _blas_limited(1):  # small LAPACK/BLAS calls: one thread (see _gram_errors)
         candidates = [make_frequencies(kernel, n_components, d, sigma=sigma, sequence="auto",
@@ -590,7 +583,6 @@ def _select_default_operator(est, exact, X, factors, sigma, measure):
     import copy
 
     from .frequencies import ORF_QMC_SEED, _auto_source
-    from .threads import _blas_limited
 
     d = X.shape[1]
     if est.n_components is None or X.shape[0] < 2:
