@@ -148,20 +148,27 @@ def _scaled_problem(H, v):
     return Hs, vs / c, c
 
 
-def _solve_nnls(H, v):
-    s = H.shape[0]
-    Hs, vs, vscale = _scaled_problem(H, v)
+def _least_squares_form(Hs, vs):
+    """``R, c`` with ``R^T R = Hs + delta I`` (Cholesky, smallest working jitter) and
+    ``R^T c = vs``: ``xi^T Hs xi - 2 vs^T xi = |R xi - c|^2 - |c|^2`` up to the jitter,
+    the NNLS form of the QP."""
+    s = Hs.shape[0]
     delta = JITTER * s
-    R = None
     for _ in range(3):  # 1e-13 s, 1e-11 s, 1e-9 s: beyond that H is not a Gram matrix
         try:
             R = scipy.linalg.cholesky(Hs + delta * np.eye(s), lower=False, check_finite=False)
             break
         except np.linalg.LinAlgError:
             delta *= 100.0
-    if R is None:
+    else:
         raise ValueError("'H' is not positive semidefinite (Cholesky failed even with jitter).")
-    c = scipy.linalg.solve_triangular(R, vs, trans="T", lower=False, check_finite=False)
+    return R, scipy.linalg.solve_triangular(R, vs, trans="T", lower=False, check_finite=False)
+
+
+def _solve_nnls(H, v):
+    s = H.shape[0]
+    Hs, vs, vscale = _scaled_problem(H, v)
+    R, c = _least_squares_form(Hs, vs)
     xi, _ = scipy.optimize.nnls(R, c, maxiter=50 * s)
     best = _objective(Hs, vs, xi)
     # polish on the unjittered problem: solve H_FF xi_F = v_F on the free set
@@ -237,17 +244,7 @@ def _solve_nnls_sum_to_one(H, v):
     if not hmax > 0:
         raise ValueError("'H' must have a positive diagonal (a Gram matrix of distinct points).")
     Hs, vs = H / hmax, v / hmax
-    delta = JITTER * s
-    R = None
-    for _ in range(3):
-        try:
-            R = scipy.linalg.cholesky(Hs + delta * np.eye(s), lower=False, check_finite=False)
-            break
-        except np.linalg.LinAlgError:
-            delta *= 100.0
-    if R is None:
-        raise ValueError("'H' is not positive semidefinite (Cholesky failed even with jitter).")
-    c = scipy.linalg.solve_triangular(R, vs, trans="T", lower=False, check_finite=False)
+    R, c = _least_squares_form(Hs, vs)
     root = np.sqrt(SUM_PENALTY)
     xi, _ = scipy.optimize.nnls(np.vstack([R, np.full((1, s), root)]), np.append(c, root),
                                 maxiter=50 * s)
