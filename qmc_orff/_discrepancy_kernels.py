@@ -17,31 +17,42 @@ are taken from their Taylor polynomials there instead (exact to rounding for
 The kernels take plain C-contiguous float64 arrays and check nothing: the
 public wrappers in :mod:`qmc_orff.discrepancy` validate first.
 
-Parallel schedule of the pair sums (race-free and deterministic): rows are
-cut into at most ``MAX_BLOCKS`` blocks and every unordered block pair
+Parallel schedule of the pair sums (race-free, deterministic, one barrier):
+rows are cut into at most ``MAX_BLOCKS`` blocks and every unordered block pair
 ``(I, J)`` is one task, which visits each unordered point pair once and adds
 the pair's contribution to both rows (``+`` to row l, ``-`` to row m for the
-gradient, since ``d sinc_b / d u = -d sinc_b / d v``).  The tasks are grouped
-in rounds by the circle method of round-robin tournaments: within a round no
-block occurs twice, so the round's tasks write disjoint rows and run as one
-``prange``.  Every row receives its contributions in an order fixed by the
-schedule, which depends on ``s`` only -- not on the number of threads nor on
-which thread runs which task -- so results are bit-identical across runs and
-thread counts (and between the value-only and value-and-gradient paths).
+gradient, since ``d sinc_b / d u = -d sinc_b / d v``).  The tasks, listed row
+by row (``(0, 0), (0, 1), ..., (1, 1), ...``), are cut into ``V`` contiguous
+groups of about equal work; ``V`` (at most ``MAX_GROUPS``) depends on ``(s, d)``
+only, never on the number of threads.  Each group adds its tasks, in order, into
+accumulators of its own (group 0 into the outputs, the others into zeroed
+partial sums), so groups need no synchronisation: one parallel region runs
+one worker per thread, and each worker claims the next unclaimed group (an
+atomic counter) until none is left -- a preempted thread holds back at most
+the group it is running, where the former round-robin rounds (one barrier
+each) stalled every round.  The partial sums are then added to the outputs in
+the fixed order ``v = 1, 2, ..., V - 1``.  Which thread runs which group
+changes nothing: every accumulator receives the same additions in the same
+order, so results are bit-identical across runs, thread counts and the
+serial and parallel builds (and between the value-only and
+value-and-gradient paths).  Small problems (``< SERIAL_WORK``
+pair-dimensions) form one group and run on the calling thread; the extra
+partial sums are capped at ``PARTIALS_BYTES`` (but ``V >= 2`` for problems
+above ``SERIAL_WORK``).
 Inside a task the pairs are visited row by row; for ``d < TILED_MAX_D`` the
 loops run over the rows ``m`` of a tile (transposed tables, vectorised over
 ``m``), otherwise over the coordinates ``j`` of one pair: the same operations
 per pair and the same order per accumulator, hence the same bits.
-Small problems (``< SERIAL_WORK`` pair-dimensions) run the same schedule on
-the calling thread; rounds are kept long (``ROUND_WORK``) because on a loaded
-machine every barrier can cost a scheduler time slice.
 ``fastmath`` is off: the discrepancy subtracts nearly equal terms.
 """
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
+from numba.extending import intrinsic
 
 from ._jit import renamed
 
@@ -50,11 +61,16 @@ __all__ = ["TAU", "pair_value_grad", "pair_values", "pair_matrix", "sinc_taylor"
 #: below this |z| the Taylor polynomials replace the angle-addition form
 TAU = 0.5
 #: schedule of the pair loops: at most MAX_BLOCKS row blocks of at least
-#: MIN_BLOCK_ROWS rows, and few enough blocks that a parallel round holds at
-#: least ROUND_WORK pair-dimensions (a few ms); inside a block pair, tiles of TILE rows
+#: MIN_BLOCK_ROWS rows, and few enough blocks that a task (block pair) holds about
+#: TASK_WORK pair-dimensions or more; inside a block pair, tiles of TILE rows
 MAX_BLOCKS = 32
 MIN_BLOCK_ROWS = 16
-ROUND_WORK = 1_000_000
+TASK_WORK = 50_000
+#: at most MAX_GROUPS task groups (each a partial sum of its own), and at least two
+#: tasks per group; the partial sums of groups 1.. take at most PARTIALS_BYTES
+#: (but there are at least two groups above SERIAL_WORK)
+MAX_GROUPS = 16
+PARTIALS_BYTES = 64 << 20
 TILE = 32
 #: below this dimension the pair loops run vectorised over the rows m of a tile of
 #: TILE_T rows (_task_tiled) instead of over the coordinates j (_task): faster for
@@ -63,8 +79,7 @@ TILE = 32
 TILED_MAX_D = 32
 TILE_T = 64
 #: below this many unordered pair-dimensions (several ms of work) the kernels run
-#: on the calling thread.  Each parallel round ends at a barrier; on a loaded
-#: machine a barrier can cost a scheduler time slice, so rounds must be long.
+#: on the calling thread (one task group).
 SERIAL_WORK = 2_000_000
 
 # sinc(z) = sum_k (-1)^k z^(2k) / (2k+1)!, k = 0..8 (truncation < 1e-19 at |z| = 0.5)
@@ -385,35 +400,111 @@ def _task_tiled(W, b, S, Co, xi, grad, r, I, J, block, with_grad, WT, ST, CT, F,
                         grad[j, ms + k] -= D[j, k]
 
 
+@intrinsic
+def _claim(typingctx, counter):
+    """``counter[0] += 1`` atomically (sequentially consistent); returns the old value.
+
+    The workers of a parallel region take task groups in turn with it: numba's
+    threading layers (OpenMP, workqueue) split a ``prange`` into fixed per-thread
+    chunks, whatever ``numba.set_parallel_chunksize`` says, so a preempted thread
+    would hold back its whole chunk.
+    """
+    if not (isinstance(counter, types.Array) and counter.dtype == types.int64):
+        return None
+    sig = types.int64(counter)
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        one = context.get_constant(types.int64, 1)
+        return builder.atomic_rmw("add", ary.data, one, "seq_cst")
+
+    return sig, codegen
+
+
 # One driver per loop order (tiled or pairwise), each in a parallel and a serial build
 # (renamed: a cache file of its own), chosen in Python so that a call compiles only the
-# build it runs (a runtime flag would compile both task kernels).  The serial build runs
-# the same rounds in the same order (``prange`` is ``range`` there): bit-identical.
-def _tiled_body(W, b, S, Co, xi, block, pairs, offsets, with_grad):  # pragma: no cover
+# build it runs (a runtime flag would compile both task kernels).  ``workers`` workers
+# (one per thread; 1 in the serial build, where ``prange`` is ``range``) claim the task
+# groups ``pairs[offsets[v]:offsets[v + 1]]`` in turn; group 0 adds into the outputs,
+# group v > 0 into the partial sums ``R[v - 1]``, ``G[v - 1]``, which are then added to
+# the outputs in the order v = 1, 2, ...: the same bits for any number of workers.
+def _tiled_body(W, b, S, Co, xi, block, pairs, offsets, with_grad, workers):  # pragma: no cover
     s, d = W.shape
+    groups = offsets.shape[0] - 1
     r = xi.copy()
     WT = np.ascontiguousarray(W.T)
     ST = np.ascontiguousarray(S.T)
     CT = np.ascontiguousarray(Co.T)
-    gradT = np.zeros((d, s)) if with_grad else np.zeros((d, 0))
-    for rnd in range(offsets.shape[0] - 1):
-        lo = offsets[rnd]
-        for t in prange(offsets[rnd + 1] - lo):
-            _task_tiled(W, b, S, Co, xi, gradT, r, pairs[lo + t, 0], pairs[lo + t, 1], block,
-                        with_grad, WT, ST, CT, np.empty((d, TILE_T)), np.empty((d, TILE_T)),
-                        np.empty((d, TILE_T)), np.empty((d, TILE_T)), np.empty((4, TILE_T)))
+    gs = s if with_grad else 0
+    gradT = np.zeros((d, gs))
+    R = np.zeros((groups - 1, s))
+    G = np.zeros((groups - 1, d, gs))
+    scratch = np.empty((workers, 4, d, TILE_T))
+    vecs = np.empty((workers, 4, TILE_T))
+    counter = np.zeros(1, dtype=np.int64)
+    for w in prange(workers):
+        while True:
+            v = _claim(counter)
+            if v >= groups:
+                break
+            rv = r if v == 0 else R[v - 1]
+            gv = gradT if v == 0 else G[v - 1]
+            for t in range(offsets[v], offsets[v + 1]):
+                _task_tiled(W, b, S, Co, xi, gv, rv, pairs[t, 0], pairs[t, 1], block, with_grad,
+                            WT, ST, CT, scratch[w, 0], scratch[w, 1], scratch[w, 2],
+                            scratch[w, 3], vecs[w])
+    # the partial sums, added in the order v = 1, 2, ... (parallel over entries)
+    for k in prange(s):
+        acc = r[k]
+        for v in range(groups - 1):
+            acc += R[v, k]
+        r[k] = acc
+    n = gradT.size
+    gflat = gradT.reshape(n)
+    parts = G.reshape((groups - 1, n))
+    for k in prange(n):
+        acc = gflat[k]
+        for v in range(groups - 1):
+            acc += parts[v, k]
+        gflat[k] = acc
     return r, np.ascontiguousarray(gradT.T) if with_grad else np.zeros((0, d))
 
 
-def _pairwise_body(W, b, S, Co, xi, block, pairs, offsets, with_grad):  # pragma: no cover
+def _pairwise_body(W, b, S, Co, xi, block, pairs, offsets, with_grad,
+                   workers):  # pragma: no cover
     s, d = W.shape
+    groups = offsets.shape[0] - 1
     r = xi.copy()
-    grad = np.zeros((s, d)) if with_grad else np.zeros((0, d))
-    for rnd in range(offsets.shape[0] - 1):
-        lo = offsets[rnd]
-        for t in prange(offsets[rnd + 1] - lo):
-            _task(W, b, S, Co, xi, grad, r, pairs[lo + t, 0], pairs[lo + t, 1], block, with_grad)
-    return r, grad
+    gs = s if with_grad else 0
+    grad = np.zeros((gs, d))
+    R = np.zeros((groups - 1, s))
+    G = np.zeros((groups - 1, gs, d))
+    counter = np.zeros(1, dtype=np.int64)
+    for w in prange(workers):
+        while True:
+            v = _claim(counter)
+            if v >= groups:
+                break
+            rv = r if v == 0 else R[v - 1]
+            gv = grad if v == 0 else G[v - 1]
+            for t in range(offsets[v], offsets[v + 1]):
+                _task(W, b, S, Co, xi, gv, rv, pairs[t, 0], pairs[t, 1], block, with_grad)
+    # the partial sums, added in the order v = 1, 2, ... (parallel over entries)
+    for k in prange(s):
+        acc = r[k]
+        for v in range(groups - 1):
+            acc += R[v, k]
+        r[k] = acc
+    n = grad.size
+    gflat = grad.reshape(n)
+    parts = G.reshape((groups - 1, n))
+    for k in prange(n):
+        acc = gflat[k]
+        for v in range(groups - 1):
+            acc += parts[v, k]
+        gflat[k] = acc
+    return r, grad if with_grad else np.zeros((0, d))
+
 
 
 _run_tiled = njit(cache=True, parallel=True, error_model="numpy")(
@@ -427,15 +518,17 @@ _run_pairwise_serial = njit(cache=True, error_model="numpy")(
 
 
 def _run_schedule(W, b, S, Co, xi, block, pairs, offsets, with_grad, tiled):
-    """The parallel driver of the loop order ``tiled`` (rounds of independent block pairs)."""
+    """The parallel driver of the loop order ``tiled``: one worker per thread (at most one
+    per task group) claims groups in turn; bit-identical to :func:`_run_schedule_serial`."""
     run = _run_tiled if tiled else _run_pairwise
-    return run(W, b, S, Co, xi, block, pairs, offsets, with_grad)
+    workers = max(1, min(numba.get_num_threads(), offsets.shape[0] - 1))
+    return run(W, b, S, Co, xi, block, pairs, offsets, with_grad, workers)
 
 
 def _run_schedule_serial(W, b, S, Co, xi, block, pairs, offsets, with_grad, tiled):
-    """The serial driver of the loop order ``tiled`` (the same schedule, bit-identical)."""
+    """The serial driver of the loop order ``tiled`` (the same groups and reduction)."""
     run = _run_tiled_serial if tiled else _run_pairwise_serial
-    return run(W, b, S, Co, xi, block, pairs, offsets, with_grad)
+    return run(W, b, S, Co, xi, block, pairs, offsets, with_grad, 1)
 
 
 def _serial(s, d):
@@ -443,31 +536,40 @@ def _serial(s, d):
 
 
 def schedule(s, d=1):
-    """Block size and the round-robin schedule of block pairs for ``s`` rows in dimension ``d``.
+    """Block size and the task groups of the pair sums for ``s`` rows in dimension ``d``.
 
-    Returns ``(block, pairs, offsets)``: round ``k`` is ``pairs[offsets[k]:offsets[k+1]]``,
-    an (n, 2) int64 list of block pairs ``(I, J)``, ``I <= J``, no block twice in a round.
-    Round 0 holds the diagonal pairs ``(I, I)``; the others follow the circle method
-    (every unordered pair of distinct blocks exactly once).  Depends on ``(s, d)`` only,
-    never on the number of threads.
+    Returns ``(block, pairs, offsets)``: group ``v`` is ``pairs[offsets[v]:offsets[v+1]]``,
+    an (n, 2) int64 list of block pairs ``(I, J)``, ``I <= J``.  The pairs are listed row
+    by row (``(0, 0), (0, 1), ..., (0, nb - 1), (1, 1), ...``: every unordered pair of
+    blocks once) and cut into ``V`` contiguous groups of about equal work (point pairs):
+    ``V = 1`` below ``SERIAL_WORK`` pair-dimensions, else the largest of at most
+    ``MAX_GROUPS`` groups, at least two tasks per group and ``(V - 1) (s (d + 1))``
+    float64 partial sums within ``PARTIALS_BYTES`` -- but at least two groups.  Depends
+    on ``(s, d)`` only, never on the number of threads.
     """
     work = s * (s - 1) // 2 * d
-    nb = max(1, min(MAX_BLOCKS, s // MIN_BLOCK_ROWS, work // ROUND_WORK))
+    nb = max(1, min(MAX_BLOCKS, s // MIN_BLOCK_ROWS, math.isqrt(2 * work // TASK_WORK)))
     block = -(-s // nb)
     nb = -(-s // block)
-    rounds = [[(i, i) for i in range(nb)]]
-    n = nb + (nb & 1)  # circle method on an even count; block n - 1 = nb is a dummy if nb is odd
-    for k in range(n - 1):
-        rnd = []
-        for i in range(n // 2):
-            u = (k + i) % (n - 1)
-            v = n - 1 if i == 0 else (k - i) % (n - 1)
-            if u < nb and v < nb:
-                rnd.append((min(u, v), max(u, v)))
-        rounds.append(rnd)
-    offsets = np.zeros(len(rounds) + 1, dtype=np.int64)
-    offsets[1:] = np.cumsum([len(rnd) for rnd in rounds])
-    pairs = np.array([pq for rnd in rounds for pq in rnd], dtype=np.int64).reshape(-1, 2)
+    sizes = [min(block, s - i * block) for i in range(nb)]
+    pairs = np.array([(i, j) for i in range(nb) for j in range(i, nb)],
+                     dtype=np.int64).reshape(-1, 2)
+    cost = np.array([sizes[i] * (sizes[i] - 1) // 2 if i == j else sizes[i] * sizes[j]
+                     for i, j in pairs.tolist()], dtype=np.int64)
+    if work < SERIAL_WORK:
+        groups = 1
+    else:
+        fit = 1 + PARTIALS_BYTES // (8 * s * (d + 1))
+        groups = max(min(2, len(pairs)), min(MAX_GROUPS, len(pairs) // 2, fit))
+    # cut where the running work first reaches v / groups of the total (v = 1 .. groups - 1),
+    # never leaving a group empty
+    ends = np.cumsum(cost)
+    offsets = np.empty(groups + 1, dtype=np.int64)
+    offsets[0] = 0
+    offsets[groups] = len(pairs)
+    for v in range(1, groups):
+        cut = int(np.searchsorted(ends, ends[-1] * v / groups)) + 1
+        offsets[v] = min(max(cut, offsets[v - 1] + 1), len(pairs) - (groups - v))
     return block, pairs, offsets
 
 
