@@ -17,7 +17,7 @@ are taken from their Taylor polynomials there instead (exact to rounding for
 The kernels take plain C-contiguous float64 arrays and check nothing: the
 public wrappers in :mod:`qmc_orff.discrepancy` validate first.
 
-Parallel schedule of the pair sums (race-free, deterministic, one barrier):
+Parallel schedule of the pair sums (race-free, deterministic, no barrier between tasks):
 rows are cut into at most ``MAX_BLOCKS`` blocks and every unordered block pair
 ``(I, J)`` is one task, which visits each unordered point pair once and adds
 the pair's contribution to both rows (``+`` to row l, ``-`` to row m for the
@@ -28,17 +28,20 @@ only, never on the number of threads.  Each group adds its tasks, in order, into
 accumulators of its own (group 0 into the outputs, the others into zeroed
 partial sums), so groups need no synchronisation: one parallel region runs
 one worker per thread, and each worker claims the next unclaimed group (an
-atomic counter) until none is left -- a preempted thread holds back at most
-the group it is running, where the former round-robin rounds (one barrier
-each) stalled every round.  The partial sums are then added to the outputs in
+atomic counter: numba's OpenMP and workqueue layers hand out a ``prange`` in
+fixed per-thread chunks whatever the chunk size) until none is left -- a
+preempted thread holds back at most the group it is running, where the
+former round-robin rounds (a barrier each) stalled every round.  A second
+parallel loop then adds the partial sums to the outputs, entry by entry, in
 the fixed order ``v = 1, 2, ..., V - 1``.  Which thread runs which group
 changes nothing: every accumulator receives the same additions in the same
 order, so results are bit-identical across runs, thread counts and the
 serial and parallel builds (and between the value-only and
 value-and-gradient paths).  Small problems (``< SERIAL_WORK``
-pair-dimensions) form one group and run on the calling thread; the extra
-partial sums are capped at ``PARTIALS_BYTES`` (but ``V >= 2`` for problems
-above ``SERIAL_WORK``).
+pair-dimensions) form one group and run on the calling thread; listed row by
+row, the tasks then give every accumulator its terms in the order of a single
+block (partners ascending), whatever the block size.  The extra partial sums
+are capped at ``PARTIALS_BYTES`` (but ``V >= 2`` above ``SERIAL_WORK``).
 Inside a task the pairs are visited row by row; for ``d < TILED_MAX_D`` the
 loops run over the rows ``m`` of a tile (transposed tables, vectorised over
 ``m``), otherwise over the coordinates ``j`` of one pair: the same operations
