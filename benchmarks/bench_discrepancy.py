@@ -91,12 +91,12 @@ def _div_fma_floor(W, b):
     return tot
 
 
-def pair_floor(s=2000, d=119, repeat=5, old=False):
+def pair_floor(s=2000, d=119, repeat=5, rounds=False):
     """Issue 14 floors: pair kernel (value + gradient) within 3x of the division-plus-fma
     floor on one thread at (2000, 119); >= 1.7x from one to two threads; serial build vs
     the parallel build on one thread.  Interleaved repeats, minima, one run.
 
-    ``old``: also time the former round-robin schedule (one ``prange`` and barrier per
+    ``rounds``: also time the former round-robin schedule (one ``prange`` and barrier per
     round; tests/_roundrobin_reference.py) on one and two threads, interleaved with the
     task-group schedule, and print the ratios (old / new)."""
     from qmc_orff import _discrepancy_kernels as K
@@ -116,7 +116,7 @@ def pair_floor(s=2000, d=119, repeat=5, old=False):
     K._run_schedule_serial(W[:40], b, S[:40], Co[:40], xi[:40], *sched, True, tiled)
     K._run_schedule(W[:40], b, S[:40], Co[:40], xi[:40], *sched, True, tiled)
     args = (W, b, S, Co, xi, block, pairs, offsets, True, tiled)
-    if old:
+    if rounds:
         sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
         import _roundrobin_reference as RR
         rr = RR.schedule_rounds(s, d)
@@ -133,11 +133,11 @@ def pair_floor(s=2000, d=119, repeat=5, old=False):
                                              time.process_time)[0])
             numba.set_num_threads(1)
             t["par1"].append(best_time(lambda: K._run_schedule(*args), 1)[0])
-            if old:
+            if rounds:
                 t["old1"].append(best_time(lambda: RR.run_rounds(*old_args), 1)[0])
             numba.set_num_threads(nt2)
             t["par2"].append(best_time(lambda: K._run_schedule(*args), 1)[0])
-            if old:
+            if rounds:
                 t["old2"].append(best_time(lambda: RR.run_rounds(*old_args), 1)[0])
     finally:
         numba.set_num_threads(old)
@@ -154,10 +154,12 @@ def pair_floor(s=2000, d=119, repeat=5, old=False):
     print(f"  parallel build on 1 thread / serial build = {m['par1'] / m['serial']:.2f}")
     print(f"  speed-up 1 -> {nt2} threads = {m['par1'] / m['par2']:.2f} (floor >= 1.7: "
           f"{'yes' if m['par1'] >= 1.7 * m['par2'] else 'NO'})")
-    if old:
+    if rounds:
         print(f"  round-robin schedule ({len(rr[2]) - 1} rounds): speed-up 1 -> {nt2} threads "
               f"= {m['old1'] / m['old2']:.2f}; old / new on 1 thread = "
-              f"{m['old1'] / m['par1']:.2f}, on {nt2} threads = {m['old2'] / m['par2']:.2f}")
+              f"{m['old1'] / m['par1']:.2f}, on {nt2} threads = {m['old2'] / m['par2']:.2f}; "
+              f"serial build / {nt2} threads: new {m['serial'] / m['par2']:.2f}, "
+              f"old {m['serial'] / m['old2']:.2f}")
 
 
 def best_time(fn, repeat, clock=time.perf_counter):
@@ -190,7 +192,7 @@ def main():
             burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
             print(f"contention: process {burner.pid} keeps one core busy")
         try:
-            pair_floor(args.s or s, args.d or d, old=args.old)
+            pair_floor(args.s or s, args.d or d, rounds=args.old)
         finally:
             if burner is not None:
                 burner.kill()
