@@ -105,10 +105,9 @@ def pair_floor(s=2000, d=119, repeat=5):
     t = {"floor": [], "serial": [], "par1": [], "par2": [], "floor_cpu": [], "serial_cpu": []}
     _div_fma_floor(W[:20], b)
     sched = K.schedule(40, 1)
-    tiled = d < K.TILED_MAX_D
-    K._run_schedule_serial(W[:40], b, S[:40], Co[:40], xi[:40], *sched, True, tiled)
-    K._run_schedule(W[:40], b, S[:40], Co[:40], xi[:40], *sched, True, tiled)
-    args = (W, b, S, Co, xi, block, pairs, offsets, True, tiled)
+    K._run_schedule_serial(W[:40], b, S[:40], Co[:40], xi[:40], *sched, True)
+    K._run_schedule(W[:40], b, S[:40], Co[:40], xi[:40], *sched, True)
+    args = (W, b, S, Co, xi, block, pairs, offsets, True)
     try:
         for _ in range(repeat):
             t["floor"].append(best_time(lambda: _div_fma_floor(W, b), 1)[0])
@@ -126,7 +125,7 @@ def pair_floor(s=2000, d=119, repeat=5):
     m = {k: min(v) for k, v in t.items()}
     npd = s * (s - 1) / 2 * d
     print(f"pair kernel (value + gradient) at (s={s}, d={d}), {nb} blocks, "
-          f"{'tiled' if tiled else 'pairwise'} loops, min of {repeat}:")
+          f"min of {repeat}:")
     for k in ("floor", "serial", "par1", "par2", "floor_cpu", "serial_cpu"):
         print(f"  {k:10s} {m[k]:8.4f} s  {m[k] / npd * 1e9:6.2f} ns/pair-dim")
     print(f"  serial / floor (1 thread) = {m['serial'] / m['floor']:.2f} (floor <= 3: "

@@ -237,23 +237,25 @@ def test_parallel_schedule_kernel_equals_serial_bitwise():
     try:
         numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
         for with_grad in (True, False):
-            for tiled in (True, False):
-                r1, g1 = kernels._run_schedule(W, b, S, Co, xi, block, pairs, offsets, with_grad,
-                                               tiled)
-                r2, g2 = kernels._run_schedule_serial(W, b, S, Co, xi, block, pairs, offsets,
-                                                      with_grad, tiled)
-                np.testing.assert_array_equal(r1, r2)
-                np.testing.assert_array_equal(g1, g2)
+            r1, g1 = kernels._run_schedule(W, b, S, Co, xi, block, pairs, offsets, with_grad)
+            r2, g2 = kernels._run_schedule_serial(W, b, S, Co, xi, block, pairs, offsets,
+                                                  with_grad)
+            np.testing.assert_array_equal(r1, r2)
+            np.testing.assert_array_equal(g1, g2)
         H1 = kernels._pair_matrix_parallel(W, b, S, Co)
         np.testing.assert_array_equal(H1, kernels._pair_matrix_serial(W, b, S, Co))
     finally:
         numba.set_num_threads(old)
 
 
-@pytest.mark.parametrize("s, d", [(2, 1), (70, 2), (150, 5), (97, 31), (40, 32), (75, 33)])
-def test_tiled_and_pairwise_kernels_bit_identical(s, d):
-    # the two loop orders of the pair kernel (rows m vectorised for small d, coordinates j
-    # otherwise) perform the same operations per pair and accumulate in the same order
+@pytest.mark.parametrize("s, d", [(2, 1), (70, 2), (150, 5), (97, 31), (40, 32), (75, 33),
+                                  (130, 119)])
+def test_pair_kernel_bit_identical_to_the_pair_by_pair_loops(s, d):
+    # the library's loops (a row l against a tile of rows m, vectorised over m) perform the
+    # operations of the former pair-by-pair loops (tests/_pair_reference.py) per pair and
+    # accumulate in the same order: the same bits, task by task and for whole schedules
+    import _pair_reference as ref
+
     rng = np.random.default_rng(s + 1000 * d)
     W = rng.standard_normal((s, d))
     W[1] = W[0]  # coincident points, coordinates in the Taylor branch, zero weights
@@ -262,14 +264,31 @@ def test_tiled_and_pairwise_kernels_bit_identical(s, d):
     S, Co = np.sin(b * W), np.cos(b * W)
     xi = rng.uniform(0.5, 1.5, s) / s
     xi[s // 2] = 0.0
+    WT, ST, CT = (np.ascontiguousarray(A.T) for A in (W, S, Co))
+    block = max(1, s // 3)
+    for I, J in ((0, 0), (0, 1), (1, 2), (2, 2)):
+        if J * block >= s:
+            continue
+        for with_grad in (True, False):
+            r1, g1 = xi.copy(), np.zeros((d, s))
+            if with_grad:
+                kernels._task_grad(W, b, S, Co, xi, g1, r1, I, J, block, WT, ST, CT)
+            else:
+                kernels._task_values(W, b, S, Co, xi, r1, I, J, block, WT, ST, CT)
+            r2, g2 = xi.copy(), np.zeros((s, d))
+            ref._task(W, b, S, Co, xi, g2, r2, I, J, block, with_grad)
+            np.testing.assert_array_equal(r1, r2)
+            np.testing.assert_array_equal(g1.T, g2)
     for block, pairs, offsets in (kernels.schedule(s, d), kernels.schedule(s, 10**6)):
         for with_grad in (True, False):
             r1, g1 = kernels._run_schedule_serial(W, b, S, Co, xi, block, pairs, offsets,
-                                                  with_grad, True)
-            r2, g2 = kernels._run_schedule_serial(W, b, S, Co, xi, block, pairs, offsets,
-                                                  with_grad, False)
+                                                  with_grad)
+            r2, g2 = ref.run_pairwise(W, b, S, Co, xi, block, pairs, offsets, with_grad)
             np.testing.assert_array_equal(r1, r2)
             np.testing.assert_array_equal(g1, g2)
+    np.testing.assert_array_equal(kernels.pair_matrix(W, b, S, Co), ref.pair_matrix(W, b, S, Co))
+    np.testing.assert_array_equal(kernels._pair_matrix_parallel(W, b, S, Co),
+                                  ref.pair_matrix(W, b, S, Co))
     # and against the plain reference (pair term only, normalised units)
     Z = b * (W[:, None, :] - W[None, :, :])
     with np.errstate(invalid="ignore", divide="ignore"):
