@@ -112,16 +112,15 @@ def pair_floor(s=2000, d=119, repeat=5, rounds=False):
     t = {"floor": [], "serial": [], "par1": [], "par2": [], "floor_cpu": [], "serial_cpu": []}
     _div_fma_floor(W[:20], b)
     sched = K.schedule(40, 1)
-    tiled = d < K.TILED_MAX_D
-    K._run_schedule_serial(W[:40], b, S[:40], Co[:40], xi[:40], *sched, True, tiled)
-    K._run_schedule(W[:40], b, S[:40], Co[:40], xi[:40], *sched, True, tiled)
-    args = (W, b, S, Co, xi, block, pairs, offsets, True, tiled)
+    K._run_schedule_serial(W[:40], b, S[:40], Co[:40], xi[:40], *sched, True)
+    K._run_schedule(W[:40], b, S[:40], Co[:40], xi[:40], *sched, True)
+    args = (W, b, S, Co, xi, block, pairs, offsets, True)
     if rounds:
         sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
         import _roundrobin_reference as RR
         rr = RR.schedule_rounds(s, d)
-        RR.run_rounds(W[:40], b, S[:40], Co[:40], xi[:40], *RR.schedule_rounds(40, 1), True, tiled)
-        old_args = (W, b, S, Co, xi, *rr, True, tiled)
+        RR.run_rounds(W[:40], b, S[:40], Co[:40], xi[:40], *RR.schedule_rounds(40, 1), True)
+        old_args = (W, b, S, Co, xi, *rr, True)
         t.update({"old1": [], "old2": []})
     try:
         for _ in range(repeat):
@@ -144,8 +143,7 @@ def pair_floor(s=2000, d=119, repeat=5, rounds=False):
     m = {k: min(v) for k, v in t.items()}
     npd = s * (s - 1) / 2 * d
     print(f"pair kernel (value + gradient) at (s={s}, d={d}), {nb} blocks in "
-          f"{len(offsets) - 1} task groups, {'tiled' if tiled else 'pairwise'} loops, "
-          f"min of {repeat}:")
+          f"{len(offsets) - 1} task groups, min of {repeat}:")
     for k in t:
         print(f"  {k:10s} {m[k]:8.4f} s  {m[k] / npd * 1e9:6.2f} ns/pair-dim")
     print(f"  serial / floor (1 thread) = {m['serial'] / m['floor']:.2f} (floor <= 3: "

@@ -9,6 +9,8 @@ and coordinates (no Python loop over nodes or coordinates).
   ``pi^-1 int_0^a exp(-t^2/2) cos(x t) dt`` and ``-pi^-1 int_0^a t exp(-t^2/2) sin(x t) dt``,
   the same nodes and the same order of operations as the former numpy loop.
   It returns the indices of the other ("far") elements.
+* :func:`gauss_nodes`, :func:`gauss_near_row` -- the quadrature branch for one point, from
+  tables of the nodes' terms that depend on ``a`` only (the greedy design's candidates).
 * :func:`gauss_far` -- the closed form through the Faddeeva function, given
   ``w(y + i A)`` (computed by :func:`scipy.special.wofz` on the far elements only).
 * :func:`cauchy_g` -- the Cauchy (Laplacian-kernel) ``g_1`` and ``g_1'`` in closed form.
@@ -61,6 +63,44 @@ def gauss_near(x, a, g, dg, derivative):
             far[nfar] = i
             nfar += 1
     return far[:nfar]
+
+
+@njit(cache=True)
+def gauss_nodes(a):
+    """Tables ``t[j, k] = x_k a_j`` and ``wphi[j, k] = w_k exp(-t^2 / 2)`` (d, 24) of
+    :func:`gauss_near` for the coordinates' ``a`` (the same operations, hence the same bits)."""
+    d = a.shape[0]
+    t = np.empty((d, 24))
+    wphi = np.empty((d, 24))
+    for j in range(d):
+        for k in range(24):
+            tk = GL24_NODES[k] * a[j]
+            t[j, k] = tk
+            wphi[j, k] = GL24_WEIGHTS[k] * math.exp(-0.5 * tk * tk)
+    return t, wphi
+
+
+@njit(cache=True, inline="always")
+def gauss_near_row(x, a, t, wphi, g, dg):
+    """:func:`gauss_near` (with the derivative) for one ``x[j]`` per coordinate, from the
+    tables of :func:`gauss_nodes`; the same bits.  Returns False, leaving ``g`` and ``dg``
+    partly filled, if some element is not in the quadrature branch (or not finite)."""
+    for j in range(x.shape[0]):
+        xj = x[j]
+        aj = a[j]
+        if not (aj <= 2.0 and abs(xj) * aj <= 4.0):
+            return False
+        acc = 0.0
+        dacc = 0.0
+        for k in range(24):
+            tk = t[j, k]
+            wp = wphi[j, k]
+            xt = xj * tk
+            acc += wp * math.cos(xt)
+            dacc -= wp * tk * math.sin(xt)
+        g[j] = acc * aj / math.pi
+        dg[j] = dacc * aj / math.pi
+    return True
 
 
 @njit(cache=True)

@@ -42,10 +42,10 @@ pair-dimensions) form one group and run on the calling thread; listed row by
 row, the tasks then give every accumulator its terms in the order of a single
 block (partners ascending), whatever the block size.  The extra partial sums
 are capped at ``PARTIALS_BYTES`` (but ``V >= 2`` above ``SERIAL_WORK``).
-Inside a task the pairs are visited row by row; for ``d < TILED_MAX_D`` the
-loops run over the rows ``m`` of a tile (transposed tables, vectorised over
-``m``), otherwise over the coordinates ``j`` of one pair: the same operations
-per pair and the same order per accumulator, hence the same bits.
+Inside a task a row ``l`` meets the rows ``m`` of a tile at once, every step
+vectorised over ``m`` (transposed tables; :func:`_task_grad`), for every ``d``; a row
+receives its terms in an order fixed by the pairs alone, so the bits are those of
+the former pair-by-pair loops (tests/_pair_reference.py).
 ``fastmath`` is off: the discrepancy subtracts nearly equal terms.
 """
 from __future__ import annotations
@@ -65,7 +65,7 @@ __all__ = ["TAU", "pair_value_grad", "pair_values", "pair_matrix", "sinc_taylor"
 TAU = 0.5
 #: schedule of the pair loops: at most MAX_BLOCKS row blocks of at least
 #: MIN_BLOCK_ROWS rows, and few enough blocks that a task (block pair) holds about
-#: TASK_WORK pair-dimensions or more; inside a block pair, tiles of TILE rows
+#: TASK_WORK pair-dimensions or more
 MAX_BLOCKS = 32
 MIN_BLOCK_ROWS = 16
 TASK_WORK = 50_000
@@ -74,13 +74,11 @@ TASK_WORK = 50_000
 #: (but there are at least two groups above SERIAL_WORK)
 MAX_GROUPS = 16
 PARTIALS_BYTES = 64 << 20
-TILE = 32
-#: below this dimension the pair loops run vectorised over the rows m of a tile of
-#: TILE_T rows (_task_tiled) instead of over the coordinates j (_task): faster for
-#: small d (about 2.5x at d = 8), slower for large d; both give the same bits (the
-#: same operations per pair, each accumulator in the same order)
-TILED_MAX_D = 32
-TILE_T = 64
+#: inside a block pair, a row l of a tile of TILE_L rows meets the TILE_M rows m of a
+#: tile of the other block at once (each step vectorised over m); the scratch is
+#: 3 d TILE_M doubles.  The results do not depend on either size.
+TILE_L = 32
+TILE_M = 64
 #: below this many unordered pair-dimensions (several ms of work) the kernels run
 #: on the calling thread (one task group).
 SERIAL_WORK = 2_000_000
@@ -127,280 +125,143 @@ def sinc_taylor(z):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _factors(W, b, S, Co, l, m, fbuf, dbuf, zbuf):
-    """``fbuf[j] = sinc(z_j)``, ``dbuf[j] = b_j sinc'(z_j)``, ``z_j = b_j (W[l, j] - W[m, j])``.
+def _tile_factors(W, b, S, Co, l, WT, ST, CT, mu, n, F, D, PRE, vec, with_grad):
+    """Factors of the pairs ``(l, mu + k)``, ``k < n``, vectorised over ``k``.
 
-    Two passes: the angle-addition form for every ``j`` (a branch-free loop the
-    compiler vectorises; ``1 / z`` is inf at ``z = 0``), then the Taylor
-    polynomials only where ``|z_j| < TAU``.  Each factor is the same expression of
-    the same operands as in the former branch-free select, so the values agree bitwise.
+    ``sinc(z)`` of ``z = b_j (W[l, j] - W[m, j])`` by the angle-addition form (``1 / z`` is
+    inf at ``z = 0``), or by its Taylor polynomial where ``|z| < TAU``, chosen per element
+    by a select (both are computed: a branch would mispredict on about one element in
+    seven, and the loop would not vectorise).  On return ``vec[0, k]`` and ``vec[1, k]``
+    are the products over the halves ``[0, h)`` and ``[h, d)``, ``h = d // 2``, each a chain
+    in ascending ``j``.  With ``with_grad`` (a constant after inlining) also
+    ``F[j, k] = sinc(z)``, ``D[j, k] = b_j sinc'(z)`` and ``PRE[j, k]``, the product of the
+    factors before ``j`` in ``j``'s half.  The row ``m`` is indexed as an unsigned integer:
+    with a signed one numba wraps negative indices, and the loads become gathers.
     """
     d = W.shape[1]
+    h = d >> 1
+    for k in range(n):
+        vec[0, k] = 1.0
+        vec[1, k] = 1.0
     for j in range(d):
         bj = b[j]
-        z = bj * (W[l, j] - W[m, j])
-        sz = S[l, j] * Co[m, j] - Co[l, j] * S[m, j]
-        cz = Co[l, j] * Co[m, j] + S[l, j] * S[m, j]
-        inv = 1.0 / z
-        f_far = sz * inv
-        fbuf[j] = f_far
-        dbuf[j] = bj * ((cz - f_far) * inv)
-        zbuf[j] = z
-    for j in range(d):
-        z = zbuf[j]
-        if abs(z) < TAU:
+        wl = W[l, j]
+        sl = S[l, j]
+        cl = Co[l, j]
+        c = 0 if j < h else 1
+        for k in range(n):
+            m = mu + np.uint64(k)
+            wm = WT[j, m]
+            sm = ST[j, m]
+            cm = CT[j, m]
+            z = bj * (wl - wm)
+            sz = sl * cm - cl * sm
+            inv = 1.0 / z
+            f_far = sz * inv
             z2 = z * z
-            fbuf[j] = _sinc_poly(z2)
-            dbuf[j] = b[j] * (z * _dsinc_poly(z2))
-
-
-@njit(cache=True, inline="always")
-def _prod2(fbuf, d):
-    """Product of fbuf[:d] as two interleaved chains (first half, second half)."""
-    h = d >> 1
-    pa = 1.0
-    pb = 1.0
-    for k in range(h):
-        pa *= fbuf[k]
-        pb *= fbuf[h + k]
-    if d & 1:
-        pb *= fbuf[d - 1]
-    return pa, pb
-
-
-@njit(cache=True, inline="always")
-def _prefix_suffix(fbuf, pre, suf, d):
-    """Exclusive prefix / suffix products within each half of fbuf[:d].
-
-    On return ``pre[j] = prod_{q<j} f_q`` and ``suf[j] = prod_{q>j} f_q`` where
-    both products run over the half that holds ``j`` (``[0, h)`` or ``[h, d)``,
-    ``h = d // 2``); four independent multiplication chains run side by side.
-    Returns the two half products of :func:`_prod2` (the same multiplications in
-    the same order), so that the value-and-gradient path needs one pass only.
-    """
-    h = d >> 1
-    pa = 1.0
-    pb = 1.0
-    sa = 1.0
-    sb = 1.0
-    odd = d & 1
-    if odd:
-        suf[d - 1] = 1.0
-        sb = fbuf[d - 1]
-    for k in range(h):
-        pre[k] = pa
-        pa *= fbuf[k]
-        pre[h + k] = pb
-        pb *= fbuf[h + k]
-        ka = h - 1 - k
-        suf[ka] = sa
-        sa *= fbuf[ka]
-        kb = h + ka
-        suf[kb] = sb
-        sb *= fbuf[kb]
-    if odd:
-        pre[d - 1] = pb
-        pb *= fbuf[d - 1]
-    return pa, pb
+            small = abs(z) < TAU
+            f = _sinc_poly(z2) if small else f_far
+            if with_grad:
+                cz = cl * cm + sl * sm
+                D[j, k] = bj * (z * _dsinc_poly(z2)) if small else bj * ((cz - f_far) * inv)
+                F[j, k] = f
+                PRE[j, k] = vec[c, k]
+            vec[c, k] *= f
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _product(W, b, S, Co, l, m, fbuf, zbuf):
-    """``prod_j sinc(b_j (W[l, j] - W[m, j]))``.
+def _tile_grad(xi, gradT, l, mu, n, F, D, PRE, vec):
+    """Add the gradient terms of the pairs ``(l, mu + k)`` to ``gradT`` (d, s).
 
-    The factors are computed by the same operations as in :func:`_factors`, so
-    the value-only and value-and-gradient paths agree bitwise.
+    ``t_j = c prod_{q != j} f_q b_j sinc'(z_j)``, ``c = 2 xi_l xi_m``, as the product of
+    the prefix ``PRE``, the suffix (a running product, descending ``j`` within each half)
+    and the other half's product: ``(c pb suf_j) (D_j pre_j)`` in the first half,
+    ``(c pa pre_j) (D_j suf_j)`` in the second.  Row ``m`` gets ``-t`` (``d/du = -d/dv``),
+    row ``l`` the sum of ``t`` over ``k`` ascending.
     """
-    d = W.shape[1]
-    for j in range(d):
-        z = b[j] * (W[l, j] - W[m, j])
-        sz = S[l, j] * Co[m, j] - Co[l, j] * S[m, j]
-        inv = 1.0 / z
-        fbuf[j] = sz * inv
-        zbuf[j] = z
-    for j in range(d):
-        z = zbuf[j]
-        if abs(z) < TAU:
-            fbuf[j] = _sinc_poly(z * z)
-    pa, pb = _prod2(fbuf, d)
-    return pa * pb
-
-
-@njit(cache=True, inline="always")
-def _pair_grad(W, b, S, Co, xi, grad, r, l, m, fbuf, dbuf, pre, suf, zbuf):
-    """Add the contribution of the unordered pair (l, m), l != m, to r and grad."""
-    d = W.shape[1]
+    d = D.shape[0]
     h = d >> 1
     xl = xi[l]
-    xm = xi[m]
-    _factors(W, b, S, Co, l, m, fbuf, dbuf, zbuf)
-    pa, pb = _prefix_suffix(fbuf, pre, suf, d)
-    p = pa * pb
-    r[l] += xm * p
-    r[m] += xl * p
-    c = 2.0 * xl * xm
-    if c == 0.0:
-        return
-    cb = c * pb  # first half: the suffix also spans the whole second half
-    for j in range(h):
-        t = (cb * suf[j]) * (dbuf[j] * pre[j])
-        grad[l, j] += t
-        grad[m, j] -= t
-    ca = c * pa  # second half: the prefix also spans the whole first half
-    for j in range(h, d):
-        t = (ca * pre[j]) * (dbuf[j] * suf[j])
-        grad[l, j] += t
-        grad[m, j] -= t
+    for k in range(n):
+        c = 2.0 * xl * xi[mu + np.uint64(k)]
+        vec[2, k] = c * vec[1, k]
+        vec[3, k] = c * vec[0, k]
+        vec[0, k] = 1.0
+        vec[1, k] = 1.0
+    for j in range(d - 1, h - 1, -1):
+        for k in range(n):
+            sb = vec[1, k]
+            t = (vec[3, k] * PRE[j, k]) * (D[j, k] * sb)
+            vec[1, k] = sb * F[j, k]
+            D[j, k] = t
+            gradT[j, mu + np.uint64(k)] -= t
+    for j in range(h - 1, -1, -1):
+        for k in range(n):
+            sa = vec[0, k]
+            t = (vec[2, k] * sa) * (D[j, k] * PRE[j, k])
+            vec[0, k] = sa * F[j, k]
+            D[j, k] = t
+            gradT[j, mu + np.uint64(k)] -= t
+    for j in range(d):
+        acc = gradT[j, l]
+        for k in range(n):
+            acc += D[j, k]
+        gradT[j, l] = acc
 
 
-@njit(cache=True, error_model="numpy")
-def _task(W, b, S, Co, xi, grad, r, I, J, block, with_grad):
-    """All unordered pairs (l in block I, m in block J), l < m when I == J.
-
-    The loops run over tiles of TILE rows so that the rows of block J in use
-    stay in cache; the order of the pairs is fixed by (I, J, block) alone.
-    """
-    s, d = W.shape
-    buf = np.empty((5, d))
-    fbuf = buf[0]
-    dbuf = buf[1]
-    pre = buf[2]
-    suf = buf[3]
-    zbuf = buf[4]
+@njit(cache=True, inline="always", error_model="numpy")
+def _task_body(W, b, S, Co, xi, gradT, r, I, J, block, WT, ST, CT, F, D, PRE, vec, with_grad):
+    s = W.shape[0]
     l0 = I * block
     l1 = min(l0 + block, s)
     m0 = J * block
     m1 = min(m0 + block, s)
-    for lt in range(l0, l1, TILE):
-        for mt in range(m0, m1, TILE):
-            if I == J and mt + TILE <= lt:
+    for lt in range(l0, l1, TILE_L):
+        for mt in range(m0, m1, TILE_M):
+            if I == J and mt + TILE_M <= lt:
                 continue
-            for l in range(lt, min(lt + TILE, l1)):
-                for m in range(max(mt, l + 1) if I == J else mt, min(mt + TILE, m1)):
-                    if with_grad:
-                        _pair_grad(W, b, S, Co, xi, grad, r, l, m, fbuf, dbuf, pre, suf, zbuf)
-                    else:
-                        p = _product(W, b, S, Co, l, m, fbuf, zbuf)
-                        r[l] += xi[m] * p
-                        r[m] += xi[l] * p
-
-
-@njit(cache=True, error_model="numpy")
-def _task_tiled(W, b, S, Co, xi, grad, r, I, J, block, with_grad, WT, ST, CT, F, D, PRE, SUF,
-                vec):
-    """:func:`_task` for small ``d``, vectorised over the rows ``m`` instead of ``j``.
-
-    For one row ``l`` and the rows ``m`` of a tile (TILE_T rows of block J), every
-    step runs over ``m`` on the transposed tables ``WT, ST, CT`` (d, s), with
-    the operations of :func:`_pair_grad` for each pair in the same order.  Each
-    accumulator receives its contributions in the order of the pair-by-pair
-    loop (row ``l``: ``m`` ascending; row ``m``: ``l`` ascending; within a
-    diagonal task a row gets all its ``-`` terms before its ``+`` terms), which
-    does not depend on TILE_T: the results are bit-identical to the pair-by-pair
-    kernel.  ``grad`` is transposed (d, s).  Scratch: ``F, D, PRE, SUF`` of shape
-    (d, TILE_T), ``vec`` of shape (4, TILE_T).  No array views are created in the
-    loops (each would cost reference-count updates).
-    """
-    s, d = W.shape
-    h = d >> 1
-    odd = d & 1
-    l0 = I * block
-    l1 = min(l0 + block, s)
-    m0 = J * block
-    m1 = min(m0 + block, s)
-    for lt in range(l0, l1, TILE_T):
-        for mt in range(m0, m1, TILE_T):
-            if I == J and mt + TILE_T <= lt:
-                continue
-            for l in range(lt, min(lt + TILE_T, l1)):
+            for l in range(lt, min(lt + TILE_L, l1)):
                 ms = max(mt, l + 1) if I == J else mt
-                n = min(mt + TILE_T, m1) - ms
+                n = min(mt + TILE_M, m1) - ms
                 if n <= 0:
                     continue
-                # factors (angle-addition form), then the Taylor polynomials where |z| < TAU
-                for j in range(d):
-                    bj = b[j]
-                    wl = W[l, j]
-                    sl = S[l, j]
-                    cl = Co[l, j]
-                    for k in range(n):
-                        z = bj * (wl - WT[j, ms + k])
-                        sz = sl * CT[j, ms + k] - cl * ST[j, ms + k]
-                        inv = 1.0 / z
-                        f_far = sz * inv
-                        F[j, k] = f_far
-                        if with_grad:
-                            cz = cl * CT[j, ms + k] + sl * ST[j, ms + k]
-                            D[j, k] = bj * ((cz - f_far) * inv)
-                    for k in range(n):
-                        z = bj * (wl - WT[j, ms + k])
-                        if abs(z) < TAU:
-                            z2 = z * z
-                            F[j, k] = _sinc_poly(z2)
-                            if with_grad:
-                                D[j, k] = bj * (z * _dsinc_poly(z2))
-                # products: two chains (halves); prefix products within each half
-                for k in range(n):
-                    vec[0, k] = 1.0
-                    vec[1, k] = 1.0
-                for q in range(h):
-                    for k in range(n):
-                        PRE[q, k] = vec[0, k]
-                        vec[0, k] *= F[q, k]
-                        PRE[h + q, k] = vec[1, k]
-                        vec[1, k] *= F[h + q, k]
-                if odd:
-                    for k in range(n):
-                        PRE[d - 1, k] = vec[1, k]
-                        vec[1, k] *= F[d - 1, k]
+                mu = np.uint64(ms)
+                _tile_factors(W, b, S, Co, l, WT, ST, CT, mu, n, F, D, PRE, vec, with_grad)
                 xl = xi[l]
                 rl = r[l]
                 for k in range(n):
+                    m = mu + np.uint64(k)
                     p = vec[0, k] * vec[1, k]
-                    vec[2, k] = p
-                    rl += xi[ms + k] * p
+                    rl += xi[m] * p
+                    r[m] += xl * p
                 r[l] = rl
-                for k in range(n):
-                    r[ms + k] += xl * vec[2, k]
-                if not with_grad:
-                    continue
-                # suffix products within each half (vec[2], vec[3]: the running products)
-                for k in range(n):
-                    vec[3, k] = 1.0
-                if odd:
-                    for k in range(n):
-                        SUF[d - 1, k] = 1.0
-                        vec[2, k] = F[d - 1, k]
-                else:
-                    for k in range(n):
-                        vec[2, k] = 1.0
-                for q in range(h):
-                    ka = h - 1 - q
-                    kb = h + ka
-                    for k in range(n):
-                        SUF[ka, k] = vec[3, k]
-                        vec[3, k] *= F[ka, k]
-                        SUF[kb, k] = vec[2, k]
-                        vec[2, k] *= F[kb, k]
-                # t = (c pb suf_j) (df_j pre_j) (first half), (c pa pre_j) (df_j suf_j)
-                # (second half), c = 2 xi_l xi_m; into D
-                for k in range(n):
-                    c = 2.0 * xl * xi[ms + k]
-                    vec[2, k] = c * vec[1, k]
-                    vec[3, k] = c * vec[0, k]
-                for j in range(h):
-                    for k in range(n):
-                        D[j, k] = (vec[2, k] * SUF[j, k]) * (D[j, k] * PRE[j, k])
-                for j in range(h, d):
-                    for k in range(n):
-                        D[j, k] = (vec[3, k] * PRE[j, k]) * (D[j, k] * SUF[j, k])
-                for j in range(d):
-                    acc = grad[j, l]
-                    for k in range(n):
-                        acc += D[j, k]
-                    grad[j, l] = acc
-                    for k in range(n):
-                        grad[j, ms + k] -= D[j, k]
+                if with_grad:
+                    _tile_grad(xi, gradT, l, mu, n, F, D, PRE, vec)
+
+
+@njit(cache=True, error_model="numpy")
+def _task_grad(W, b, S, Co, xi, gradT, r, I, J, block, WT, ST, CT):
+    """All unordered pairs (l in block I, m in block J), l < m when I == J.
+
+    Adds ``xi_m K_lm`` to ``r[l]`` and ``xi_l K_lm`` to ``r[m]``, and the gradient terms to
+    ``gradT`` (d, s), transposed.  For a row ``l`` of a tile of TILE_L rows the pairs with
+    the rows ``m`` of a tile of TILE_M rows of block J are computed together, each step
+    vectorised over ``m`` on the transposed tables ``WT, ST, CT`` (d, s).  Row ``l``
+    receives its terms in ascending ``m``, row ``m`` in ascending ``l``, and within a
+    diagonal task a row gets all its terms as ``m`` before those as ``l``: an order fixed by
+    the pairs alone, not by the tile sizes (the former pair-by-pair kernel, kept in
+    tests/_pair_reference.py, gives the same bits).
+    """
+    d = W.shape[1]
+    _task_body(W, b, S, Co, xi, gradT, r, I, J, block, WT, ST, CT, np.empty((d, TILE_M)),
+               np.empty((d, TILE_M)), np.empty((d, TILE_M)), np.empty((4, TILE_M)), True)
+
+
+@njit(cache=True, error_model="numpy")
+def _task_values(W, b, S, Co, xi, r, I, J, block, WT, ST, CT):
+    """:func:`_task_grad` without the gradient: the same ``r``, bit for bit."""
+    vec = np.empty((4, TILE_M))
+    _task_body(W, b, S, Co, xi, vec, r, I, J, block, WT, ST, CT, vec, vec, vec, vec, False)
 
 
 @intrinsic
@@ -424,14 +285,14 @@ def _claim(typingctx, counter):
     return sig, codegen
 
 
-# One driver per loop order (tiled or pairwise), each in a parallel and a serial build
-# (renamed: a cache file of its own), chosen in Python so that a call compiles only the
-# build it runs (a runtime flag would compile both task kernels).  ``workers`` workers
-# (one per thread; 1 in the serial build, where ``prange`` is ``range``) claim the task
-# groups ``pairs[offsets[v]:offsets[v + 1]]`` in turn; group 0 adds into the outputs,
-# group v > 0 into the partial sums ``R[v - 1]``, ``G[v - 1]``, which are then added to
-# the outputs in the order v = 1, 2, ...: the same bits for any number of workers.
-def _tiled_body(W, b, S, Co, xi, block, pairs, offsets, with_grad, workers):  # pragma: no cover
+# The driver, built parallel and serial (renamed: a cache file each), chosen in Python so
+# that a call compiles only the build it runs.  ``workers`` workers (one per thread; 1 in
+# the serial build, where ``prange`` is ``range``) claim the task groups
+# ``pairs[offsets[v]:offsets[v + 1]]`` in turn; group 0 adds into the outputs, group
+# v > 0 into the partial sums ``R[v - 1]``, ``G[v - 1]``, which are then added to the
+# outputs in the order v = 1, 2, ...: the same bits for any number of workers.
+def _driver_body(W, b, S, Co, xi, block, pairs, offsets, with_grad,
+                 workers):  # pragma: no cover
     s, d = W.shape
     groups = offsets.shape[0] - 1
     r = xi.copy()
@@ -442,10 +303,8 @@ def _tiled_body(W, b, S, Co, xi, block, pairs, offsets, with_grad, workers):  # 
     gradT = np.zeros((d, gs))
     R = np.zeros((groups - 1, s))
     G = np.zeros((groups - 1, d, gs))
-    scratch = np.empty((workers, 4, d, TILE_T))
-    vecs = np.empty((workers, 4, TILE_T))
     counter = np.zeros(1, dtype=np.int64)
-    for w in prange(workers):
+    for _w in prange(workers):  # one worker per iteration
         while True:
             v = _claim(counter)
             if v >= groups:
@@ -453,9 +312,12 @@ def _tiled_body(W, b, S, Co, xi, block, pairs, offsets, with_grad, workers):  # 
             rv = r if v == 0 else R[v - 1]
             gv = gradT if v == 0 else G[v - 1]
             for t in range(offsets[v], offsets[v + 1]):
-                _task_tiled(W, b, S, Co, xi, gv, rv, pairs[t, 0], pairs[t, 1], block, with_grad,
-                            WT, ST, CT, scratch[w, 0], scratch[w, 1], scratch[w, 2],
-                            scratch[w, 3], vecs[w])
+                if with_grad:
+                    _task_grad(W, b, S, Co, xi, gv, rv, pairs[t, 0], pairs[t, 1], block,
+                               WT, ST, CT)
+                else:
+                    _task_values(W, b, S, Co, xi, rv, pairs[t, 0], pairs[t, 1], block, WT,
+                                 ST, CT)
     # the partial sums, added in the order v = 1, 2, ... (parallel over entries)
     for k in prange(s):
         acc = r[k]
@@ -473,65 +335,20 @@ def _tiled_body(W, b, S, Co, xi, block, pairs, offsets, with_grad, workers):  # 
     return r, np.ascontiguousarray(gradT.T) if with_grad else np.zeros((0, d))
 
 
-def _pairwise_body(W, b, S, Co, xi, block, pairs, offsets, with_grad,
-                   workers):  # pragma: no cover
-    s, d = W.shape
-    groups = offsets.shape[0] - 1
-    r = xi.copy()
-    gs = s if with_grad else 0
-    grad = np.zeros((gs, d))
-    R = np.zeros((groups - 1, s))
-    G = np.zeros((groups - 1, gs, d))
-    counter = np.zeros(1, dtype=np.int64)
-    for w in prange(workers):
-        while True:
-            v = _claim(counter)
-            if v >= groups:
-                break
-            rv = r if v == 0 else R[v - 1]
-            gv = grad if v == 0 else G[v - 1]
-            for t in range(offsets[v], offsets[v + 1]):
-                _task(W, b, S, Co, xi, gv, rv, pairs[t, 0], pairs[t, 1], block, with_grad)
-    # the partial sums, added in the order v = 1, 2, ... (parallel over entries)
-    for k in prange(s):
-        acc = r[k]
-        for v in range(groups - 1):
-            acc += R[v, k]
-        r[k] = acc
-    n = grad.size
-    gflat = grad.reshape(n)
-    parts = G.reshape((groups - 1, n))
-    for k in prange(n):
-        acc = gflat[k]
-        for v in range(groups - 1):
-            acc += parts[v, k]
-        gflat[k] = acc
-    return r, grad if with_grad else np.zeros((0, d))
+_run = njit(cache=True, parallel=True, error_model="numpy")(renamed(_driver_body, "_run"))
+_run_serial = njit(cache=True, error_model="numpy")(renamed(_driver_body, "_run_serial"))
 
 
-
-_run_tiled = njit(cache=True, parallel=True, error_model="numpy")(
-    renamed(_tiled_body, "_run_tiled"))
-_run_tiled_serial = njit(cache=True, error_model="numpy")(
-    renamed(_tiled_body, "_run_tiled_serial"))
-_run_pairwise = njit(cache=True, parallel=True, error_model="numpy")(
-    renamed(_pairwise_body, "_run_pairwise"))
-_run_pairwise_serial = njit(cache=True, error_model="numpy")(
-    renamed(_pairwise_body, "_run_pairwise_serial"))
-
-
-def _run_schedule(W, b, S, Co, xi, block, pairs, offsets, with_grad, tiled):
-    """The parallel driver of the loop order ``tiled``: one worker per thread (at most one
-    per task group) claims groups in turn; bit-identical to :func:`_run_schedule_serial`."""
-    run = _run_tiled if tiled else _run_pairwise
+def _run_schedule(W, b, S, Co, xi, block, pairs, offsets, with_grad):
+    """The parallel driver: one worker per thread (at most one per task group) claims
+    groups in turn; bit-identical to :func:`_run_schedule_serial`."""
     workers = max(1, min(numba.get_num_threads(), offsets.shape[0] - 1))
-    return run(W, b, S, Co, xi, block, pairs, offsets, with_grad, workers)
+    return _run(W, b, S, Co, xi, block, pairs, offsets, with_grad, workers)
 
 
-def _run_schedule_serial(W, b, S, Co, xi, block, pairs, offsets, with_grad, tiled):
-    """The serial driver of the loop order ``tiled`` (the same groups and reduction)."""
-    run = _run_tiled_serial if tiled else _run_pairwise_serial
-    return run(W, b, S, Co, xi, block, pairs, offsets, with_grad, 1)
+def _run_schedule_serial(W, b, S, Co, xi, block, pairs, offsets, with_grad):
+    """The serial driver (the same groups and reduction, bit-identical)."""
+    return _run_serial(W, b, S, Co, xi, block, pairs, offsets, with_grad, 1)
 
 
 def _serial(s, d):
@@ -596,34 +413,41 @@ def pair_value_grad(W, b, S, Co, xi):
     """
     block, pairs, offsets = schedule(*W.shape)
     run = _run_schedule_serial if _serial(*W.shape) else _run_schedule
-    return run(W, b, S, Co, xi, block, pairs, offsets, True, W.shape[1] < TILED_MAX_D)
+    return run(W, b, S, Co, xi, block, pairs, offsets, True)
 
 
 def pair_values(W, b, S, Co, xi):
     """``r_l = sum_m xi_m K_lm`` without the gradient (same order, bit-identical ``r``)."""
     block, pairs, offsets = schedule(*W.shape)
     run = _run_schedule_serial if _serial(*W.shape) else _run_schedule
-    return run(W, b, S, Co, xi, block, pairs, offsets, False, W.shape[1] < TILED_MAX_D)[0]
+    return run(W, b, S, Co, xi, block, pairs, offsets, False)[0]
 
 
 @njit(cache=True, error_model="numpy")
-def _matrix_row(W, b, S, Co, H, l):
-    s, d = W.shape
-    fbuf = np.empty(d)
-    zbuf = np.empty(d)
+def _matrix_row(W, b, S, Co, H, l, WT, ST, CT, vec):
+    """Row and column ``l`` of ``H`` from the diagonal on, by tiles of TILE_M rows ``m``."""
+    s = W.shape[0]
     H[l, l] = 1.0
-    for m in range(l + 1, s):
-        p = _product(W, b, S, Co, l, m, fbuf, zbuf)
-        H[l, m] = p
-        H[m, l] = p
+    for mt in range(l + 1, s, TILE_M):
+        n = min(TILE_M, s - mt)
+        mu = np.uint64(mt)
+        _tile_factors(W, b, S, Co, l, WT, ST, CT, mu, n, vec, vec, vec, vec, False)
+        for k in range(n):
+            p = vec[0, k] * vec[1, k]
+            H[l, mt + k] = p
+            H[mt + k, l] = p
 
 
 @njit(cache=True, error_model="numpy")
 def _pair_matrix_serial(W, b, S, Co):
     s = W.shape[0]
     H = np.empty((s, s))
+    WT = np.ascontiguousarray(W.T)
+    ST = np.ascontiguousarray(S.T)
+    CT = np.ascontiguousarray(Co.T)
+    vec = np.empty((4, TILE_M))
     for l in range(s):
-        _matrix_row(W, b, S, Co, H, l)
+        _matrix_row(W, b, S, Co, H, l, WT, ST, CT, vec)
     return H
 
 
@@ -644,8 +468,12 @@ def _pair_matrix_parallel(W, b, S, Co):
     """
     s = W.shape[0]
     H = np.empty((s, s))
+    WT = np.ascontiguousarray(W.T)
+    ST = np.ascontiguousarray(S.T)
+    CT = np.ascontiguousarray(Co.T)
     for i in prange((s + 1) // 2):
-        _matrix_row(W, b, S, Co, H, i)
+        vec = np.empty((4, TILE_M))
+        _matrix_row(W, b, S, Co, H, i, WT, ST, CT, vec)
         if s - 1 - i != i:
-            _matrix_row(W, b, S, Co, H, s - 1 - i)
+            _matrix_row(W, b, S, Co, H, s - 1 - i, WT, ST, CT, vec)
     return H

@@ -72,10 +72,12 @@ import scipy.optimize
 
 from . import __version__
 from ._cg import minimize_cg
-from ._design_kernels import (greedy_candidate, greedy_pair_sum_t, greedy_pair_sum_t_value,
-                              product_and_grad, tabulate_row)
+from ._density_kernels import gauss_nodes
+from ._design_kernels import (greedy_candidate, greedy_candidate_gauss, greedy_pair_sum_t,
+                              greedy_pair_sum_t_value, product_and_grad, tabulate_row)
 from ._validation import as_generator, check_choice, check_dimension, check_int, check_positive_real
 from ._validation import MAX_DESIGN_POINTS, check_size
+from .densities import GaussianDensity
 from .sequence import Sequence
 from .weights import optimal_weights
 
@@ -570,6 +572,10 @@ class _GreedyState:
         self.t = 0
         self.pair = 0.0
         self.lin = 0.0
+        # Gaussian density: the candidates' g, g' in the same compiled call where every
+        # coordinate is in the quadrature branch (tables of the nodes' terms in a)
+        self.gauss_nodes = (gauss_nodes(self.a) if isinstance(self.density, GaussianDensity)
+                            else None)
 
     def v_and_grad(self, w):
         """Normalised ``v(w) = prod_j pi g_j(w_j) / b_j`` and its gradient in ``w``."""
@@ -596,11 +602,19 @@ class _GreedyState:
         """``scale * D^2(S_t + {w})`` (normalised); ``scale`` times its gradient into ``grad``.
 
         One compiled call (:func:`~qmc_orff._design_kernels.greedy_candidate`) after the
-        density's ``g``; the same operations as the former NumPy expression
+        density's ``g`` (for the Gaussian density, where the quadrature branch applies, one
+        call in all: ``greedy_candidate_gauss``, the same bits); the same operations as the
+        former NumPy expression
         ``(pair + 2 S + 1) / n^2 - 2 (lin + v) / n + C`` times ``scale``.
         """
-        g, dg = self._g(w)
         sums = np.array([self.pair, self.lin, self.diag, self.C])
+        if self.gauss_nodes is not None:
+            val, done = greedy_candidate_gauss(w, self.sigma, self.a, *self.gauss_nodes, self.tab,
+                                               self.t, self.b, self.work, self.coef, sums,
+                                               self.t + 1, scale, grad)
+            if done:
+                return val
+        g, dg = self._g(w)
         return greedy_candidate(w, self.tab, self.t, self.b, self.work, g, dg, self.coef, sums,
                                 self.t + 1, scale, grad)
 

@@ -11,7 +11,7 @@ driver of ``benchmarks/bench_discrepancy.py --pair-floor``.
 import numpy as np
 from numba import njit, prange
 
-from qmc_orff._discrepancy_kernels import TILE_T, TILED_MAX_D, _task, _task_tiled
+from qmc_orff._discrepancy_kernels import _task_grad, _task_values
 
 MAX_BLOCKS = 32
 MIN_BLOCK_ROWS = 16
@@ -41,7 +41,7 @@ def schedule_rounds(s, d=1):
 
 
 @njit(cache=True, parallel=True, error_model="numpy")
-def _rounds_tiled(W, b, S, Co, xi, block, pairs, offsets, with_grad):
+def _run_rounds(W, b, S, Co, xi, block, pairs, offsets, with_grad):
     s, d = W.shape
     r = xi.copy()
     WT = np.ascontiguousarray(W.T)
@@ -51,31 +51,20 @@ def _rounds_tiled(W, b, S, Co, xi, block, pairs, offsets, with_grad):
     for rnd in range(offsets.shape[0] - 1):
         lo = offsets[rnd]
         for t in prange(offsets[rnd + 1] - lo):
-            _task_tiled(W, b, S, Co, xi, gradT, r, pairs[lo + t, 0], pairs[lo + t, 1], block,
-                        with_grad, WT, ST, CT, np.empty((d, TILE_T)), np.empty((d, TILE_T)),
-                        np.empty((d, TILE_T)), np.empty((d, TILE_T)), np.empty((4, TILE_T)))
+            if with_grad:
+                _task_grad(W, b, S, Co, xi, gradT, r, pairs[lo + t, 0], pairs[lo + t, 1], block,
+                           WT, ST, CT)
+            else:
+                _task_values(W, b, S, Co, xi, r, pairs[lo + t, 0], pairs[lo + t, 1], block, WT,
+                             ST, CT)
     return r, np.ascontiguousarray(gradT.T) if with_grad else np.zeros((0, d))
 
 
-@njit(cache=True, parallel=True, error_model="numpy")
-def _rounds_pairwise(W, b, S, Co, xi, block, pairs, offsets, with_grad):
-    s, d = W.shape
-    r = xi.copy()
-    grad = np.zeros((s, d)) if with_grad else np.zeros((0, d))
-    for rnd in range(offsets.shape[0] - 1):
-        lo = offsets[rnd]
-        for t in prange(offsets[rnd + 1] - lo):
-            _task(W, b, S, Co, xi, grad, r, pairs[lo + t, 0], pairs[lo + t, 1], block, with_grad)
-    return r, grad
-
-
-def run_rounds(W, b, S, Co, xi, block, pairs, offsets, with_grad, tiled):
+def run_rounds(W, b, S, Co, xi, block, pairs, offsets, with_grad):
     """The former parallel driver (one ``prange`` per round)."""
-    run = _rounds_tiled if tiled else _rounds_pairwise
-    return run(W, b, S, Co, xi, block, pairs, offsets, with_grad)
+    return _run_rounds(W, b, S, Co, xi, block, pairs, offsets, with_grad)
 
 
 def pair_value_grad_rounds(W, b, S, Co, xi, with_grad=True):
     """The former ``pair_value_grad`` result (r, grad) by the round-robin schedule."""
-    return run_rounds(W, b, S, Co, xi, *schedule_rounds(*W.shape), with_grad,
-                      W.shape[1] < TILED_MAX_D)
+    return run_rounds(W, b, S, Co, xi, *schedule_rounds(*W.shape), with_grad)

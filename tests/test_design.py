@@ -10,8 +10,8 @@ from scipy.stats import norm, qmc
 
 import qmc_orff
 from qmc_orff import BoxDiscrepancy, design
-from qmc_orff._design_kernels import (greedy_candidate, greedy_pair_sum_t, greedy_pair_sum_t_value,
-                                      product_and_grad)
+from qmc_orff._design_kernels import (greedy_candidate, greedy_candidate_gauss, greedy_pair_sum_t,
+                                      greedy_pair_sum_t_value, product_and_grad)
 from qmc_orff.sequence import Sequence
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -170,6 +170,38 @@ def test_greedy_candidate_kernel_matches_former_numpy_expression():
     ref_grad = 2.0 * gp / n ** 2 - 2.0 * gv / n
     assert val == ref * scale
     np.testing.assert_array_equal(out, ref_grad * scale)
+
+
+@pytest.mark.parametrize("d, r", [(8, 2.0), (3, 0.7), (5, 4.0)])
+def test_fused_gaussian_candidate_equals_the_two_step_path(d, r):
+    # Gaussian density: g, g' inside the candidate's compiled call (quadrature branch from
+    # tabulated node terms) give the bits of the density's g followed by greedy_candidate;
+    # elements outside the branch (|x| a > 4, a > 2: r = 4 has a = 4) and non-finite
+    # candidates fall back to that path
+    obj = box(r, d)
+    P = design._problem(obj, d)
+    st = P.greedy_state(40)
+    rng = np.random.default_rng(d)
+    for w in rng.standard_normal((30, d)) * 1.3:
+        st.add(np.ascontiguousarray(w))
+    nodes = st.gauss_nodes
+    assert nodes is not None
+    fused = 0
+    for w in rng.standard_normal((100, d)) * 2.5:
+        w = np.ascontiguousarray(w)
+        g1, g2 = np.empty(d), np.empty(d)
+        v1 = st.scaled_candidate(w, 3.0, g1)
+        fused += greedy_candidate_gauss(w, st.sigma, st.a, *nodes, st.tab, st.t, st.b, st.work,
+                                        st.coef, np.zeros(4), st.t + 1, 1.0, np.empty(d))[1]
+        st.gauss_nodes = None
+        v2 = st.scaled_candidate(w, 3.0, g2)
+        st.gauss_nodes = nodes
+        assert v1 == v2
+        np.testing.assert_array_equal(g1, g2)
+    assert (fused > 0) == (r < 4.0) and fused < 100  # both paths taken where they can be
+    w = np.full(d, np.nan)
+    with pytest.raises(ValueError, match="finite"):
+        st.scaled_candidate(w, 1.0, np.empty(d))
 
 
 def _cg_problems():
@@ -427,12 +459,19 @@ def test_ctrl_c_inside_compiled_code_counts_as_an_interrupt(monkeypatch):
             raise _interrupt_in_compiled_code()
         return greedy_candidate(*args)
 
+    def flaky_fused(*args):
+        steps[0] += 1
+        if steps[0] == 40:
+            raise _interrupt_in_compiled_code()
+        return greedy_candidate_gauss(*args)
+
     monkeypatch.setattr(design, "greedy_candidate", flaky_pair_sum)
+    monkeypatch.setattr(design, "greedy_candidate_gauss", flaky_fused)
     seq = design.greedy_sequence(obj, 12, maxiter=5)
     assert seq.meta["stop_reason"] == "interrupted" and 1 <= seq.s < 12
     # other SystemErrors still propagate
-    monkeypatch.setattr(design, "greedy_candidate",
-                        lambda *args: (_ for _ in ()).throw(SystemError("other")))
+    for name in ("greedy_candidate", "greedy_candidate_gauss"):
+        monkeypatch.setattr(design, name, lambda *args: (_ for _ in ()).throw(SystemError("other")))
     with pytest.raises(SystemError, match="other"):
         design.greedy_sequence(obj, 4, maxiter=5)
     assert design._is_interrupt(KeyboardInterrupt()) and not design._is_interrupt(ValueError())

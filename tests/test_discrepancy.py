@@ -264,13 +264,11 @@ def test_parallel_schedule_kernel_equals_serial_bitwise():
         for nt in (min(2, numba.config.NUMBA_NUM_THREADS), 1):
             numba.set_num_threads(nt)
             for with_grad in (True, False):
-                for tiled in (True, False):
-                    r1, g1 = kernels._run_schedule(W, b, S, Co, xi, block, pairs, offsets,
-                                                   with_grad, tiled)
-                    r2, g2 = kernels._run_schedule_serial(W, b, S, Co, xi, block, pairs,
-                                                          offsets, with_grad, tiled)
-                    np.testing.assert_array_equal(r1, r2)
-                    np.testing.assert_array_equal(g1, g2)
+                r1, g1 = kernels._run_schedule(W, b, S, Co, xi, block, pairs, offsets, with_grad)
+                r2, g2 = kernels._run_schedule_serial(W, b, S, Co, xi, block, pairs, offsets,
+                                                      with_grad)
+                np.testing.assert_array_equal(r1, r2)
+                np.testing.assert_array_equal(g1, g2)
         H1 = kernels._pair_matrix_parallel(W, b, S, Co)
         np.testing.assert_array_equal(H1, kernels._pair_matrix_serial(W, b, S, Co))
     finally:
@@ -292,12 +290,11 @@ for s, d in ((203, 5), (150, 40)):
     for nt in (1, 2, 3, 4):
         numba.set_num_threads(nt)
         h = hashlib.sha256()
-        for tiled in (True, False):
-            for with_grad in (True, False):
-                r, g = K._run_schedule(W, b, S, Co, xi, *sched, with_grad, tiled)
-                h.update(r.tobytes() + g.tobytes())
-                r, g = K._run_schedule_serial(W, b, S, Co, xi, *sched, with_grad, tiled)
-                h.update(r.tobytes() + g.tobytes())
+        for with_grad in (True, False):
+            r, g = K._run_schedule(W, b, S, Co, xi, *sched, with_grad)
+            h.update(r.tobytes() + g.tobytes())
+            r, g = K._run_schedule_serial(W, b, S, Co, xi, *sched, with_grad)
+            h.update(r.tobytes() + g.tobytes())
         out.append(h.hexdigest())
 print(" ".join(out))
 """
@@ -324,8 +321,8 @@ def test_pair_sums_bit_identical_for_1_to_4_threads():
 def test_grouped_sums_match_round_robin_schedule(s, d):
     # the task groups only regroup the sums of the former round-robin schedule
     # (tests/_roundrobin_reference.py): equal to rounding; s < MIN_BLOCK_ROWS, s not a
-    # multiple of the block size, d = 1, odd d, tiled (d < 32) and pairwise loops, and a
-    # public call above SERIAL_WORK
+    # multiple of the block size, d = 1, odd d, d on both sides of 32 (the former switch
+    # of loop order), and a public call above SERIAL_WORK
     import _roundrobin_reference as RR
 
     rng = np.random.default_rng(s + 1000 * d)
@@ -341,8 +338,8 @@ def test_grouped_sums_match_round_robin_schedule(s, d):
         np.testing.assert_array_equal(kernels.pair_values(W, b, S, Co, xi), r)
     else:
         block, pairs, offsets = kernels.schedule(s, 1000)  # more groups than the public call
-        r, g = kernels._run_schedule(W, b, S, Co, xi, block, pairs, offsets, True, d < 32)
-        rv, _ = kernels._run_schedule(W, b, S, Co, xi, block, pairs, offsets, False, d < 32)
+        r, g = kernels._run_schedule(W, b, S, Co, xi, block, pairs, offsets, True)
+        rv, _ = kernels._run_schedule(W, b, S, Co, xi, block, pairs, offsets, False)
         np.testing.assert_array_equal(rv, r)
     assert (len(offsets) - 1 > 1) == (s >= 2 * kernels.MIN_BLOCK_ROWS)
     np.testing.assert_allclose(r, r0, rtol=1e-13, atol=1e-13 * np.max(np.abs(r0)))
@@ -373,10 +370,36 @@ def test_small_problems_keep_the_round_robin_bits():
         np.testing.assert_array_equal(g, g0)
 
 
-@pytest.mark.parametrize("s, d", [(2, 1), (70, 2), (150, 5), (97, 31), (40, 32), (75, 33)])
-def test_tiled_and_pairwise_kernels_bit_identical(s, d):
-    # the two loop orders of the pair kernel (rows m vectorised for small d, coordinates j
-    # otherwise) perform the same operations per pair and accumulate in the same order
+def _grouped_reference(W, b, S, Co, xi, block, pairs, offsets, with_grad):
+    """The task groups of ``offsets`` by the pair-by-pair task kernel: group 0 into
+    ``xi.copy()``, the others into zeros, then added one at a time in the order v = 1, 2, ...
+    (numpy's elementwise sums round as the kernels' do)."""
+    import _pair_reference as ref
+
+    s, d = W.shape
+    r = xi.copy()
+    grad = np.zeros((s, d)) if with_grad else np.zeros((0, d))
+    parts = []
+    for v in range(len(offsets) - 1):
+        rv, gv = (r, grad) if v == 0 else (np.zeros(s), np.zeros_like(grad))
+        for t in range(offsets[v], offsets[v + 1]):
+            ref._task(W, b, S, Co, xi, gv, rv, pairs[t, 0], pairs[t, 1], block, with_grad)
+        if v:
+            parts.append((rv, gv))
+    for rv, gv in parts:
+        r = r + rv
+        grad = grad + gv
+    return r, grad
+
+
+@pytest.mark.parametrize("s, d", [(2, 1), (70, 2), (150, 5), (97, 31), (40, 32), (75, 33),
+                                  (130, 119)])
+def test_pair_kernel_bit_identical_to_the_pair_by_pair_loops(s, d):
+    # the library's loops (a row l against a tile of rows m, vectorised over m) perform the
+    # operations of the former pair-by-pair loops (tests/_pair_reference.py) per pair and
+    # accumulate in the same order: the same bits, task by task and for whole schedules
+    import _pair_reference as ref
+
     rng = np.random.default_rng(s + 1000 * d)
     W = rng.standard_normal((s, d))
     W[1] = W[0]  # coincident points, coordinates in the Taylor branch, zero weights
@@ -385,14 +408,31 @@ def test_tiled_and_pairwise_kernels_bit_identical(s, d):
     S, Co = np.sin(b * W), np.cos(b * W)
     xi = rng.uniform(0.5, 1.5, s) / s
     xi[s // 2] = 0.0
+    WT, ST, CT = (np.ascontiguousarray(A.T) for A in (W, S, Co))
+    block = max(1, s // 3)
+    for I, J in ((0, 0), (0, 1), (1, 2), (2, 2)):
+        if J * block >= s:
+            continue
+        for with_grad in (True, False):
+            r1, g1 = xi.copy(), np.zeros((d, s))
+            if with_grad:
+                kernels._task_grad(W, b, S, Co, xi, g1, r1, I, J, block, WT, ST, CT)
+            else:
+                kernels._task_values(W, b, S, Co, xi, r1, I, J, block, WT, ST, CT)
+            r2, g2 = xi.copy(), np.zeros((s, d))
+            ref._task(W, b, S, Co, xi, g2, r2, I, J, block, with_grad)
+            np.testing.assert_array_equal(r1, r2)
+            np.testing.assert_array_equal(g1.T, g2)
     for block, pairs, offsets in (kernels.schedule(s, d), kernels.schedule(s, 1000)):
         for with_grad in (True, False):
             r1, g1 = kernels._run_schedule_serial(W, b, S, Co, xi, block, pairs, offsets,
-                                                  with_grad, True)
-            r2, g2 = kernels._run_schedule_serial(W, b, S, Co, xi, block, pairs, offsets,
-                                                  with_grad, False)
+                                                  with_grad)
+            r2, g2 = _grouped_reference(W, b, S, Co, xi, block, pairs, offsets, with_grad)
             np.testing.assert_array_equal(r1, r2)
             np.testing.assert_array_equal(g1, g2)
+    np.testing.assert_array_equal(kernels.pair_matrix(W, b, S, Co), ref.pair_matrix(W, b, S, Co))
+    np.testing.assert_array_equal(kernels._pair_matrix_parallel(W, b, S, Co),
+                                  ref.pair_matrix(W, b, S, Co))
     # and against the plain reference (pair term only, normalised units)
     Z = b * (W[:, None, :] - W[None, :, :])
     with np.errstate(invalid="ignore", divide="ignore"):
