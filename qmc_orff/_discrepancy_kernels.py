@@ -246,40 +246,52 @@ def _task_values(W, b, S, Co, xi, r, I, J, block, WT, ST, CT):
     _task_body(W, b, S, Co, xi, vec, r, I, J, block, WT, ST, CT, vec, vec, vec, vec, False)
 
 
-# The driver, built parallel and serial (renamed: a cache file each), chosen in Python so
-# that a call compiles only the build it runs.  The serial build runs the same rounds in
-# the same order (``prange`` is ``range`` there): bit-identical.
-def _driver_body(W, b, S, Co, xi, block, pairs, offsets, with_grad):  # pragma: no cover
+# The driver, built parallel and serial and for each path (renamed, with WITH_GRAD a
+# compile-time constant: a cache file each, and a call compiles only the task kernel it
+# runs), chosen in Python.  The serial build runs the same rounds in the same order
+# (``prange`` is ``range`` there): bit-identical.
+WITH_GRAD = True
+
+
+def _driver_body(W, b, S, Co, xi, block, pairs, offsets):  # pragma: no cover
     s, d = W.shape
     r = xi.copy()
     WT = np.ascontiguousarray(W.T)
     ST = np.ascontiguousarray(S.T)
     CT = np.ascontiguousarray(Co.T)
-    gradT = np.zeros((d, s)) if with_grad else np.zeros((d, 0))
+    gradT = np.zeros((d, s if WITH_GRAD else 0))
     for rnd in range(offsets.shape[0] - 1):
         lo = offsets[rnd]
         for t in prange(offsets[rnd + 1] - lo):
-            if with_grad:
+            if WITH_GRAD:
                 _task_grad(W, b, S, Co, xi, gradT, r, pairs[lo + t, 0], pairs[lo + t, 1], block,
                            WT, ST, CT)
             else:
                 _task_values(W, b, S, Co, xi, r, pairs[lo + t, 0], pairs[lo + t, 1], block, WT,
                              ST, CT)
-    return r, np.ascontiguousarray(gradT.T) if with_grad else np.zeros((0, d))
+    return r, np.ascontiguousarray(gradT.T)
 
 
-_run = njit(cache=True, parallel=True, error_model="numpy")(renamed(_driver_body, "_run"))
-_run_serial = njit(cache=True, error_model="numpy")(renamed(_driver_body, "_run_serial"))
+_run_grad = njit(cache=True, parallel=True, error_model="numpy")(
+    renamed(_driver_body, "_run_grad", WITH_GRAD=True))
+_run_grad_serial = njit(cache=True, error_model="numpy")(
+    renamed(_driver_body, "_run_grad_serial", WITH_GRAD=True))
+_run_values = njit(cache=True, parallel=True, error_model="numpy")(
+    renamed(_driver_body, "_run_values", WITH_GRAD=False))
+_run_values_serial = njit(cache=True, error_model="numpy")(
+    renamed(_driver_body, "_run_values_serial", WITH_GRAD=False))
+_DRIVERS = {(True, True): _run_grad, (True, False): _run_grad_serial,
+            (False, True): _run_values, (False, False): _run_values_serial}
 
 
 def _run_schedule(W, b, S, Co, xi, block, pairs, offsets, with_grad):
-    """The parallel driver (rounds of independent block pairs)."""
-    return _run(W, b, S, Co, xi, block, pairs, offsets, with_grad)
+    """The parallel driver (rounds of independent block pairs): ``(r, grad)``."""
+    return _DRIVERS[with_grad, True](W, b, S, Co, xi, block, pairs, offsets)
 
 
 def _run_schedule_serial(W, b, S, Co, xi, block, pairs, offsets, with_grad):
-    """The serial driver (the same schedule, bit-identical)."""
-    return _run_serial(W, b, S, Co, xi, block, pairs, offsets, with_grad)
+    """The serial driver (the same schedule, bit-identical): ``(r, grad)``."""
+    return _DRIVERS[with_grad, False](W, b, S, Co, xi, block, pairs, offsets)
 
 
 def _serial(s, d):
