@@ -12,18 +12,15 @@
    the Hadamard-structured normal matrix, Cholesky) for N in {1e3, 1e4, 1e5}.
    Floor: time linear in N (the printed ``t / N`` column stays flat).
 
-3. (issue 14) ``--cold-start``: the first call in a fresh process, with an empty
-   numba cache (cold: compilation included) and again with the cache just
-   written (warm: loading only), for the first ``FourierFeatures`` fit-transform
-   (float64 and float32), the first ``value_and_grad`` and the first global design.
-   Floor (issue 14): float32 FourierFeatures at least 2x RBFSampler float32 on
+3. Floor (issue 14): float32 FourierFeatures at least 2x RBFSampler float32 on
    X (100000, 64) -> 4096 columns (section 1, ``--scalar-only`` runs just that).
+   First calls with and without the numba cache: ``benchmarks/bench_coldstart.py``.
 
 4. ``--small-batches``: ``transform`` of 64..2000 rows against ``RBFSampler.transform``
    (medians of interleaved runs): the feature kernels run on Python threads with
    single-threaded BLAS, so small batches pay no thread-pool start-up.
 
-Run: ``python benchmarks/bench_features.py [--quick] [--repeat R] [--scalar-only] [--cold-start]
+Run: ``python benchmarks/bench_features.py [--quick] [--repeat R] [--scalar-only]
 [--small-batches]``.  Timings are
 wall-clock minima over ``R`` runs; on a shared machine they are noisy.
 """
@@ -117,45 +114,6 @@ def bench_orff(sizes, D, repeat):
               f"{1e6 * t_fit / N:9.2f}")
 
 
-_COLD_SNIPPETS = {
-    "FourierFeatures f64 fit_transform": (
-        "import numpy as np; from qmc_orff import FourierFeatures; "
-        "X = np.random.default_rng(0).normal(size=(1000, 8)); t0 = time.perf_counter(); "
-        "FourierFeatures(n_components=64).fit_transform(X)"),
-    "FourierFeatures f32 fit_transform": (
-        "import numpy as np; from qmc_orff import FourierFeatures; "
-        "X = np.random.default_rng(0).normal(size=(1000, 8)).astype(np.float32); "
-        "t0 = time.perf_counter(); FourierFeatures(n_components=64).fit_transform(X)"),
-    "BoxDiscrepancy.value_and_grad s=256 d=8": (
-        "import numpy as np; from qmc_orff import BoxDiscrepancy; "
-        "W = np.random.default_rng(0).normal(size=(256, 8)); "
-        "obj = BoxDiscrepancy(np.full(8, 2.0)); t0 = time.perf_counter(); obj.value_and_grad(W)"),
-    "global_sequence s=64 d=4 maxiter=5": (
-        "import numpy as np; from qmc_orff import BoxDiscrepancy, design; "
-        "obj = BoxDiscrepancy(np.full(4, 2.0)); t0 = time.perf_counter(); "
-        "design.global_sequence(obj, 64, maxiter=5)"),
-}
-
-
-def bench_cold_start():
-    """First-call times in fresh processes: empty numba cache (cold), then the same cache (warm)."""
-    import subprocess
-    import sys
-    import tempfile
-    print("\n== cold start: first call in a fresh process (import excluded) ==")
-    print(f"{'call':42s} {'cold (compile) s':>17s} {'warm (cache) s':>15s}")
-    for name, code in _COLD_SNIPPETS.items():
-        prog = f"import time\n{code}\nprint(time.perf_counter() - t0)"
-        times = []
-        with tempfile.TemporaryDirectory() as cache:
-            env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-            for _ in range(2):
-                res = subprocess.run([sys.executable, "-c", prog], env=env, capture_output=True,
-                                     text=True, check=True)
-                times.append(float(res.stdout.strip().splitlines()[-1]))
-        print(f"{name:42s} {times[0]:17.2f} {times[1]:15.3f}")
-
-
 def bench_small_batches(repeat=31):
     """Section 4: transform of small batches (a prediction service, the fit-time check),
     where thread start-up, not arithmetic, used to dominate: median times against
@@ -183,7 +141,6 @@ def main():
     parser.add_argument("--quick", action="store_true", help="small sizes (smoke test)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--scalar-only", action="store_true", help="section 1 only")
-    parser.add_argument("--cold-start", action="store_true", help="section 3 only")
     parser.add_argument("--small-batches", action="store_true", help="section 4 only")
     args = parser.parse_args()
     import numba
@@ -191,8 +148,6 @@ def main():
           f"{np.__version__}, numba {numba.__version__}")
     if args.small_batches:
         bench_small_batches()
-    elif args.cold_start:
-        bench_cold_start()
     elif args.scalar_only:
         bench_scalar(10_000 if args.quick else 100_000, 64, 4096, args.repeat)
     elif args.quick:

@@ -285,21 +285,24 @@ def _claim(typingctx, counter):
     return sig, codegen
 
 
-# The driver, built parallel and serial (renamed: a cache file each), chosen in Python so
-# that a call compiles only the build it runs.  ``workers`` workers (one per thread; 1 in
-# the serial build, where ``prange`` is ``range``) claim the task groups
-# ``pairs[offsets[v]:offsets[v + 1]]`` in turn; group 0 adds into the outputs, group
-# v > 0 into the partial sums ``R[v - 1]``, ``G[v - 1]``, which are then added to the
-# outputs in the order v = 1, 2, ...: the same bits for any number of workers.
-def _driver_body(W, b, S, Co, xi, block, pairs, offsets, with_grad,
-                 workers):  # pragma: no cover
+# The driver, built parallel and serial and for each path (renamed, with WITH_GRAD a
+# compile-time constant: a cache file each, and a call compiles only the task kernel it
+# runs), chosen in Python.  ``workers`` workers (one per thread; 1 in the serial build,
+# where ``prange`` is ``range``) claim the task groups ``pairs[offsets[v]:offsets[v + 1]]``
+# in turn; group 0 adds into the outputs, group v > 0 into the partial sums ``R[v - 1]``,
+# ``G[v - 1]``, which are then added to the outputs in the order v = 1, 2, ...: the same
+# bits for any number of workers, in either build.
+WITH_GRAD = True
+
+
+def _driver_body(W, b, S, Co, xi, block, pairs, offsets, workers):  # pragma: no cover
     s, d = W.shape
     groups = offsets.shape[0] - 1
     r = xi.copy()
     WT = np.ascontiguousarray(W.T)
     ST = np.ascontiguousarray(S.T)
     CT = np.ascontiguousarray(Co.T)
-    gs = s if with_grad else 0
+    gs = s if WITH_GRAD else 0
     gradT = np.zeros((d, gs))
     R = np.zeros((groups - 1, s))
     G = np.zeros((groups - 1, d, gs))
@@ -312,7 +315,7 @@ def _driver_body(W, b, S, Co, xi, block, pairs, offsets, with_grad,
             rv = r if v == 0 else R[v - 1]
             gv = gradT if v == 0 else G[v - 1]
             for t in range(offsets[v], offsets[v + 1]):
-                if with_grad:
+                if WITH_GRAD:
                     _task_grad(W, b, S, Co, xi, gv, rv, pairs[t, 0], pairs[t, 1], block,
                                WT, ST, CT)
                 else:
@@ -332,23 +335,31 @@ def _driver_body(W, b, S, Co, xi, block, pairs, offsets, with_grad,
         for v in range(groups - 1):
             acc += parts[v, k]
         gflat[k] = acc
-    return r, np.ascontiguousarray(gradT.T) if with_grad else np.zeros((0, d))
+    return r, np.ascontiguousarray(gradT.T)
 
 
-_run = njit(cache=True, parallel=True, error_model="numpy")(renamed(_driver_body, "_run"))
-_run_serial = njit(cache=True, error_model="numpy")(renamed(_driver_body, "_run_serial"))
+_run_grad = njit(cache=True, parallel=True, error_model="numpy")(
+    renamed(_driver_body, "_run_grad", WITH_GRAD=True))
+_run_grad_serial = njit(cache=True, error_model="numpy")(
+    renamed(_driver_body, "_run_grad_serial", WITH_GRAD=True))
+_run_values = njit(cache=True, parallel=True, error_model="numpy")(
+    renamed(_driver_body, "_run_values", WITH_GRAD=False))
+_run_values_serial = njit(cache=True, error_model="numpy")(
+    renamed(_driver_body, "_run_values_serial", WITH_GRAD=False))
+_DRIVERS = {(True, True): _run_grad, (True, False): _run_grad_serial,
+            (False, True): _run_values, (False, False): _run_values_serial}
 
 
 def _run_schedule(W, b, S, Co, xi, block, pairs, offsets, with_grad):
-    """The parallel driver: one worker per thread (at most one per task group) claims
-    groups in turn; bit-identical to :func:`_run_schedule_serial`."""
+    """The parallel driver: ``(r, grad)``; one worker per thread (at most one per task
+    group) claims groups in turn; bit-identical to :func:`_run_schedule_serial`."""
     workers = max(1, min(numba.get_num_threads(), offsets.shape[0] - 1))
-    return _run(W, b, S, Co, xi, block, pairs, offsets, with_grad, workers)
+    return _DRIVERS[with_grad, True](W, b, S, Co, xi, block, pairs, offsets, workers)
 
 
 def _run_schedule_serial(W, b, S, Co, xi, block, pairs, offsets, with_grad):
-    """The serial driver (the same groups and reduction, bit-identical)."""
-    return _run_serial(W, b, S, Co, xi, block, pairs, offsets, with_grad, 1)
+    """The serial driver (the same groups and reduction, bit-identical): ``(r, grad)``."""
+    return _DRIVERS[with_grad, False](W, b, S, Co, xi, block, pairs, offsets, 1)
 
 
 def _serial(s, d):

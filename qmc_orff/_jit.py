@@ -23,14 +23,20 @@ import numba
 __all__ = ["renamed", "parallel_pays"]
 
 
-def renamed(func, name):
+def renamed(func, name, **constants):
     """A copy of the plain module-level function ``func`` under the name ``name``.
 
     Same code, globals, defaults and closure; ``__name__`` and ``__qualname__`` are
     ``name``, so ``numba.njit(cache=True)(renamed(f, "f_serial"))`` is cached apart from
     any other build of ``f``.  Use the name the build is published under.
+
+    ``constants`` override global names for this copy only (numba freezes globals as
+    compile-time constants): ``renamed(body, "run_grad", WITH_GRAD=True)`` builds a
+    specialised copy of ``body``.  The copy then sees a snapshot of the module's globals
+    taken now, so make it after every name it uses is defined.
     """
-    copy = types.FunctionType(func.__code__, func.__globals__, name, func.__defaults__,
+    namespace = dict(func.__globals__, **constants) if constants else func.__globals__
+    copy = types.FunctionType(func.__code__, namespace, name, func.__defaults__,
                               func.__closure__)
     copy.__qualname__ = name
     copy.__module__ = func.__module__

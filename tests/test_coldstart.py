@@ -142,6 +142,27 @@ def test_small_fit_transform_compiles_only_its_kernels_and_reloads(tmp_path):
     assert _run(script, tmp_path)["compiled"] == []
 
 
+@pytest.mark.parametrize("call, task, driver", [
+    ("obj.value_and_grad(W)", "_task_grad", "_run_grad_serial"),
+    ("obj(W)", "_task_values", "_run_values_serial")])
+def test_discrepancy_paths_compile_only_their_task_kernel(tmp_path, call, task, driver):
+    """value_and_grad compiles the gradient task kernel and not the value-only one, a
+    value the reverse (the drivers are specialised per path); serial builds for small
+    problems."""
+    script = f"""
+        import numpy as np
+        from qmc_orff import BoxDiscrepancy
+        obj = BoxDiscrepancy(np.full(3, 2.0))
+        W = np.random.default_rng(0).normal(size=(40, 3))
+        {call}
+        """
+    cold = _run(script, tmp_path)["compiled"]
+    names = [c["name"].rsplit(".", 1)[-1] for c in cold]
+    assert names.count(task) == 1 and names.count(driver) == 1, names
+    other = {"_task_grad": "_task_values", "_task_values": "_task_grad"}[task]
+    assert other not in names and not [c for c in cold if c["parallel"]], names
+
+
 @pytest.mark.slow
 def test_design_first_calls_reload_from_cache(tmp_path):
     """A small global design, ORFF and a value-and-gradient: no kernel compiles twice, and

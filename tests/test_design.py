@@ -204,6 +204,21 @@ def test_fused_gaussian_candidate_equals_the_two_step_path(d, r):
         st.scaled_candidate(w, 1.0, np.empty(d))
 
 
+def test_nd2_on_the_gradient_path_is_the_value_bit_for_bit():
+    # the global design evaluates D^2 on the value-and-gradient path (one compiled pair
+    # kernel fewer): the same number as the value-only path, weights or not
+    rng = np.random.default_rng(5)
+    for s, d in ((40, 3), (300, 40)):
+        P = design._problem(box(1.7, d), d)
+        U = rng.standard_normal((s, d))
+        xi = rng.uniform(0.5, 1.5, s) / s
+        for weights in (None, xi):
+            P.via_gradient = False
+            v = P.nd2(U, weights)
+            P.via_gradient = True
+            assert P.nd2(U, weights) == v
+
+
 def _cg_problems():
     from scipy.optimize import rosen, rosen_der
 

@@ -99,8 +99,9 @@ def update_pow2(pp, x, sizes, z, n, gamma_s, coef, factor, alpha2):
                 x[o + b] = pp[a + b] + pp[a + L + b]
                 idx = (5 * idx) & mask
         else:
+            ua, ub, uo = np.uint64(a), np.uint64(a + L), np.uint64(o)
             for b in range(L):
-                x[o + b] = pp[a + b] + pp[a + L + b]
+                x[uo + np.uint64(b)] = pp[ua + np.uint64(b)] + pp[ub + np.uint64(b)]
         o += L
     if z != 0:
         t = pp.shape[0] - 4
@@ -168,19 +169,21 @@ def sum_levels(c, sizes, y):
     acc = np.empty(blk)
     ymin = np.inf
     for i0 in range(0, n_y, blk):
+        u0 = np.uint64(i0)  # unsigned offsets: numba wraps signed ones, and the loads gather
         for j in range(blk):
-            acc[j] = 0.0 + c[i0 + j]
+            acc[j] = 0.0 + c[u0 + np.uint64(j)]
         for lev in range(1, n_lev):
             L = sizes[lev]
             if L >= blk:
-                base = starts[lev] + (i0 & (L - 1))
+                base = np.uint64(starts[lev] + (i0 & (L - 1)))
                 for j in range(blk):
-                    acc[j] += c[base + j]
+                    acc[j] += c[base + np.uint64(j)]
             else:
                 for j in range(blk):
                     acc[j] += tiled[lev, j]
         for j in range(blk):
-            y[i0 + j] = acc[j]
+            y[u0 + np.uint64(j)] = acc[j]
+        for j in range(blk):
             ymin = min(ymin, acc[j])
     return ymin
 
