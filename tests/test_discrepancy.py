@@ -344,12 +344,17 @@ def test_grouped_sums_match_round_robin_schedule(s, d):
     assert (len(offsets) - 1 > 1) == (s >= 2 * kernels.MIN_BLOCK_ROWS)
     np.testing.assert_allclose(r, r0, rtol=1e-13, atol=1e-13 * np.max(np.abs(r0)))
     np.testing.assert_allclose(g, g0, rtol=1e-13, atol=1e-13 * np.max(np.abs(g0)))
-    # and the plain reference (pair term only, normalised units)
-    if s <= 300:
-        Z = b * (W[:, None, :] - W[None, :, :])
-        with np.errstate(invalid="ignore", divide="ignore"):
-            F = np.where(Z == 0, 1.0, np.sin(Z) / Z)
-        np.testing.assert_allclose(r, np.prod(F, axis=2) @ xi, rtol=1e-12, atol=1e-15)
+    # and the plain numpy reference (pair term only, normalised units), value and gradient
+    if s * s * d <= 5_000_000:
+        f, df = _ref_sinc_factors(W[:, None, :] - W[None, :, :], b)
+        f, df = f / b, df / b  # sinc(b x) and its x-derivative
+        np.testing.assert_allclose(r, np.prod(f, axis=2) @ xi, rtol=1e-12, atol=1e-15)
+        g_ref = np.empty((s, d))
+        for j in range(d):
+            T = df[:, :, j] * np.prod(np.delete(f, j, axis=2), axis=2)
+            np.fill_diagonal(T, 0.0)
+            g_ref[:, j] = 2 * xi * (T @ xi)
+        np.testing.assert_allclose(g, g_ref, rtol=1e-12, atol=1e-12 * np.max(np.abs(g_ref)))
 
 
 def test_small_problems_keep_the_round_robin_bits():
