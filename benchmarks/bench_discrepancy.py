@@ -4,6 +4,7 @@ Run from the repository root::
 
     .venv/bin/python benchmarks/bench_discrepancy.py            # full: (2000,119), (1000,21), (4096,8)
     .venv/bin/python benchmarks/bench_discrepancy.py --quick    # smaller sizes, for a smoke test
+    .venv/bin/python benchmarks/bench_discrepancy.py --pair-floor [--old] [--contend]
 
 For each (s, d) it prints the best-of-``repeat`` wall time of
 ``BoxDiscrepancy.value_and_grad`` (compilation excluded: one warm-up call first),
@@ -20,6 +21,8 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -88,10 +91,14 @@ def _div_fma_floor(W, b):
     return tot
 
 
-def pair_floor(s=2000, d=119, repeat=5):
+def pair_floor(s=2000, d=119, repeat=5, rounds=False):
     """Issue 14 floors: pair kernel (value + gradient) within 3x of the division-plus-fma
     floor on one thread at (2000, 119); >= 1.7x from one to two threads; serial build vs
-    the parallel build on one thread.  Interleaved repeats, minima, one run."""
+    the parallel build on one thread.  Interleaved repeats, minima, one run.
+
+    ``rounds``: also time the former round-robin schedule (one ``prange`` and barrier per
+    round; tests/_roundrobin_reference.py) on one and two threads, interleaved with the
+    task-group schedule, and print the ratios (old / new)."""
     from qmc_orff import _discrepancy_kernels as K
     rng = np.random.default_rng(20160101)
     W = rng.standard_normal((s, d))
@@ -108,6 +115,13 @@ def pair_floor(s=2000, d=119, repeat=5):
     K._run_schedule_serial(W[:40], b, S[:40], Co[:40], xi[:40], *sched, True)
     K._run_schedule(W[:40], b, S[:40], Co[:40], xi[:40], *sched, True)
     args = (W, b, S, Co, xi, block, pairs, offsets, True)
+    if rounds:
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+        import _roundrobin_reference as RR
+        rr = RR.schedule_rounds(s, d)
+        RR.run_rounds(W[:40], b, S[:40], Co[:40], xi[:40], *RR.schedule_rounds(40, 1), True)
+        old_args = (W, b, S, Co, xi, *rr, True)
+        t.update({"old1": [], "old2": []})
     try:
         for _ in range(repeat):
             t["floor"].append(best_time(lambda: _div_fma_floor(W, b), 1)[0])
@@ -118,15 +132,19 @@ def pair_floor(s=2000, d=119, repeat=5):
                                              time.process_time)[0])
             numba.set_num_threads(1)
             t["par1"].append(best_time(lambda: K._run_schedule(*args), 1)[0])
+            if rounds:
+                t["old1"].append(best_time(lambda: RR.run_rounds(*old_args), 1)[0])
             numba.set_num_threads(nt2)
             t["par2"].append(best_time(lambda: K._run_schedule(*args), 1)[0])
+            if rounds:
+                t["old2"].append(best_time(lambda: RR.run_rounds(*old_args), 1)[0])
     finally:
         numba.set_num_threads(old)
     m = {k: min(v) for k, v in t.items()}
     npd = s * (s - 1) / 2 * d
-    print(f"pair kernel (value + gradient) at (s={s}, d={d}), {nb} blocks, "
-          f"min of {repeat}:")
-    for k in ("floor", "serial", "par1", "par2", "floor_cpu", "serial_cpu"):
+    print(f"pair kernel (value + gradient) at (s={s}, d={d}), {nb} blocks in "
+          f"{len(offsets) - 1} task groups, min of {repeat}:")
+    for k in t:
         print(f"  {k:10s} {m[k]:8.4f} s  {m[k] / npd * 1e9:6.2f} ns/pair-dim")
     print(f"  serial / floor (1 thread) = {m['serial'] / m['floor']:.2f} (floor <= 3: "
           f"{'yes' if m['serial'] <= 3 * m['floor'] else 'NO'}); in CPU time "
@@ -134,6 +152,12 @@ def pair_floor(s=2000, d=119, repeat=5):
     print(f"  parallel build on 1 thread / serial build = {m['par1'] / m['serial']:.2f}")
     print(f"  speed-up 1 -> {nt2} threads = {m['par1'] / m['par2']:.2f} (floor >= 1.7: "
           f"{'yes' if m['par1'] >= 1.7 * m['par2'] else 'NO'})")
+    if rounds:
+        print(f"  round-robin schedule ({len(rr[2]) - 1} rounds): speed-up 1 -> {nt2} threads "
+              f"= {m['old1'] / m['old2']:.2f}; old / new on 1 thread = "
+              f"{m['old1'] / m['par1']:.2f}, on {nt2} threads = {m['old2'] / m['par2']:.2f}; "
+              f"serial build / {nt2} threads: new {m['serial'] / m['par2']:.2f}, "
+              f"old {m['serial'] / m['old2']:.2f}")
 
 
 def best_time(fn, repeat, clock=time.perf_counter):
@@ -153,11 +177,24 @@ def main():
     parser.add_argument("--pair-floor", action="store_true", help="issue-14 pair-kernel floors only")
     parser.add_argument("--s", type=int, default=None, help="--pair-floor: number of points")
     parser.add_argument("--d", type=int, default=None, help="--pair-floor: dimension")
+    parser.add_argument("--old", action="store_true",
+                        help="--pair-floor: also time the former round-robin schedule")
+    parser.add_argument("--contend", action="store_true",
+                        help="--pair-floor: run while another process keeps one core busy")
     args = parser.parse_args()
     if args.pair_floor:
         print(f"numba {numba.__version__}, numpy {np.__version__}, cpu_count={os.cpu_count()}")
         s, d = (500, 119) if args.quick else (2000, 119)
-        pair_floor(args.s or s, args.d or d)
+        burner = None
+        if args.contend:  # a second process spinning on one core for the whole run
+            burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+            print(f"contention: process {burner.pid} keeps one core busy")
+        try:
+            pair_floor(args.s or s, args.d or d, rounds=args.old)
+        finally:
+            if burner is not None:
+                burner.kill()
+                burner.wait()
         return
     sizes = QUICK_SIZES if args.quick else SIZES
     rng = np.random.default_rng(20160101)

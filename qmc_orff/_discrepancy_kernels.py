@@ -17,31 +17,45 @@ are taken from their Taylor polynomials there instead (exact to rounding for
 The kernels take plain C-contiguous float64 arrays and check nothing: the
 public wrappers in :mod:`qmc_orff.discrepancy` validate first.
 
-Parallel schedule of the pair sums (race-free and deterministic): rows are
-cut into at most ``MAX_BLOCKS`` blocks and every unordered block pair
+Parallel schedule of the pair sums (race-free, deterministic, no barrier between tasks):
+rows are cut into at most ``MAX_BLOCKS`` blocks and every unordered block pair
 ``(I, J)`` is one task, which visits each unordered point pair once and adds
 the pair's contribution to both rows (``+`` to row l, ``-`` to row m for the
-gradient, since ``d sinc_b / d u = -d sinc_b / d v``).  The tasks are grouped
-in rounds by the circle method of round-robin tournaments: within a round no
-block occurs twice, so the round's tasks write disjoint rows and run as one
-``prange``.  Every row receives its contributions in an order fixed by the
-schedule, which depends on ``s`` only -- not on the number of threads nor on
-which thread runs which task -- so results are bit-identical across runs and
-thread counts (and between the value-only and value-and-gradient paths).
+gradient, since ``d sinc_b / d u = -d sinc_b / d v``).  The tasks, listed row
+by row (``(0, 0), (0, 1), ..., (1, 1), ...``), are cut into ``V`` contiguous
+groups of about equal work; ``V`` (at most ``MAX_GROUPS``) depends on ``(s, d)``
+only, never on the number of threads.  Each group adds its tasks, in order, into
+accumulators of its own (group 0 into the outputs, the others into zeroed
+partial sums), so groups need no synchronisation: one parallel region runs
+one worker per thread, and each worker claims the next unclaimed group (an
+atomic counter: numba's OpenMP and workqueue layers hand out a ``prange`` in
+fixed per-thread chunks whatever the chunk size) until none is left -- a
+preempted thread holds back at most the group it is running, where the
+former round-robin rounds (a barrier each) stalled every round.  A second
+parallel loop then adds the partial sums to the outputs, entry by entry, in
+the fixed order ``v = 1, 2, ..., V - 1``.  Which thread runs which group
+changes nothing: every accumulator receives the same additions in the same
+order, so results are bit-identical across runs, thread counts and the
+serial and parallel builds (and between the value-only and
+value-and-gradient paths).  Small problems (``< SERIAL_WORK``
+pair-dimensions) form one group and run on the calling thread; listed row by
+row, the tasks then give every accumulator its terms in the order of a single
+block (partners ascending), whatever the block size.  The extra partial sums
+are capped at ``PARTIALS_BYTES`` (but ``V >= 2`` above ``SERIAL_WORK``).
 Inside a task a row ``l`` meets the rows ``m`` of a tile at once, every step
 vectorised over ``m`` (transposed tables; :func:`_task_grad`), for every ``d``; a row
 receives its terms in an order fixed by the pairs alone, so the bits are those of
 the former pair-by-pair loops (tests/_pair_reference.py).
-Small problems (``< SERIAL_WORK`` pair-dimensions) run the same schedule on
-the calling thread; rounds are kept long (``ROUND_WORK``) because on a loaded
-machine every barrier can cost a scheduler time slice.
 ``fastmath`` is off: the discrepancy subtracts nearly equal terms.
 """
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
+from numba.extending import intrinsic
 
 from ._jit import renamed
 
@@ -50,19 +64,23 @@ __all__ = ["TAU", "pair_value_grad", "pair_values", "pair_matrix", "sinc_taylor"
 #: below this |z| the Taylor polynomials replace the angle-addition form
 TAU = 0.5
 #: schedule of the pair loops: at most MAX_BLOCKS row blocks of at least
-#: MIN_BLOCK_ROWS rows, and few enough blocks that a parallel round holds at
-#: least ROUND_WORK pair-dimensions (a few ms); inside a block pair, tiles of TILE rows
+#: MIN_BLOCK_ROWS rows, and few enough blocks that a task (block pair) holds about
+#: TASK_WORK pair-dimensions or more
 MAX_BLOCKS = 32
 MIN_BLOCK_ROWS = 16
-ROUND_WORK = 1_000_000
+TASK_WORK = 50_000
+#: at most MAX_GROUPS task groups (each a partial sum of its own), and at least two
+#: tasks per group; the partial sums of groups 1.. take at most PARTIALS_BYTES
+#: (but there are at least two groups above SERIAL_WORK)
+MAX_GROUPS = 16
+PARTIALS_BYTES = 64 << 20
 #: inside a block pair, a row l of a tile of TILE_L rows meets the TILE_M rows m of a
 #: tile of the other block at once (each step vectorised over m); the scratch is
 #: 3 d TILE_M doubles.  The results do not depend on either size.
 TILE_L = 32
 TILE_M = 64
 #: below this many unordered pair-dimensions (several ms of work) the kernels run
-#: on the calling thread.  Each parallel round ends at a barrier; on a loaded
-#: machine a barrier can cost a scheduler time slice, so rounds must be long.
+#: on the calling thread (one task group).
 SERIAL_WORK = 2_000_000
 
 # sinc(z) = sum_k (-1)^k z^(2k) / (2k+1)!, k = 0..8 (truncation < 1e-19 at |z| = 0.5)
@@ -246,29 +264,77 @@ def _task_values(W, b, S, Co, xi, r, I, J, block, WT, ST, CT):
     _task_body(W, b, S, Co, xi, vec, r, I, J, block, WT, ST, CT, vec, vec, vec, vec, False)
 
 
+@intrinsic
+def _claim(typingctx, counter):
+    """``counter[0] += 1`` atomically (sequentially consistent); returns the old value.
+
+    The workers of a parallel region take task groups in turn with it: numba's
+    threading layers (OpenMP, workqueue) split a ``prange`` into fixed per-thread
+    chunks, whatever ``numba.set_parallel_chunksize`` says, so a preempted thread
+    would hold back its whole chunk.
+    """
+    if not (isinstance(counter, types.Array) and counter.dtype == types.int64):
+        return None
+    sig = types.int64(counter)
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        one = context.get_constant(types.int64, 1)
+        return builder.atomic_rmw("add", ary.data, one, "seq_cst")
+
+    return sig, codegen
+
+
 # The driver, built parallel and serial and for each path (renamed, with WITH_GRAD a
 # compile-time constant: a cache file each, and a call compiles only the task kernel it
-# runs), chosen in Python.  The serial build runs the same rounds in the same order
-# (``prange`` is ``range`` there): bit-identical.
+# runs), chosen in Python.  ``workers`` workers (one per thread; 1 in the serial build,
+# where ``prange`` is ``range``) claim the task groups ``pairs[offsets[v]:offsets[v + 1]]``
+# in turn; group 0 adds into the outputs, group v > 0 into the partial sums ``R[v - 1]``,
+# ``G[v - 1]``, which are then added to the outputs in the order v = 1, 2, ...: the same
+# bits for any number of workers, in either build.
 WITH_GRAD = True
 
 
-def _driver_body(W, b, S, Co, xi, block, pairs, offsets):  # pragma: no cover
+def _driver_body(W, b, S, Co, xi, block, pairs, offsets, workers):  # pragma: no cover
     s, d = W.shape
+    groups = offsets.shape[0] - 1
     r = xi.copy()
     WT = np.ascontiguousarray(W.T)
     ST = np.ascontiguousarray(S.T)
     CT = np.ascontiguousarray(Co.T)
-    gradT = np.zeros((d, s if WITH_GRAD else 0))
-    for rnd in range(offsets.shape[0] - 1):
-        lo = offsets[rnd]
-        for t in prange(offsets[rnd + 1] - lo):
-            if WITH_GRAD:
-                _task_grad(W, b, S, Co, xi, gradT, r, pairs[lo + t, 0], pairs[lo + t, 1], block,
-                           WT, ST, CT)
-            else:
-                _task_values(W, b, S, Co, xi, r, pairs[lo + t, 0], pairs[lo + t, 1], block, WT,
-                             ST, CT)
+    gs = s if WITH_GRAD else 0
+    gradT = np.zeros((d, gs))
+    R = np.zeros((groups - 1, s))
+    G = np.zeros((groups - 1, d, gs))
+    counter = np.zeros(1, dtype=np.int64)
+    for _w in prange(workers):  # one worker per iteration
+        while True:
+            v = _claim(counter)
+            if v >= groups:
+                break
+            rv = r if v == 0 else R[v - 1]
+            gv = gradT if v == 0 else G[v - 1]
+            for t in range(offsets[v], offsets[v + 1]):
+                if WITH_GRAD:
+                    _task_grad(W, b, S, Co, xi, gv, rv, pairs[t, 0], pairs[t, 1], block,
+                               WT, ST, CT)
+                else:
+                    _task_values(W, b, S, Co, xi, rv, pairs[t, 0], pairs[t, 1], block, WT,
+                                 ST, CT)
+    # the partial sums, added in the order v = 1, 2, ... (parallel over entries)
+    for k in prange(s):
+        acc = r[k]
+        for v in range(groups - 1):
+            acc += R[v, k]
+        r[k] = acc
+    n = gradT.size
+    gflat = gradT.reshape(n)
+    parts = G.reshape((groups - 1, n))
+    for k in prange(n):
+        acc = gflat[k]
+        for v in range(groups - 1):
+            acc += parts[v, k]
+        gflat[k] = acc
     return r, np.ascontiguousarray(gradT.T)
 
 
@@ -285,13 +351,15 @@ _DRIVERS = {(True, True): _run_grad, (True, False): _run_grad_serial,
 
 
 def _run_schedule(W, b, S, Co, xi, block, pairs, offsets, with_grad):
-    """The parallel driver (rounds of independent block pairs): ``(r, grad)``."""
-    return _DRIVERS[with_grad, True](W, b, S, Co, xi, block, pairs, offsets)
+    """The parallel driver: ``(r, grad)``; one worker per thread (at most one per task
+    group) claims groups in turn; bit-identical to :func:`_run_schedule_serial`."""
+    workers = max(1, min(numba.get_num_threads(), offsets.shape[0] - 1))
+    return _DRIVERS[with_grad, True](W, b, S, Co, xi, block, pairs, offsets, workers)
 
 
 def _run_schedule_serial(W, b, S, Co, xi, block, pairs, offsets, with_grad):
-    """The serial driver (the same schedule, bit-identical): ``(r, grad)``."""
-    return _DRIVERS[with_grad, False](W, b, S, Co, xi, block, pairs, offsets)
+    """The serial driver (the same groups and reduction, bit-identical): ``(r, grad)``."""
+    return _DRIVERS[with_grad, False](W, b, S, Co, xi, block, pairs, offsets, 1)
 
 
 def _serial(s, d):
@@ -299,31 +367,40 @@ def _serial(s, d):
 
 
 def schedule(s, d=1):
-    """Block size and the round-robin schedule of block pairs for ``s`` rows in dimension ``d``.
+    """Block size and the task groups of the pair sums for ``s`` rows in dimension ``d``.
 
-    Returns ``(block, pairs, offsets)``: round ``k`` is ``pairs[offsets[k]:offsets[k+1]]``,
-    an (n, 2) int64 list of block pairs ``(I, J)``, ``I <= J``, no block twice in a round.
-    Round 0 holds the diagonal pairs ``(I, I)``; the others follow the circle method
-    (every unordered pair of distinct blocks exactly once).  Depends on ``(s, d)`` only,
-    never on the number of threads.
+    Returns ``(block, pairs, offsets)``: group ``v`` is ``pairs[offsets[v]:offsets[v+1]]``,
+    an (n, 2) int64 list of block pairs ``(I, J)``, ``I <= J``.  The pairs are listed row
+    by row (``(0, 0), (0, 1), ..., (0, nb - 1), (1, 1), ...``: every unordered pair of
+    blocks once) and cut into ``V`` contiguous groups of about equal work (point pairs):
+    ``V = 1`` below ``SERIAL_WORK`` pair-dimensions, else the largest of at most
+    ``MAX_GROUPS`` groups, at least two tasks per group and ``(V - 1) (s (d + 1))``
+    float64 partial sums within ``PARTIALS_BYTES`` -- but at least two groups.  Depends
+    on ``(s, d)`` only, never on the number of threads.
     """
     work = s * (s - 1) // 2 * d
-    nb = max(1, min(MAX_BLOCKS, s // MIN_BLOCK_ROWS, work // ROUND_WORK))
+    nb = max(1, min(MAX_BLOCKS, s // MIN_BLOCK_ROWS, math.isqrt(2 * work // TASK_WORK)))
     block = -(-s // nb)
     nb = -(-s // block)
-    rounds = [[(i, i) for i in range(nb)]]
-    n = nb + (nb & 1)  # circle method on an even count; block n - 1 = nb is a dummy if nb is odd
-    for k in range(n - 1):
-        rnd = []
-        for i in range(n // 2):
-            u = (k + i) % (n - 1)
-            v = n - 1 if i == 0 else (k - i) % (n - 1)
-            if u < nb and v < nb:
-                rnd.append((min(u, v), max(u, v)))
-        rounds.append(rnd)
-    offsets = np.zeros(len(rounds) + 1, dtype=np.int64)
-    offsets[1:] = np.cumsum([len(rnd) for rnd in rounds])
-    pairs = np.array([pq for rnd in rounds for pq in rnd], dtype=np.int64).reshape(-1, 2)
+    sizes = [min(block, s - i * block) for i in range(nb)]
+    pairs = np.array([(i, j) for i in range(nb) for j in range(i, nb)],
+                     dtype=np.int64).reshape(-1, 2)
+    cost = np.array([sizes[i] * (sizes[i] - 1) // 2 if i == j else sizes[i] * sizes[j]
+                     for i, j in pairs.tolist()], dtype=np.int64)
+    if work < SERIAL_WORK:
+        groups = 1
+    else:
+        fit = 1 + PARTIALS_BYTES // (8 * s * (d + 1))
+        groups = max(min(2, len(pairs)), min(MAX_GROUPS, len(pairs) // 2, fit))
+    # cut where the running work first reaches v / groups of the total (v = 1 .. groups - 1),
+    # never leaving a group empty
+    ends = np.cumsum(cost)
+    offsets = np.empty(groups + 1, dtype=np.int64)
+    offsets[0] = 0
+    offsets[groups] = len(pairs)
+    for v in range(1, groups):
+        cut = int(np.searchsorted(ends, ends[-1] * v / groups)) + 1
+        offsets[v] = min(max(cut, offsets[v - 1] + 1), len(pairs) - (groups - v))
     return block, pairs, offsets
 
 

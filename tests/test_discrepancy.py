@@ -6,6 +6,8 @@ and the mean squared integration error of Theorem 12 by tensor Gauss-Legendre
 quadrature over the box.
 """
 import math
+import sys
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -14,6 +16,8 @@ import pytest
 from qmc_orff import _discrepancy_kernels as kernels
 from qmc_orff.densities import CauchyDensity, CharacteristicDensity, GaussianDensity
 from qmc_orff.discrepancy import BoxDiscrepancy, box_from_data
+
+sys.path.insert(0, str(Path(__file__).parent))
 
 PHI = {
     "gaussian": lambda t: np.exp(-0.5 * t * t),
@@ -189,14 +193,35 @@ def test_taylor_branch_matches_direct_form():
 
 
 def test_schedule_visits_every_pair_once():
-    for s, d in ((1, 1), (15, 3), (16, 1), (33, 2), (100, 1000), (2000, 119), (20000, 8)):
+    for s, d in ((1, 1), (15, 3), (16, 1), (33, 2), (100, 1000), (1100, 4), (2000, 119),
+                 (20000, 8), (200_000, 100)):
         block, pairs, offsets = kernels.schedule(s, d)
         nb = -(-s // block)
+        assert block >= min(s, kernels.MIN_BLOCK_ROWS) and nb <= kernels.MAX_BLOCKS
         assert len({tuple(p) for p in pairs.tolist()}) == len(pairs) == nb * (nb + 1) // 2
         assert np.all(pairs[:, 0] <= pairs[:, 1])
-        for k in range(1, len(offsets) - 1):  # no block twice within a parallel round
-            rnd = pairs[offsets[k]:offsets[k + 1]].ravel()
-            assert len(set(rnd.tolist())) == rnd.size
+        # groups: contiguous, non-empty, covering the list; one below SERIAL_WORK
+        groups = len(offsets) - 1
+        assert offsets[0] == 0 and offsets[-1] == len(pairs) and np.all(np.diff(offsets) >= 1)
+        work = s * (s - 1) // 2 * d
+        if work < kernels.SERIAL_WORK:
+            assert groups == 1
+        else:
+            assert 2 <= groups <= kernels.MAX_GROUPS
+            assert (groups - 1) * 8 * s * (d + 1) <= max(kernels.PARTIALS_BYTES, 8 * s * (d + 1))
+            # about equal work: no group above the mean by more than the largest task
+            size = np.minimum(block, s - block * np.arange(nb))
+            I, J = pairs[:, 0], pairs[:, 1]
+            cost = np.where(I == J, size[I] * (size[I] - 1) // 2, size[I] * size[J])
+            per_group = np.add.reduceat(cost, offsets[:-1])
+            assert per_group.max() <= cost.sum() / groups + cost.max()
+        # a function of (s, d) alone
+        again = kernels.schedule(s, d)
+        assert again[0] == block
+        np.testing.assert_array_equal(again[1], pairs)
+        np.testing.assert_array_equal(again[2], offsets)
+    assert len(kernels.schedule(2000, 119)[2]) - 1 == kernels.MAX_GROUPS
+    assert len(kernels.schedule(200_000, 100)[2]) - 1 == 2  # the memory cap
 
 
 def test_parallel_equals_serial_bitwise():
@@ -224,28 +249,152 @@ def test_parallel_equals_serial_bitwise():
 
 
 def test_parallel_schedule_kernel_equals_serial_bitwise():
-    # the parallel kernel itself on a many-round schedule (16 blocks) vs the serial one
+    # the parallel kernel itself on the most groups (16 blocks, MAX_GROUPS groups) vs the
+    # serial one, on one and two threads
     rng = np.random.default_rng(4)
     s, d = 256, 3
     W = rng.standard_normal((s, d))
     b = np.full(d, 1.3)
     S, Co = np.sin(b * W), np.cos(b * W)
     xi = rng.uniform(0, 1, s) / s
-    block, pairs, offsets = kernels.schedule(s, 10**6)
-    assert len(offsets) - 1 == 16
+    block, pairs, offsets = kernels.schedule(s, 1000)
+    assert len(offsets) - 1 == kernels.MAX_GROUPS and block == 16
     old = numba.get_num_threads()
     try:
-        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
-        for with_grad in (True, False):
-            r1, g1 = kernels._run_schedule(W, b, S, Co, xi, block, pairs, offsets, with_grad)
-            r2, g2 = kernels._run_schedule_serial(W, b, S, Co, xi, block, pairs, offsets,
-                                                  with_grad)
-            np.testing.assert_array_equal(r1, r2)
-            np.testing.assert_array_equal(g1, g2)
+        for nt in (min(2, numba.config.NUMBA_NUM_THREADS), 1):
+            numba.set_num_threads(nt)
+            for with_grad in (True, False):
+                r1, g1 = kernels._run_schedule(W, b, S, Co, xi, block, pairs, offsets, with_grad)
+                r2, g2 = kernels._run_schedule_serial(W, b, S, Co, xi, block, pairs, offsets,
+                                                      with_grad)
+                np.testing.assert_array_equal(r1, r2)
+                np.testing.assert_array_equal(g1, g2)
         H1 = kernels._pair_matrix_parallel(W, b, S, Co)
         np.testing.assert_array_equal(H1, kernels._pair_matrix_serial(W, b, S, Co))
     finally:
         numba.set_num_threads(old)
+
+
+_THREADS_SCRIPT = """
+import hashlib, sys
+import numba, numpy as np
+from qmc_orff import _discrepancy_kernels as K
+rng = np.random.default_rng(7)
+out = []
+for s, d in ((203, 5), (150, 40)):
+    W = rng.standard_normal((s, d)) * 0.3
+    b = np.linspace(0.4, 1.6, d)
+    S, Co = np.sin(b * W), np.cos(b * W)
+    xi = rng.uniform(0.5, 1.5, s) / s
+    sched = K.schedule(s, 1000)
+    for nt in (1, 2, 3, 4):
+        numba.set_num_threads(nt)
+        h = hashlib.sha256()
+        for with_grad in (True, False):
+            r, g = K._run_schedule(W, b, S, Co, xi, *sched, with_grad)
+            h.update(r.tobytes() + g.tobytes())
+            r, g = K._run_schedule_serial(W, b, S, Co, xi, *sched, with_grad)
+            h.update(r.tobytes() + g.tobytes())
+        out.append(h.hexdigest())
+print(" ".join(out))
+"""
+
+
+def test_pair_sums_bit_identical_for_1_to_4_threads():
+    # a fresh process with a pool of 4 threads (more than the cores of a small machine:
+    # preempted workers, groups claimed in varying order), 1, 2, 3 and 4 of them in use
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, NUMBA_NUM_THREADS="4")
+    proc = subprocess.run([sys.executable, "-c", _THREADS_SCRIPT], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    digests = proc.stdout.split()
+    assert len(digests) == 8
+    assert len(set(digests[:4])) == 1 and len(set(digests[4:])) == 1, digests
+
+
+@pytest.mark.parametrize("s, d", [(5, 3), (203, 1), (203, 7), (150, 31), (150, 32), (97, 45),
+                                  (2001, 1)])
+def test_grouped_sums_match_round_robin_schedule(s, d):
+    # the task groups only regroup the sums of the former round-robin schedule
+    # (tests/_roundrobin_reference.py): equal to rounding; s < MIN_BLOCK_ROWS, s not a
+    # multiple of the block size, d = 1, odd d, d on both sides of 32 (the former switch
+    # of loop order), and a public call above SERIAL_WORK
+    import _roundrobin_reference as RR
+
+    rng = np.random.default_rng(s + 1000 * d)
+    W = rng.standard_normal((s, d)) * (2.0 / np.sqrt(d))  # products far from 0
+    W[1] = W[0]
+    b = rng.uniform(0.5, 2.0, d)
+    S, Co = np.sin(b * W), np.cos(b * W)
+    xi = rng.uniform(0.5, 1.5, s) / s
+    r0, g0 = RR.pair_value_grad_rounds(W, b, S, Co, xi)
+    if s * (s - 1) // 2 * d >= kernels.SERIAL_WORK:
+        block, pairs, offsets = kernels.schedule(s, d)
+        r, g = kernels.pair_value_grad(W, b, S, Co, xi)
+        np.testing.assert_array_equal(kernels.pair_values(W, b, S, Co, xi), r)
+    else:
+        block, pairs, offsets = kernels.schedule(s, 1000)  # more groups than the public call
+        r, g = kernels._run_schedule(W, b, S, Co, xi, block, pairs, offsets, True)
+        rv, _ = kernels._run_schedule(W, b, S, Co, xi, block, pairs, offsets, False)
+        np.testing.assert_array_equal(rv, r)
+    assert (len(offsets) - 1 > 1) == (s >= 2 * kernels.MIN_BLOCK_ROWS)
+    np.testing.assert_allclose(r, r0, rtol=1e-13, atol=1e-13 * np.max(np.abs(r0)))
+    np.testing.assert_allclose(g, g0, rtol=1e-13, atol=1e-13 * np.max(np.abs(g0)))
+    # and the plain numpy reference (pair term only, normalised units), value and gradient
+    if s * s * d <= 5_000_000:
+        f, df = _ref_sinc_factors(W[:, None, :] - W[None, :, :], b)
+        f, df = f / b, df / b  # sinc(b x) and its x-derivative
+        np.testing.assert_allclose(r, np.prod(f, axis=2) @ xi, rtol=1e-12, atol=1e-15)
+        g_ref = np.empty((s, d))
+        for j in range(d):
+            T = df[:, :, j] * np.prod(np.delete(f, j, axis=2), axis=2)
+            np.fill_diagonal(T, 0.0)
+            g_ref[:, j] = 2 * xi * (T @ xi)
+        np.testing.assert_allclose(g, g_ref, rtol=1e-12, atol=1e-12 * np.max(np.abs(g_ref)))
+
+
+def test_small_problems_keep_the_round_robin_bits():
+    # below SERIAL_WORK there is one group, listed row by row: every accumulator receives
+    # its terms in the order of the former single-block schedule, hence the same bits
+    import _roundrobin_reference as RR
+
+    rng = np.random.default_rng(12)
+    for s, d in ((60, 3), (300, 20), (150, 40)):
+        assert s * (s - 1) // 2 * d < kernels.SERIAL_WORK
+        W = rng.standard_normal((s, d)) * 0.5
+        b = rng.uniform(0.5, 2.0, d)
+        S, Co = np.sin(b * W), np.cos(b * W)
+        xi = rng.uniform(0.5, 1.5, s) / s
+        r0, g0 = RR.pair_value_grad_rounds(W, b, S, Co, xi)
+        r, g = kernels.pair_value_grad(W, b, S, Co, xi)
+        np.testing.assert_array_equal(r, r0)
+        np.testing.assert_array_equal(g, g0)
+
+
+def _grouped_reference(W, b, S, Co, xi, block, pairs, offsets, with_grad):
+    """The task groups of ``offsets`` by the pair-by-pair task kernel: group 0 into
+    ``xi.copy()``, the others into zeros, then added one at a time in the order v = 1, 2, ...
+    (numpy's elementwise sums round as the kernels' do)."""
+    import _pair_reference as ref
+
+    s, d = W.shape
+    r = xi.copy()
+    grad = np.zeros((s, d)) if with_grad else np.zeros((0, d))
+    parts = []
+    for v in range(len(offsets) - 1):
+        rv, gv = (r, grad) if v == 0 else (np.zeros(s), np.zeros_like(grad))
+        for t in range(offsets[v], offsets[v + 1]):
+            ref._task(W, b, S, Co, xi, gv, rv, pairs[t, 0], pairs[t, 1], block, with_grad)
+        if v:
+            parts.append((rv, gv))
+    for rv, gv in parts:
+        r = r + rv
+        grad = grad + gv
+    return r, grad
 
 
 @pytest.mark.parametrize("s, d", [(2, 1), (70, 2), (150, 5), (97, 31), (40, 32), (75, 33),
@@ -279,11 +428,11 @@ def test_pair_kernel_bit_identical_to_the_pair_by_pair_loops(s, d):
             ref._task(W, b, S, Co, xi, g2, r2, I, J, block, with_grad)
             np.testing.assert_array_equal(r1, r2)
             np.testing.assert_array_equal(g1.T, g2)
-    for block, pairs, offsets in (kernels.schedule(s, d), kernels.schedule(s, 10**6)):
+    for block, pairs, offsets in (kernels.schedule(s, d), kernels.schedule(s, 1000)):
         for with_grad in (True, False):
             r1, g1 = kernels._run_schedule_serial(W, b, S, Co, xi, block, pairs, offsets,
                                                   with_grad)
-            r2, g2 = ref.run_pairwise(W, b, S, Co, xi, block, pairs, offsets, with_grad)
+            r2, g2 = _grouped_reference(W, b, S, Co, xi, block, pairs, offsets, with_grad)
             np.testing.assert_array_equal(r1, r2)
             np.testing.assert_array_equal(g1, g2)
     np.testing.assert_array_equal(kernels.pair_matrix(W, b, S, Co), ref.pair_matrix(W, b, S, Co))
