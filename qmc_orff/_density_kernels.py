@@ -80,7 +80,7 @@ def gauss_nodes(a):
     return t, wphi
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def gauss_near_row(x, a, t, wphi, g, dg):
     """:func:`gauss_near` (with the derivative) for one ``x[j]`` per coordinate, from the
     tables of :func:`gauss_nodes`; the same bits.  Returns False, leaving ``g`` and ``dg``

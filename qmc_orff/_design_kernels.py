@@ -306,15 +306,16 @@ def dcsrch_iterate(st, stp, f, g):
 # vectorises (the Taylor polynomials are selected where |y| < _TAB_TAYLOR).
 # ``work`` is a (2 d + 2, s) scratch array (factors, derivatives, prefix products, suffix).
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def _tab_factors_t(w, tab, t, b, work, with_grad):
     """Factors ``work[j, l]`` and derivatives ``work[d + j, l]`` of the pairs ``(w, W_l)``.
 
     The angle-addition form, or the Taylor polynomials where ``|y| < _TAB_TAYLOR``,
     chosen per element by a select: both are computed, so the loop over ``l`` has no
     branch and vectorises (a branch mispredicts on about one element in seven).  The same
-    operations per element as the row kernels, hence the same bits.  Inlined, so that a
-    constant ``with_grad`` leaves one loop body.
+    operations per element as the row kernels, hence the same bits.  (Not numba-inlined:
+    that made numba 0.58 compile for half a minute; LLVM inlines the call and folds a
+    constant ``with_grad``.)
     """
     d = w.shape[0]
     for j in range(d):

@@ -124,7 +124,7 @@ def sinc_taylor(z):
     return _sinc_poly(z2), z * _dsinc_poly(z2)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def _tile_factors(W, b, S, Co, l, WT, ST, CT, mu, n, F, D, PRE, vec, with_grad):
     """Factors of the pairs ``(l, mu + k)``, ``k < n``, vectorised over ``k``.
 
@@ -133,10 +133,12 @@ def _tile_factors(W, b, S, Co, l, WT, ST, CT, mu, n, F, D, PRE, vec, with_grad):
     by a select (both are computed: a branch would mispredict on about one element in
     seven, and the loop would not vectorise).  On return ``vec[0, k]`` and ``vec[1, k]``
     are the products over the halves ``[0, h)`` and ``[h, d)``, ``h = d // 2``, each a chain
-    in ascending ``j``.  With ``with_grad`` (a constant after inlining) also
-    ``F[j, k] = sinc(z)``, ``D[j, k] = b_j sinc'(z)`` and ``PRE[j, k]``, the product of the
-    factors before ``j`` in ``j``'s half.  The row ``m`` is indexed as an unsigned integer:
-    with a signed one numba wraps negative indices, and the loads become gathers.
+    in ascending ``j``.  With ``with_grad`` also ``F[j, k] = sinc(z)``,
+    ``D[j, k] = b_j sinc'(z)`` and ``PRE[j, k]``, the product of the factors before ``j`` in
+    ``j``'s half.  The row ``m`` is indexed as an unsigned integer: with a signed one numba
+    wraps negative indices, and the loads become gathers.  The callers pass ``with_grad``
+    as a constant: LLVM inlines this function and folds it.  (numba's own inlining,
+    ``inline="always"``, gives the same code but made numba 0.58 compile for 30 s.)
     """
     d = W.shape[1]
     h = d >> 1
@@ -169,7 +171,7 @@ def _tile_factors(W, b, S, Co, l, WT, ST, CT, mu, n, F, D, PRE, vec, with_grad):
             vec[c, k] *= f
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def _tile_grad(xi, gradT, l, mu, n, F, D, PRE, vec):
     """Add the gradient terms of the pairs ``(l, mu + k)`` to ``gradT`` (d, s).
 
@@ -209,7 +211,7 @@ def _tile_grad(xi, gradT, l, mu, n, F, D, PRE, vec):
         gradT[j, l] = acc
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def _task_body(W, b, S, Co, xi, gradT, r, I, J, block, WT, ST, CT, F, D, PRE, vec, with_grad):
     s = W.shape[0]
     l0 = I * block
