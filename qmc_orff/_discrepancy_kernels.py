@@ -179,7 +179,8 @@ def _tile_grad(xi, gradT, l, mu, n, F, D, PRE, vec):
     the prefix ``PRE``, the suffix (a running product, descending ``j`` within each half)
     and the other half's product: ``(c pb suf_j) (D_j pre_j)`` in the first half,
     ``(c pa pre_j) (D_j suf_j)`` in the second.  Row ``m`` gets ``-t`` (``d/du = -d/dv``),
-    row ``l`` the sum of ``t`` over ``k`` ascending.
+    row ``l`` the sum of ``t`` over ``k`` ascending.  (A function of its own: compiled
+    into the task body its loops ran about 10% slower.)
     """
     d = D.shape[0]
     h = d >> 1
@@ -211,9 +212,26 @@ def _tile_grad(xi, gradT, l, mu, n, F, D, PRE, vec):
         gradT[j, l] = acc
 
 
-@njit(cache=True, error_model="numpy")
-def _task_body(W, b, S, Co, xi, gradT, r, I, J, block, WT, ST, CT, F, D, PRE, vec, with_grad):
-    s = W.shape[0]
+def _task_body(W, b, S, Co, xi, gradT, r, I, J, block, WT, ST, CT):  # pragma: no cover
+    """All unordered pairs (l in block I, m in block J), l < m when I == J.
+
+    Adds ``xi_m K_lm`` to ``r[l]`` and ``xi_l K_lm`` to ``r[m]`` and, in the gradient build
+    (``WITH_GRAD``), the gradient terms to ``gradT`` (d, s), transposed (the value build
+    leaves ``gradT`` alone).  For a row ``l`` of a tile of TILE_L rows the pairs with the
+    rows ``m`` of a tile of TILE_M rows of block J are computed together, each step
+    vectorised over ``m`` on the transposed tables ``WT, ST, CT`` (d, s).  Row ``l``
+    receives its terms in ascending ``m``, row ``m`` in ascending ``l``, and within a
+    diagonal task a row gets all its terms as ``m`` before those as ``l``: an order fixed by
+    the pairs alone, not by the tile sizes (the former pair-by-pair kernel, kept in
+    tests/_pair_reference.py, gives the same bits).
+    """
+    s, d = W.shape
+    h = d >> 1
+    width = TILE_M if WITH_GRAD else 0
+    F = np.empty((d, width))
+    D = np.empty((d, width))
+    PRE = np.empty((d, width))
+    vec = np.empty((4, TILE_M))
     l0 = I * block
     l1 = min(l0 + block, s)
     m0 = J * block
@@ -228,7 +246,7 @@ def _task_body(W, b, S, Co, xi, gradT, r, I, J, block, WT, ST, CT, F, D, PRE, ve
                 if n <= 0:
                     continue
                 mu = np.uint64(ms)
-                _tile_factors(W, b, S, Co, l, WT, ST, CT, mu, n, F, D, PRE, vec, with_grad)
+                _tile_factors(W, b, S, Co, l, WT, ST, CT, mu, n, F, D, PRE, vec, WITH_GRAD)
                 xl = xi[l]
                 rl = r[l]
                 for k in range(n):
@@ -237,33 +255,17 @@ def _task_body(W, b, S, Co, xi, gradT, r, I, J, block, WT, ST, CT, F, D, PRE, ve
                     rl += xi[m] * p
                     r[m] += xl * p
                 r[l] = rl
-                if with_grad:
+                if WITH_GRAD:
                     _tile_grad(xi, gradT, l, mu, n, F, D, PRE, vec)
 
 
-@njit(cache=True, error_model="numpy")
-def _task_grad(W, b, S, Co, xi, gradT, r, I, J, block, WT, ST, CT):
-    """All unordered pairs (l in block I, m in block J), l < m when I == J.
-
-    Adds ``xi_m K_lm`` to ``r[l]`` and ``xi_l K_lm`` to ``r[m]``, and the gradient terms to
-    ``gradT`` (d, s), transposed.  For a row ``l`` of a tile of TILE_L rows the pairs with
-    the rows ``m`` of a tile of TILE_M rows of block J are computed together, each step
-    vectorised over ``m`` on the transposed tables ``WT, ST, CT`` (d, s).  Row ``l``
-    receives its terms in ascending ``m``, row ``m`` in ascending ``l``, and within a
-    diagonal task a row gets all its terms as ``m`` before those as ``l``: an order fixed by
-    the pairs alone, not by the tile sizes (the former pair-by-pair kernel, kept in
-    tests/_pair_reference.py, gives the same bits).
-    """
-    d = W.shape[1]
-    _task_body(W, b, S, Co, xi, gradT, r, I, J, block, WT, ST, CT, np.empty((d, TILE_M)),
-               np.empty((d, TILE_M)), np.empty((d, TILE_M)), np.empty((4, TILE_M)), True)
-
-
-@njit(cache=True, error_model="numpy")
-def _task_values(W, b, S, Co, xi, r, I, J, block, WT, ST, CT):
-    """:func:`_task_grad` without the gradient: the same ``r``, bit for bit."""
-    vec = np.empty((4, TILE_M))
-    _task_body(W, b, S, Co, xi, vec, r, I, J, block, WT, ST, CT, vec, vec, vec, vec, False)
+# The task kernel in two builds (renamed, WITH_GRAD a compile-time constant): one body, and
+# each build free of the other's work.  Both take ``gradT``; the value build ignores it.
+WITH_GRAD = True
+_task_grad = njit(cache=True, error_model="numpy")(
+    renamed(_task_body, "_task_grad", WITH_GRAD=True))
+_task_values = njit(cache=True, error_model="numpy")(
+    renamed(_task_body, "_task_values", WITH_GRAD=False))
 
 
 @intrinsic
@@ -294,9 +296,6 @@ def _claim(typingctx, counter):
 # in turn; group 0 adds into the outputs, group v > 0 into the partial sums ``R[v - 1]``,
 # ``G[v - 1]``, which are then added to the outputs in the order v = 1, 2, ...: the same
 # bits for any number of workers, in either build.
-WITH_GRAD = True
-
-
 def _driver_body(W, b, S, Co, xi, block, pairs, offsets, workers):  # pragma: no cover
     s, d = W.shape
     groups = offsets.shape[0] - 1
@@ -321,7 +320,7 @@ def _driver_body(W, b, S, Co, xi, block, pairs, offsets, workers):  # pragma: no
                     _task_grad(W, b, S, Co, xi, gv, rv, pairs[t, 0], pairs[t, 1], block,
                                WT, ST, CT)
                 else:
-                    _task_values(W, b, S, Co, xi, rv, pairs[t, 0], pairs[t, 1], block, WT,
+                    _task_values(W, b, S, Co, xi, gv, rv, pairs[t, 0], pairs[t, 1], block, WT,
                                  ST, CT)
     # the partial sums, added in the order v = 1, 2, ... (parallel over entries)
     for k in prange(s):

@@ -55,8 +55,8 @@ def _run_rounds(W, b, S, Co, xi, block, pairs, offsets, with_grad):
                 _task_grad(W, b, S, Co, xi, gradT, r, pairs[lo + t, 0], pairs[lo + t, 1], block,
                            WT, ST, CT)
             else:
-                _task_values(W, b, S, Co, xi, r, pairs[lo + t, 0], pairs[lo + t, 1], block, WT,
-                             ST, CT)
+                _task_values(W, b, S, Co, xi, gradT, r, pairs[lo + t, 0], pairs[lo + t, 1],
+                             block, WT, ST, CT)
     return r, np.ascontiguousarray(gradT.T) if with_grad else np.zeros((0, d))
 
 

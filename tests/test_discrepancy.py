@@ -423,7 +423,7 @@ def test_pair_kernel_bit_identical_to_the_pair_by_pair_loops(s, d):
             if with_grad:
                 kernels._task_grad(W, b, S, Co, xi, g1, r1, I, J, block, WT, ST, CT)
             else:
-                kernels._task_values(W, b, S, Co, xi, r1, I, J, block, WT, ST, CT)
+                kernels._task_values(W, b, S, Co, xi, g1, r1, I, J, block, WT, ST, CT)
             r2, g2 = xi.copy(), np.zeros((s, d))
             ref._task(W, b, S, Co, xi, g2, r2, I, J, block, with_grad)
             np.testing.assert_array_equal(r1, r2)
