@@ -36,6 +36,24 @@ def _sinc_and_derivative(x, b):
 
 
 @njit(cache=True, fastmath=False)
+def _add_products(f, df, prefix, grad):
+    """Return ``prod_j f_j``; add ``df_j prod_{q != j} f_q`` to ``grad[j]``.
+
+    Prefix products into ``prefix`` (d + 1,), then suffix products: no division by
+    ``f_j``, which can be zero.
+    """
+    d = f.shape[0]
+    prefix[0] = 1.0
+    for j in range(d):
+        prefix[j + 1] = prefix[j] * f[j]
+    suffix = 1.0
+    for j in range(d - 1, -1, -1):
+        grad[j] += df[j] * prefix[j] * suffix
+        suffix *= f[j]
+    return prefix[d]
+
+
+@njit(cache=True, fastmath=False)
 def greedy_pair_sum(w, W, t, b, grad):
     """Return ``S(w) = sum_{l<t} prod_j sinc(b_j (w_j - W_lj))``; write ``dS/dw`` into ``grad``.
 
@@ -57,16 +75,7 @@ def greedy_pair_sum(w, W, t, b, grad):
     for l in range(t):
         for j in range(d):
             f[j], df[j] = _sinc_and_derivative(w[j] - W[l, j], b[j])
-        prefix[0] = 1.0
-        for j in range(d):
-            prefix[j + 1] = prefix[j] * f[j]
-        total += prefix[d]
-        # gradient: df_j * prod_{q != j} f_q, with suffix products (no division by f_j,
-        # which can be zero)
-        suffix = 1.0
-        for j in range(d - 1, -1, -1):
-            grad[j] += df[j] * prefix[j] * suffix
-            suffix *= f[j]
+        total += _add_products(f, df, prefix, grad)
     return total
 
 
@@ -81,8 +90,6 @@ def greedy_pair_sum_value(w, W, t, b):
             p *= _sinc_and_derivative(w[j] - W[l, j], b[j])[0]
         total += p
     return total
-
-
 
 
 @njit(cache=True, fastmath=False)
@@ -117,14 +124,7 @@ def greedy_pair_sum_tab(w, W, S, Co, t, b, grad):
             fj, dfj = _tab_factor(y, sy, cy)
             f[j] = fj
             df[j] = b[j] * dfj
-        prefix[0] = 1.0
-        for j in range(d):
-            prefix[j + 1] = prefix[j] * f[j]
-        total += prefix[d]
-        suffix = 1.0
-        for j in range(d - 1, -1, -1):
-            grad[j] += df[j] * prefix[j] * suffix
-            suffix *= f[j]
+        total += _add_products(f, df, prefix, grad)
     return total
 
 
