@@ -226,7 +226,6 @@ def _task_body(W, b, S, Co, xi, gradT, r, I, J, block, WT, ST, CT):  # pragma: n
     tests/_pair_reference.py, gives the same bits).
     """
     s, d = W.shape
-    h = d >> 1
     width = TILE_M if WITH_GRAD else 0
     F = np.empty((d, width))
     D = np.empty((d, width))
