@@ -70,7 +70,8 @@ def test_installed_versions_are_the_floors():
 
 
 def test_licence_matches_pyproject():
-    assert PYPROJECT["project"]["license"] == {"text": "BSD-3-Clause"}
+    assert PYPROJECT["project"]["license"] == "BSD-3-Clause"  # an SPDX expression (PEP 639)
+    assert PYPROJECT["project"]["license-files"] == ["LICENSE"]
     text = (ROOT / "LICENSE").read_text()
     assert text.startswith("BSD 3-Clause License")
     assert "Redistributions in binary form must reproduce" in text

@@ -49,3 +49,29 @@ def test_wheel_has_py_typed_and_licence(wheel_names):
     assert "qmc_orff/py.typed" in wheel_names
     assert any(name.endswith(".dist-info/LICENSE") or "/licenses/LICENSE" in name
                for name in wheel_names), sorted(n for n in wheel_names if "dist-info" in n)
+
+
+def test_metadata_builds_without_deprecation_warnings(tmp_path):
+    # The TOML-table `project.license` made setuptools print a deprecation banner on every
+    # install; the SPDX string (PEP 639) does not.  Building the metadata shows the backend's own
+    # warnings, which pip hides.
+    code = ("import sys, setuptools.build_meta as b; "
+            "print(b.prepare_metadata_for_build_wheel(sys.argv[1]))")
+    out = subprocess.run([sys.executable, "-W", "always", "-c", code, str(tmp_path)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300, check=True)
+    assert "deprecat" not in (out.stdout + out.stderr).lower(), out.stderr
+    (meta,) = tmp_path.glob("*.dist-info/METADATA")
+    text = meta.read_text()
+    assert "License-Expression: BSD-3-Clause" in text
+    assert "Classifier: Intended Audience :: Science/Research" in text
+    assert "Classifier: Typing :: Typed" in text
+
+
+def test_citation_file_matches_the_package():
+    tomllib = pytest.importorskip("tomllib")  # Python >= 3.11 (CI's)
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    text = (ROOT / "CITATION.cff").read_text()
+    assert text.startswith("cff-version: 1.2.0\n")
+    assert f"\nversion: {version}\n" in text, "CITATION.cff's version differs from pyproject.toml's"
+    assert "\nlicense: BSD-3-Clause\n" in text
+    assert "Quasi-Monte Carlo feature maps for shift-invariant kernels" in text
