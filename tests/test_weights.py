@@ -8,7 +8,7 @@ from scipy.stats import norm, qmc
 
 import qmc_orff
 from qmc_orff import BoxDiscrepancy
-from qmc_orff.weights import JITTER, WeightsResult, optimal_weights, solve_weights_qp
+from qmc_orff.objectives.weights import JITTER, WeightsResult, optimal_weights, solve_weights_qp
 
 # The tests of the paper's unconstrained problem (sum_to_one=False) expect its warning about
 # weights that do not sum to 1; test_unconstrained_warns checks the warning itself.
@@ -159,7 +159,7 @@ def test_kkt_residual_detects_non_optimal():
     W = halton_w(20, 2)
     H, v = ref_H(W, 1.0), ref_v(W, 1.0)
     res = solve_weights_qp(H, v, solver="nnls", sum_to_one=False)
-    from qmc_orff.weights import _kkt
+    from qmc_orff.objectives.weights import _kkt
     assert _kkt(H, v, res.weights) == res.kkt_residual
     assert _kkt(H, v, np.full(20, 1 / 20)) > 1e-3
 

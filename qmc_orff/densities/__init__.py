@@ -1,0 +1,17 @@
+"""Product spectral densities at unit bandwidth and the box discrepancy's 1-D integrals.
+
+:mod:`qmc_orff.densities.product` defines them; the compiled integrals live in
+:mod:`qmc_orff.densities._kernels`.
+"""
+from __future__ import annotations
+
+from .product import (CauchyDensity, CharacteristicDensity, GaussianDensity, ProductDensity,
+                      get_density)
+
+__all__ = [
+    "ProductDensity",
+    "GaussianDensity",
+    "CauchyDensity",
+    "CharacteristicDensity",
+    "get_density",
+]
