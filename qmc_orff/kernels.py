@@ -117,17 +117,17 @@ def check_psd_matrix(A, name="A", *, rtol=1e-10):
 
 
 # --------------------------------------------------------------------------- scalar kernels
-class Kernel:
-    """Base class of the scalar shift-invariant kernels.
+class _PairFunction:
+    """Evaluation shared by the scalar and the operator-valued kernels: the checks, then
+    the subclass's ``_evaluate(X, Z)`` on validated float64 arrays."""
 
-    Subclasses implement ``_gram(X, Z)`` on validated float64 arrays and set
-    ``name`` (the spectral density :func:`qmc_orff.make_frequencies` samples).
-    """
+    _what = "values"
 
-    name = None
+    def _check_d(self, d):
+        """Hook: raise ValueError if inputs of dimension ``d`` are not allowed."""
 
     def __call__(self, X, Z=None):
-        """Gram matrix ``k(x_i, z_j)``.
+        """Kernel values ``k(x_i, z_j)``: the Gram matrix of a scalar kernel.
 
         Parameters
         ----------
@@ -137,12 +137,27 @@ class Kernel:
 
         Returns
         -------
-        ndarray of shape (n, m)
+        ndarray of shape (n, m), or (n, m, p, p) for an operator-valued kernel
         """
         X, Z = _check_pair(X, Z)
+        self._check_d(X.shape[1])
         with np.errstate(all="ignore"):   # over/underflow is checked on the result
-            G = self._gram(X, Z)
-        return check_finite_output(G, f"{self!r}'s Gram matrix", _EXTREME)
+            V = self._evaluate(X, Z)
+        return check_finite_output(V, f"{self!r}'s {self._what}", _EXTREME)
+
+
+class Kernel(_PairFunction):
+    """Base class of the scalar shift-invariant kernels.
+
+    Subclasses implement ``_gram(X, Z)`` on validated float64 arrays and set
+    ``name`` (the spectral density :func:`qmc_orff.make_frequencies` samples).
+    """
+
+    name = None
+    _what = "Gram matrix"
+
+    def _evaluate(self, X, Z):
+        return self._gram(X, Z)
 
     def __repr__(self):
         params = ", ".join(f"{k}={v!r}" for k, v in self._params().items())
@@ -351,7 +366,7 @@ class SkewedChi2(Kernel):
 
 
 # --------------------------------------------------------------------------- operator-valued
-class OperatorKernel:
+class OperatorKernel(_PairFunction):
     """Base class of the matrix-valued shift-invariant kernels ``K(x, z) = K_0(x - z)``.
 
     Subclasses implement ``signature(delta)`` for ``delta`` of shape
@@ -362,31 +377,12 @@ class OperatorKernel:
         """Output dimension ``p`` for inputs in ``R^d``."""
         raise NotImplementedError
 
-    def _check_d(self, d):
-        """Hook: raise ValueError if inputs of dimension ``d`` are not allowed."""
-
     def signature(self, delta):
         """``K_0(delta)``, shape ``(..., p, p)`` for ``delta`` of shape ``(..., d)``."""
         raise NotImplementedError
 
-    def __call__(self, X, Z=None):
-        """Kernel values ``K(x_i, z_j)``.
-
-        Parameters
-        ----------
-        X : array_like of shape (n, d)
-        Z : array_like of shape (m, d), default=None
-            ``None`` means ``Z = X``.
-
-        Returns
-        -------
-        ndarray of shape (n, m, p, p)
-        """
-        X, Z = _check_pair(X, Z)
-        self._check_d(X.shape[1])
-        with np.errstate(all="ignore"):   # over/underflow is checked on the result
-            V = self._values(X, Z)
-        return check_finite_output(V, f"{self!r}'s values", _EXTREME)
+    def _evaluate(self, X, Z):
+        return self._values(X, Z)
 
     def _values(self, X, Z):
         return self.signature(X[:, None, :] - Z[None, :, :])
