@@ -1,6 +1,6 @@
 """Names imported on first use (PEP 562): the subpackages' re-exports and the old module paths.
 
-A package sets ``__getattr__, __dir__ = lazy(__name__, {name: submodule})``: its
+A package sets ``__getattr__, __dir__ = lazy(__name__, {submodule: names})``: its
 public names are imported on first access (``import qmc_orff.objectives`` loads
 no numba kernel).  A shim module at an old path (say ``qmc_orff.design``) sets
 ``__getattr__ = forward(...)``: each name it used to define is looked up, on
@@ -62,10 +62,11 @@ def lazy(package, table):
     ----------
     package : str
         The package's ``__name__``.
-    table : dict of str to str
-        Public name -> submodule (relative to ``package``) defining it.
+    table : dict of str to tuple of str
+        Submodule (relative to ``package``) -> the public names it defines.
     """
     namespace = importlib.import_module(package).__dict__
+    table = {name: module for module, names in table.items() for name in names}
 
     def __getattr__(name):
         if name in table:

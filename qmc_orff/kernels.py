@@ -171,7 +171,22 @@ class Kernel(_PairFunction):
         raise NotImplementedError
 
 
-class Gaussian(Kernel):
+class _BandwidthKernel(Kernel):
+    """A kernel whose only parameter is the bandwidth ``sigma`` (per coordinate allowed):
+    ``k(x, z) = k_1`` of the scaled points, ``_gram_scaled(X / sigma, Z / sigma)``."""
+
+    def __init__(self, sigma=1.0):
+        self.sigma = as_positive(sigma, "sigma")
+
+    def _params(self):
+        return {"sigma": self.sigma.tolist()}
+
+    def _gram(self, X, Z):
+        _check_scale_length(self.sigma, X.shape[1], "sigma")
+        return self._gram_scaled(X / self.sigma, Z / self.sigma)
+
+
+class Gaussian(_BandwidthKernel):
     """Gaussian kernel ``k(x, z) = exp(-sum_j (x_j - z_j)^2 / (2 sigma_j^2))``.
 
     Parameters
@@ -187,15 +202,9 @@ class Gaussian(Kernel):
 
     name = "gaussian"
 
-    def __init__(self, sigma=1.0):
-        self.sigma = as_positive(sigma, "sigma")
-
-    def _params(self):
-        return {"sigma": self.sigma.tolist()}
-
-    def _gram(self, X, Z):
-        _check_scale_length(self.sigma, X.shape[1], "sigma")
-        return np.exp(-0.5 * _sq_dists(X / self.sigma, Z / self.sigma))
+    @staticmethod
+    def _gram_scaled(X, Z):
+        return np.exp(-0.5 * _sq_dists(X, Z))
 
     def k0(self, delta):
         """Signature ``k_0(delta)`` for ``delta`` of shape (..., d)."""
@@ -203,7 +212,7 @@ class Gaussian(Kernel):
         return np.exp(-0.5 * np.sum(delta * delta, axis=-1))
 
 
-class Laplacian(Kernel):
+class Laplacian(_BandwidthKernel):
     """Laplacian (L1) kernel ``k(x, z) = exp(-sum_j |x_j - z_j| / sigma_j)``.
 
     Parameters
@@ -219,15 +228,9 @@ class Laplacian(Kernel):
 
     name = "laplacian"
 
-    def __init__(self, sigma=1.0):
-        self.sigma = as_positive(sigma, "sigma")
-
-    def _params(self):
-        return {"sigma": self.sigma.tolist()}
-
-    def _gram(self, X, Z):
-        _check_scale_length(self.sigma, X.shape[1], "sigma")
-        return np.exp(-_abs_dists(X / self.sigma, Z / self.sigma))
+    @staticmethod
+    def _gram_scaled(X, Z):
+        return np.exp(-_abs_dists(X, Z))
 
     def k0(self, delta):
         delta = np.asarray(delta, dtype=np.float64) / self.sigma

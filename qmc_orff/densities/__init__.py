@@ -5,13 +5,8 @@
 """
 from __future__ import annotations
 
-from .product import (CauchyDensity, CharacteristicDensity, GaussianDensity, ProductDensity,
+from .product import (CauchyDensity, CharacteristicDensity, GaussianDensity,  # noqa: F401
+                      ProductDensity,
                       get_density)
 
-__all__ = [
-    "ProductDensity",
-    "GaussianDensity",
-    "CauchyDensity",
-    "CharacteristicDensity",
-    "get_density",
-]
+from .product import __all__  # noqa: F401 - the same public names

@@ -58,16 +58,13 @@ from __future__ import annotations
 from .._lazy import lazy
 
 _LAZY = {
-    "global_sequence": "global_design",
-    "greedy_sequence": "greedy",
-    "weighted_sequence": "weighted",
-    "lattice_sequence": "lattice",
-    "adaptive_sequence": "adaptive",
-    "adaptive_operator_sequence": "adaptive",
-    "median_heuristic": "adaptive",
-    "initial_points": "start_points",
-    "to_frequencies": "start_points",
+    "global_design": ("global_sequence",),
+    "greedy": ("greedy_sequence",),
+    "weighted": ("weighted_sequence",),
+    "lattice": ("lattice_sequence",),
+    "adaptive": ("adaptive_sequence", "adaptive_operator_sequence", "median_heuristic"),
+    "start_points": ("initial_points", "to_frequencies"),
 }
 
-__all__ = sorted(_LAZY)
+__all__ = sorted(name for names in _LAZY.values() for name in names)
 __getattr__, __dir__ = lazy(__name__, _LAZY)

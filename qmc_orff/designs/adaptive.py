@@ -73,6 +73,19 @@ def _stamp():
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
 
 
+def _data_meta(X, data, sigma, init_name):
+    """The ``meta`` entries of the data, its subsamples and the start."""
+    return {
+        "sigma_rule": sigma if isinstance(sigma, str) else "given",
+        "init": init_name,
+        "n": int(X.shape[0]),
+        "n_train": data.n_train,
+        "n_validation": data.n_validation,
+        "validation_on_training_points": not data.disjoint,
+        "data_sha256": data_sha256(X),
+    }
+
+
 def _outcome(state, orf_val):
     """The ``meta`` entries of the optimisation's outcome (errors, iterations)."""
     return {
@@ -205,14 +218,8 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
         "density": kernel,
         "kernel": kernel,
         "sigma": sig if np.ndim(sig) == 0 else [float(x) for x in sig],
-        "sigma_rule": sigma if isinstance(sigma, str) else "given",
         "nu": float(nu) if kernel == "matern" else None,
-        "init": init_name,
-        "n": int(n),
-        "n_train": data.n_train,
-        "n_validation": data.n_validation,
-        "validation_on_training_points": not data.disjoint,
-        "data_sha256": data_sha256(X),
+        **_data_meta(X, data, sigma, init_name),
         "optimizer": "l-bfgs-b",
         "maxiter": maxiter,
         "patience": patience,
@@ -334,13 +341,7 @@ def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free
         "operator_kernel": kernel,
         "measure": measure,
         "sigma": float(data.sigma),
-        "sigma_rule": sigma if isinstance(sigma, str) else "given",
-        "init": init_name,
-        "n": int(n),
-        "n_train": data.n_train,
-        "n_validation": data.n_validation,
-        "validation_on_training_points": not data.disjoint,
-        "data_sha256": data_sha256(X),
+        **_data_meta(X, data, sigma, init_name),
         **_outcome(state, orf_val),
         "train_error": data.train_error(state["best_U"]),
         "iterations": state["it"],

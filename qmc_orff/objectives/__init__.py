@@ -14,18 +14,12 @@ from __future__ import annotations
 from .._lazy import lazy
 
 _LAZY = {
-    "BoxDiscrepancy": "box",
-    "box_from_data": "box",
-    "DataDiscrepancy": "data",
-    "KERNELS": "data",
-    "OperatorDataDiscrepancy": "operator_data",
-    "OPERATOR_KERNELS": "operator_data",
-    "Objective": "protocol",
-    "UnitBandwidth": "protocol",
-    "optimal_weights": "weights",
-    "solve_weights_qp": "weights",
-    "WeightsResult": "weights",
+    "box": ("BoxDiscrepancy", "box_from_data"),
+    "data": ("DataDiscrepancy", "KERNELS"),
+    "operator_data": ("OperatorDataDiscrepancy", "OPERATOR_KERNELS"),
+    "protocol": ("Objective", "UnitBandwidth"),
+    "weights": ("optimal_weights", "solve_weights_qp", "WeightsResult"),
 }
 
-__all__ = sorted(_LAZY)
+__all__ = sorted(name for names in _LAZY.values() for name in names)
 __getattr__, __dir__ = lazy(__name__, _LAZY)

@@ -83,26 +83,13 @@ TILE_M = 64
 #: on the calling thread (one task group).
 SERIAL_WORK = 2_000_000
 
-# sinc(z) = sum_k (-1)^k z^(2k) / (2k+1)!, k = 0..8 (truncation < 1e-19 at |z| = 0.5)
-_S0 = 1.0
-_S1 = -1.0 / 6.0
-_S2 = 1.0 / 120.0
-_S3 = -1.0 / 5040.0
-_S4 = 1.0 / 362880.0
-_S5 = -1.0 / 39916800.0
-_S6 = 1.0 / 6227020800.0
-_S7 = -1.0 / 1307674368000.0
-_S8 = 1.0 / 355687428096000.0
+# sinc(z) = sum_k (-1)^k z^(2k) / (2k+1)!, k = 0..8 (truncation < 1e-19 at |z| = 0.5):
+# the coefficients as float((-1)^k) / float((2k+1)!) (the literals -1.0 / 6.0, ...)
+_S0, _S1, _S2, _S3, _S4, _S5, _S6, _S7, _S8 = (
+    float((-1) ** k) / float(math.factorial(2 * k + 1)) for k in range(9))
 # sinc'(z) = z * sum_{k>=1} (-1)^k 2k z^(2k-2) / (2k+1)!, k = 1..9
-_D1 = -2.0 / 6.0
-_D2 = 4.0 / 120.0
-_D3 = -6.0 / 5040.0
-_D4 = 8.0 / 362880.0
-_D5 = -10.0 / 39916800.0
-_D6 = 12.0 / 6227020800.0
-_D7 = -14.0 / 1307674368000.0
-_D8 = 16.0 / 355687428096000.0
-_D9 = -18.0 / 121645100408832000.0
+_D1, _D2, _D3, _D4, _D5, _D6, _D7, _D8, _D9 = (
+    float((-1) ** k * 2 * k) / float(math.factorial(2 * k + 1)) for k in range(1, 10))
 
 
 @njit(cache=True, inline="always")

@@ -209,11 +209,7 @@ class DataDiscrepancy:
     def value_and_grad(self, W, weights=None, *, normalize=False):
         """``L`` and its gradients in ``W`` (and in the weights when given).
 
-        Parameters
-        ----------
-        W : array_like of shape (s, d)
-        weights : array_like of shape (s,), default=None
-        normalize : bool, default=False
+        The parameters are those of :meth:`__call__`.
 
         Returns
         -------
