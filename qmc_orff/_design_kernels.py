@@ -1,5 +1,10 @@
-"""Moved to :mod:`qmc_orff.objectives._greedy_kernels` and :mod:`qmc_orff.designs._line_search_kernels` (issue 19); this old path forwards its names."""
+"""Moved to :mod:`qmc_orff.objectives._greedy_kernels` and
+:mod:`qmc_orff.designs._line_search_kernels` (issue 19); this old path forwards their names.
+"""
 from ._lazy import forward
 
-__getattr__ = forward(__name__, {}, (), 'qmc_orff.objectives._greedy_kernels',
-                      ('qmc_orff.objectives._greedy_kernels', 'qmc_orff.designs._line_search_kernels'))
+_RENAMED = {}
+_PUBLIC = ()
+_MODULES = ("qmc_orff.objectives._greedy_kernels", "qmc_orff.designs._line_search_kernels")
+
+__getattr__ = forward(__name__, _RENAMED, _PUBLIC, "qmc_orff.objectives._greedy_kernels", _MODULES)

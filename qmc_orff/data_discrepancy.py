@@ -1,5 +1,10 @@
-"""Moved to :mod:`qmc_orff.objectives.data` and :mod:`qmc_orff.objectives.operator_data` (issue 19); this old path forwards its names."""
+"""Moved to :mod:`qmc_orff.objectives.data` and :mod:`qmc_orff.objectives.operator_data`
+(issue 19); this old path forwards their names.
+"""
 from ._lazy import forward
 
-__getattr__ = forward(__name__, {}, ('DataDiscrepancy', 'OperatorDataDiscrepancy', 'KERNELS', 'OPERATOR_KERNELS'), 'qmc_orff.objectives',
-                      ('qmc_orff.objectives.data', 'qmc_orff.objectives.operator_data'))
+_RENAMED = {}
+_PUBLIC = ("DataDiscrepancy", "OperatorDataDiscrepancy", "KERNELS", "OPERATOR_KERNELS")
+_MODULES = ("qmc_orff.objectives.data", "qmc_orff.objectives.operator_data")
+
+__getattr__ = forward(__name__, _RENAMED, _PUBLIC, "qmc_orff.objectives", _MODULES)

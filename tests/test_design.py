@@ -14,6 +14,7 @@ from qmc_orff import designs as design
 from qmc_orff.designs import greedy as greedy_design
 from qmc_orff.designs._optimizer import UnitProblem, _is_interrupt
 from qmc_orff.designs.start_points import initial_points
+from qmc_orff.objectives import _box_greedy as box_greedy
 from qmc_orff.objectives._box_greedy import BoxGreedyState
 from qmc_orff.objectives._greedy_kernels import (greedy_candidate, greedy_candidate_gauss,
                                                  greedy_pair_sum_t, greedy_pair_sum_t_value,
@@ -486,13 +487,13 @@ def test_ctrl_c_inside_compiled_code_counts_as_an_interrupt(monkeypatch):
             raise _interrupt_in_compiled_code()
         return greedy_candidate_gauss(*args)
 
-    monkeypatch.setattr(design, "greedy_candidate", flaky_pair_sum)
-    monkeypatch.setattr(design, "greedy_candidate_gauss", flaky_fused)
+    monkeypatch.setattr(box_greedy, "greedy_candidate", flaky_pair_sum)
+    monkeypatch.setattr(box_greedy, "greedy_candidate_gauss", flaky_fused)
     seq = design.greedy_sequence(obj, 12, maxiter=5)
     assert seq.meta["stop_reason"] == "interrupted" and 1 <= seq.s < 12
     # other SystemErrors still propagate
     for name in ("greedy_candidate", "greedy_candidate_gauss"):
-        monkeypatch.setattr(design, name, lambda *args: (_ for _ in ()).throw(SystemError("other")))
+        monkeypatch.setattr(box_greedy, name, lambda *args: (_ for _ in ()).throw(SystemError("other")))
     with pytest.raises(SystemError, match="other"):
         design.greedy_sequence(obj, 4, maxiter=5)
     assert _is_interrupt(KeyboardInterrupt()) and not _is_interrupt(ValueError())

@@ -9,7 +9,8 @@ same floating-point operations in the same order, hence bit-identical iterates. 
 leaves out SciPy's per-call bookkeeping (``ScalarFunction`` copies and compares every
 point, memoises value and gradient separately, wraps callbacks), which at d = 8
 costs several times the objective itself.  DCSRCH runs compiled
-(:func:`qmc_orff._design_kernels.dcsrch_iterate`); the vector updates use the same
+(:func:`~qmc_orff.designs._line_search_kernels.dcsrch_iterate`); the vector updates use
+the same
 NumPy calls as SciPy (``np.dot``, ``np.linalg.norm``).  The structure follows
 ``scipy/optimize/_optimize.py::_minimize_cg`` (BSD-3-Clause).
 """

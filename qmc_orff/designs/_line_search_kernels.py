@@ -12,7 +12,7 @@ from numba import njit
 # ---------------------------------------------------------------- line search (MINPACK DCSRCH)
 # The Moré-Thuente line search of MINPACK-2 as SciPy (>= 1.13) writes it in Python
 # (scipy/optimize/_dcsrch.py, BSD-3-Clause): the same operations in the same order on
-# float64 scalars, so that :func:`qmc_orff._cg.minimize_cg` takes the same steps as
+# float64 scalars, so that :func:`qmc_orff.designs._cg.minimize_cg` takes the same steps as
 # ``scipy.optimize.minimize(method="CG")``.  Reverse communication: the state lives in a
 # float64 array of _LS_SIZE entries; each call returns the next step and a task code.
 LS_FG, LS_CONVERGED, LS_WARNING, LS_ERROR = 0, 1, 2, 3

@@ -50,7 +50,7 @@ def _greedy_step(state, U0, t, starts, pool, method, maxiter, tol):
     w, fw = w0, f0
     total_iter = 0
     for x0 in x_starts:
-        if method == "cg":  # SciPy's CG steps without its per-call bookkeeping (qmc_orff._cg)
+        if method == "cg":  # SciPy's CG steps without its per-call bookkeeping (qmc_orff.designs._cg)
             rx, rfun, nit = minimize_cg(fun, x0, gtol=tol, maxiter=maxiter)
         else:
             res = scipy.optimize.minimize(fun, x0, jac=True, method="L-BFGS-B",
@@ -83,7 +83,7 @@ def greedy_sequence(objective: Objective, s: int, *, d: int | None = None,
         Optimiser for each step (the paper: nonlinear CG).  ``"cg"`` takes the
         steps of ``scipy.optimize.minimize(method="CG")`` (Polak-Ribiere+, strong
         Wolfe line search; bit-identical iterates) through a lean driver
-        (:mod:`qmc_orff._cg`): SciPy's per-call bookkeeping would cost more than
+        (:mod:`qmc_orff.designs._cg`): SciPy's per-call bookkeeping would cost more than
         the O(t d) objective.  ``"l-bfgs-b"`` calls SciPy.
     maxiter : int, default=50
         Iteration cap per local optimisation.

@@ -1,4 +1,6 @@
-"""Numba kernels for the greedy design (no input checks: callers validate).
+"""Numba kernels of the box discrepancy's greedy running sums (no input checks: callers validate).
+
+:class:`~qmc_orff.objectives._box_greedy.BoxGreedyState` calls them.
 
 The greedy step (Avron et al. 2016, eq. 15) needs, for a candidate frequency
 ``w`` and the ``t`` points already chosen, the row sum of the *normalised* pair
@@ -189,7 +191,7 @@ def greedy_candidate(w, tab, t, b, work, g, dg, coef, sums, n, scale, out):
 def greedy_candidate_gauss(w, sigma, a, nodes_t, nodes_wphi, tab, t, b, work, coef, sums, n,
                            scale, out):
     """:func:`greedy_candidate` for the Gaussian density, with its ``g, g'`` computed in the
-    same call (quadrature branch, tables of :func:`~qmc_orff._density_kernels.gauss_nodes`).
+    same call (quadrature branch, tables of :func:`~qmc_orff.densities._kernels.gauss_nodes`).
 
     Returns ``(value, True)``, bit-identical to the two-step path, or ``(nan, False)``
     when some ``sigma_j w_j`` is outside the quadrature branch or not finite: the caller

@@ -382,7 +382,7 @@ class BoxDiscrepancy:
         return self._scale(self._setup(self._resolve_d(d)), False)
 
     def unit_bandwidth(self, d):
-        """The design problem at unit bandwidth (:class:`~qmc_orff.objectives.protocol.UnitBandwidth`).
+        """The design problem at unit bandwidth (a :class:`~.protocol.UnitBandwidth`).
 
         With ``u = sigma w`` and ``a = b / sigma`` the normalised discrepancy is
         invariant under the change of bandwidth:
@@ -402,7 +402,7 @@ class BoxDiscrepancy:
         )
 
     def greedy_state(self, s, d):
-        """Running sums for the greedy design (:class:`~qmc_orff.objectives._box_greedy.BoxGreedyState`)."""
+        """Running sums for the greedy design (:class:`~._box_greedy.BoxGreedyState`)."""
         from ._box_greedy import BoxGreedyState
 
         return BoxGreedyState(self, s, d)

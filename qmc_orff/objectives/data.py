@@ -298,7 +298,7 @@ class DataDiscrepancy:
         return self.constant(d)
 
     def unit_bandwidth(self, d):
-        """The design problem at unit bandwidth (:class:`~qmc_orff.objectives.protocol.UnitBandwidth`).
+        """The design problem at unit bandwidth (a :class:`~.protocol.UnitBandwidth`).
 
         The objective rebuilt on ``X / sigma`` at ``sigma = 1`` has the same values:
         ``L_{X, sigma}(W) = L_{X / sigma, 1}(sigma W)``.

@@ -97,7 +97,8 @@ class GreedyState(Protocol):
         """The value with ``w`` added, and its gradient in ``w``."""
 
     def scaled_candidate(self, w: np.ndarray, scale: float, grad: np.ndarray) -> float:
-        """``scale`` times the value with ``w`` added; ``scale`` times its gradient into ``grad``."""
+        """``scale`` times the value with ``w`` added; ``scale`` times its gradient into
+        ``grad``."""
 
     def add(self, w: np.ndarray) -> float:
         """Add ``w``; return the new value."""
