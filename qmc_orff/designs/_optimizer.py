@@ -82,17 +82,23 @@ def _scaled(value, log_scale):
 
 
 class UnitProblem:
-    """The design problem at unit bandwidth, in normalised units.
+    """The design problem of any objective at unit bandwidth, in normalised units.
 
-    With ``u = sigma w`` and ``a = b / sigma``, the normalised discrepancy
-    ``pi^d / prod(b) D^2`` (Theorem 12 of Avron et al.) is invariant under the
-    change of bandwidth: ``normalized D^2_{b, sigma}(W) = normalized D^2_{a, 1}(U)``
-    (every factor of the pair, linear and constant terms depends on ``b_j w_j``
-    and ``a_j`` only).  Every design optimises ``U`` for the normalised
-    unit-bandwidth objective, whose factors all lie in ``[-1, 1]``, so nothing
-    underflows in high dimension; values in the objective's units
-    (``D^2 = prod(b / pi) * normalised``) are formed only for reporting, and may
-    underflow to 0.0 (or overflow) there.
+    Built from the objective's :meth:`~qmc_orff.objectives.protocol.Objective.unit_bandwidth`:
+    for the box discrepancy, with ``u = sigma w`` and ``a = b / sigma``, the
+    normalised discrepancy ``pi^d / prod(b) D^2`` (Theorem 12 of Avron et al.) is
+    invariant under the change of bandwidth,
+    ``normalized D^2_{b, sigma}(W) = normalized D^2_{a, 1}(U)``; for the data
+    discrepancy ``L_{X, sigma}(W) = L_{X / sigma, 1}(sigma W)``.  Every design
+    optimises ``U`` for the normalised unit-bandwidth objective (for the box, every
+    factor lies in ``[-1, 1]``, so nothing underflows in high dimension); values in
+    the objective's units (normalised times ``objective.normalizer()``) are formed
+    only for reporting, and may underflow to 0.0 (or overflow) there.
+
+    Parameters
+    ----------
+    objective : Objective
+    d : int
     """
 
     def __init__(self, objective, d):

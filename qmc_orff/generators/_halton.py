@@ -19,6 +19,18 @@ from .._jit import renamed
 MAX_DIGITS = 64
 
 
+@njit(cache=True)
+def _index_digits(q, b, row):
+    """The base-``b`` digits of the index ``q`` into ``row``, least significant first;
+    returns their count."""
+    k = 0
+    while q > 0:
+        row[k] = q % b
+        q //= b
+        k += 1
+    return k
+
+
 @njit(cache=True, parallel=True)
 def halton_plain(start, n, bases, weights, chunk, out):
     """Unscrambled Halton points ``start .. start + n - 1`` into ``out`` (n, d).
@@ -35,14 +47,7 @@ def halton_plain(start, n, bases, weights, chunk, out):
         digits = np.zeros((d, MAX_DIGITS), dtype=np.int64)
         ndig = np.zeros(d, dtype=np.int64)
         for j in range(d):
-            b = bases[j]
-            q = start + lo
-            k = 0
-            while q > 0:
-                digits[j, k] = q % b
-                q //= b
-                k += 1
-            ndig[j] = k
+            ndig[j] = _index_digits(start + lo, bases[j], digits[j])
         for i in range(lo, hi):
             for j in range(d):
                 v = 0.0
@@ -84,13 +89,7 @@ def halton_permuted(start, n, bases, weights, counts, offsets, strides, perms, c
         hi = min(lo + chunk, n)
         digits = np.zeros((d, MAX_DIGITS), dtype=np.int64)
         for j in range(d):
-            b = bases[j]
-            q = start + lo
-            k = 0
-            while q > 0:
-                digits[j, k] = q % b
-                q //= b
-                k += 1
+            _index_digits(start + lo, bases[j], digits[j])
         for i in range(lo, hi):
             for j in range(d):
                 b = bases[j]
