@@ -10,7 +10,24 @@ names the new import.
 from __future__ import annotations
 
 import importlib
+import sys
 import warnings
+
+
+def _from_the_package():
+    """Whether the code that asked for a name (past importlib's frames) is qmc_orff's own.
+
+    The package's modules that still import through an old path (until they are
+    rewired) do not warn the user; ``python -m qmc_orff.cli`` runs as ``__main__``
+    with ``__package__ == "qmc_orff"``.
+    """
+    frame = sys._getframe(2)
+    while frame is not None and "importlib" in frame.f_code.co_filename:
+        frame = frame.f_back
+    if frame is None:
+        return False
+    package = frame.f_globals.get("__package__") or frame.f_globals.get("__name__", "")
+    return package == "qmc_orff" or package.startswith("qmc_orff.")
 
 
 def forward(old, homes, public, new, modules=()):
@@ -47,7 +64,7 @@ def forward(old, homes, public, new, modules=()):
                     break
             else:
                 raise AttributeError(f"module {old!r} has no attribute {name!r}")
-        if name in public:
+        if name in public and not _from_the_package():
             warnings.warn(f"{old} is deprecated; import {new_name} from {new}",
                           DeprecationWarning, stacklevel=2)
         return value

@@ -197,7 +197,7 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
     if not isinstance(kernel, str) or kernel not in KERNELS:
         raise ValueError(f"'kernel' must be one of {', '.join(map(repr, KERNELS))}; got {kernel!r}.")
     X = _check_X(X)
-    n, d = X.shape
+    d = X.shape[1]
     s = check_int(s, "s", minimum=1)
     if kernel == "matern":
         nu = check_positive_real(nu, "nu")
@@ -319,7 +319,7 @@ def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free
         raise ValueError(f"'kernel' must be one of {', '.join(map(repr, OPERATOR_KERNELS))}; "
                          f"got {kernel!r}.")
     X = _check_X(X)
-    n, d = X.shape
+    d = X.shape[1]
     s = check_int(s, "s", minimum=1)
     maxiter, patience, tol = _check_run(maxiter, patience, tol)
     _check_callables(callback=callback)
