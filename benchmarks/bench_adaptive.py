@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from qmc_orff import ORFF, FourierFeatures, gram_error  # noqa: E402
-from qmc_orff.adaptive import median_heuristic  # noqa: E402
+from qmc_orff.designs.adaptive import median_heuristic  # noqa: E402
 from qmc_orff.kernels import Gaussian  # noqa: E402
 
 

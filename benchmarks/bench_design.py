@@ -14,9 +14,13 @@ import time
 
 import numpy as np
 
-from qmc_orff import BoxDiscrepancy, design
-from qmc_orff.design import _GreedyState, to_frequencies, unit_points
-from qmc_orff.weights import solve_weights_qp
+from qmc_orff import BoxDiscrepancy
+from qmc_orff import designs as design
+from qmc_orff.designs._optimizer import UnitProblem
+from qmc_orff.designs.greedy import _greedy_step
+from qmc_orff.designs.start_points import initial_points, to_frequencies
+from qmc_orff.objectives._box_greedy import BoxGreedyState
+from qmc_orff.objectives.weights import solve_weights_qp
 
 
 def box(r, d):
@@ -24,7 +28,7 @@ def box(r, d):
 
 
 def halton(obj, s, d):
-    return to_frequencies(unit_points("halton", s, d), obj.density, 1.0)
+    return to_frequencies(initial_points("halton", s, d), obj.density, 1.0)
 
 
 def timed(f, *a, **k):
@@ -38,8 +42,8 @@ def greedy_step_floor(t_pts=250, d=8, repeat=7, inner=20):
 
     One step = what ``greedy_sequence`` does to place point t+1 on top of its first t
     points (default method, maxiter, tol, starts): the local optimisation from the
-    (t+1)-th Halton init point (``design._greedy_step``) and the update of the running
-    sums (``_GreedyState.add``, timed on a copy of the state).  The reference is
+    (t+1)-th Halton init point (``designs.greedy._greedy_step``) and the update of the running
+    sums (``BoxGreedyState.add``, timed on a copy of the state).  The reference is
     ``obj.value_and_grad`` of the t points.  The two are timed interleaved in one run;
     each figure is the minimum over ``repeat`` rounds of the mean of ``inner`` calls, in
     wall time and in CPU time of the process (both run on one thread; CPU time is not
@@ -50,19 +54,19 @@ def greedy_step_floor(t_pts=250, d=8, repeat=7, inner=20):
     obj = box(2.0, d)
     seq = design.greedy_sequence(obj, t_pts)
     W = seq.points
-    P = design._problem(obj, d)
+    P = UnitProblem(obj, d)
     U0, _ = P.init_points("halton", t_pts + 1, None)
     state = P.greedy_state(t_pts + 1)
     for w in W * P.sigma:
         state.add(np.ascontiguousarray(w))
-    w_next, nit = design._greedy_step(state, U0, t_pts, 1, 0, "cg", 50, 1e-8)
+    w_next, nit = _greedy_step(state, U0, t_pts, 1, 0, "cg", 50, 1e-8)
     steps, fulls, steps_cpu, fulls_cpu = [], [], [], []
     for _ in range(repeat):
         t_step = c_step = 0.0
         for _ in range(inner):
             st = copy.deepcopy(state)
             t0, c0 = time.perf_counter(), time.process_time()
-            w, _ = design._greedy_step(st, U0, t_pts, 1, 0, "cg", 50, 1e-8)
+            w, _ = _greedy_step(st, U0, t_pts, 1, 0, "cg", 50, 1e-8)
             st.add(np.ascontiguousarray(w))
             t_step += time.perf_counter() - t0
             c_step += time.process_time() - c0
@@ -156,7 +160,7 @@ def main():
     obj = box(2.0, 8)
     t_pts = 1000
     P = halton(obj, t_pts + 1, 8)
-    state = _GreedyState(obj, t_pts + 1, 8)
+    state = BoxGreedyState(obj, t_pts + 1, 8)
     for w in P[:t_pts]:
         state.add(np.ascontiguousarray(w))
     w = np.ascontiguousarray(P[t_pts])

@@ -29,7 +29,7 @@ import numpy as np
 
 import numba
 
-from qmc_orff.discrepancy import BoxDiscrepancy
+from qmc_orff.objectives.box import BoxDiscrepancy
 
 SIZES = [(2000, 119), (1000, 21), (4096, 8)]
 QUICK_SIZES = [(500, 119), (300, 21), (1024, 8)]
@@ -99,7 +99,7 @@ def pair_floor(s=2000, d=119, repeat=5, rounds=False):
     ``rounds``: also time the former round-robin schedule (one ``prange`` and barrier per
     round; tests/_roundrobin_reference.py) on one and two threads, interleaved with the
     task-group schedule, and print the ratios (old / new)."""
-    from qmc_orff import _discrepancy_kernels as K
+    from qmc_orff.objectives import _box_kernels as K
     rng = np.random.default_rng(20160101)
     W = rng.standard_normal((s, d))
     b = np.full(d, 2.0)

@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 from bench_discrepancy import _div_fma_floor
-from qmc_orff import _discrepancy_kernels as K
+from qmc_orff.objectives import _box_kernels as K
 
 TILE = 64
 TAU = 0.25

@@ -21,25 +21,26 @@ _LAZY = {
     "Lattice": "qmc_orff.generators",
     "cbc_lattice": "qmc_orff.generators",
     "worst_case_error": "qmc_orff.generators",
-    # densities and the box discrepancy
+    # densities
     "GaussianDensity": "qmc_orff.densities",
     "CauchyDensity": "qmc_orff.densities",
     "CharacteristicDensity": "qmc_orff.densities",
     "get_density": "qmc_orff.densities",
-    "BoxDiscrepancy": "qmc_orff.discrepancy",
-    "box_from_data": "qmc_orff.discrepancy",
-    "DataDiscrepancy": "qmc_orff.data_discrepancy",
-    "OperatorDataDiscrepancy": "qmc_orff.data_discrepancy",
+    # objectives
+    "BoxDiscrepancy": "qmc_orff.objectives.box",
+    "box_from_data": "qmc_orff.objectives.box",
+    "DataDiscrepancy": "qmc_orff.objectives.data",
+    "OperatorDataDiscrepancy": "qmc_orff.objectives.operator_data",
     # sequence design and files
     "Sequence": "qmc_orff.sequence",
     "load_sequence": "qmc_orff.sequence",
-    "optimal_weights": "qmc_orff.weights",
-    "global_sequence": "qmc_orff.design",
-    "greedy_sequence": "qmc_orff.design",
-    "weighted_sequence": "qmc_orff.design",
-    "lattice_sequence": "qmc_orff.design",
-    "adaptive_sequence": "qmc_orff.adaptive",
-    "adaptive_operator_sequence": "qmc_orff.adaptive",
+    "optimal_weights": "qmc_orff.objectives.weights",
+    "global_sequence": "qmc_orff.designs.global_design",
+    "greedy_sequence": "qmc_orff.designs.greedy",
+    "weighted_sequence": "qmc_orff.designs.weighted",
+    "lattice_sequence": "qmc_orff.designs.lattice",
+    "adaptive_sequence": "qmc_orff.designs.adaptive",
+    "adaptive_operator_sequence": "qmc_orff.designs.adaptive",
     "catalogue": "qmc_orff.precomputed",
     "load_catalogue": "qmc_orff.precomputed",
     "build_catalogue": "qmc_orff.precomputed",
@@ -57,7 +58,7 @@ _LAZY = {
 }
 _SUBMODULES = {"kernels", "generators", "densities", "discrepancy", "design", "sequence",
                "weights", "precomputed", "frequencies", "features", "learning", "metrics", "cli",
-               "threads", "data_discrepancy", "adaptive"}
+               "threads", "data_discrepancy", "adaptive", "objectives", "designs"}
 
 __all__ = sorted(_LAZY) + ["__version__"]
 

@@ -117,17 +117,17 @@ def check_psd_matrix(A, name="A", *, rtol=1e-10):
 
 
 # --------------------------------------------------------------------------- scalar kernels
-class Kernel:
-    """Base class of the scalar shift-invariant kernels.
+class _PairFunction:
+    """Evaluation shared by the scalar and the operator-valued kernels: the checks, then
+    the subclass's ``_evaluate(X, Z)`` on validated float64 arrays."""
 
-    Subclasses implement ``_gram(X, Z)`` on validated float64 arrays and set
-    ``name`` (the spectral density :func:`qmc_orff.make_frequencies` samples).
-    """
+    _what = "values"
 
-    name = None
+    def _check_d(self, d):
+        """Hook: raise ValueError if inputs of dimension ``d`` are not allowed."""
 
     def __call__(self, X, Z=None):
-        """Gram matrix ``k(x_i, z_j)``.
+        """Kernel values ``k(x_i, z_j)``: the Gram matrix of a scalar kernel.
 
         Parameters
         ----------
@@ -137,12 +137,27 @@ class Kernel:
 
         Returns
         -------
-        ndarray of shape (n, m)
+        ndarray of shape (n, m), or (n, m, p, p) for an operator-valued kernel
         """
         X, Z = _check_pair(X, Z)
+        self._check_d(X.shape[1])
         with np.errstate(all="ignore"):   # over/underflow is checked on the result
-            G = self._gram(X, Z)
-        return check_finite_output(G, f"{self!r}'s Gram matrix", _EXTREME)
+            V = self._evaluate(X, Z)
+        return check_finite_output(V, f"{self!r}'s {self._what}", _EXTREME)
+
+
+class Kernel(_PairFunction):
+    """Base class of the scalar shift-invariant kernels.
+
+    Subclasses implement ``_gram(X, Z)`` on validated float64 arrays and set
+    ``name`` (the spectral density :func:`qmc_orff.make_frequencies` samples).
+    """
+
+    name = None
+    _what = "Gram matrix"
+
+    def _evaluate(self, X, Z):
+        return self._gram(X, Z)
 
     def __repr__(self):
         params = ", ".join(f"{k}={v!r}" for k, v in self._params().items())
@@ -156,7 +171,22 @@ class Kernel:
         raise NotImplementedError
 
 
-class Gaussian(Kernel):
+class _BandwidthKernel(Kernel):
+    """A kernel whose only parameter is the bandwidth ``sigma`` (per coordinate allowed):
+    ``k(x, z) = k_1`` of the scaled points, ``_gram_scaled(X / sigma, Z / sigma)``."""
+
+    def __init__(self, sigma=1.0):
+        self.sigma = as_positive(sigma, "sigma")
+
+    def _params(self):
+        return {"sigma": self.sigma.tolist()}
+
+    def _gram(self, X, Z):
+        _check_scale_length(self.sigma, X.shape[1], "sigma")
+        return self._gram_scaled(X / self.sigma, Z / self.sigma)
+
+
+class Gaussian(_BandwidthKernel):
     """Gaussian kernel ``k(x, z) = exp(-sum_j (x_j - z_j)^2 / (2 sigma_j^2))``.
 
     Parameters
@@ -172,15 +202,9 @@ class Gaussian(Kernel):
 
     name = "gaussian"
 
-    def __init__(self, sigma=1.0):
-        self.sigma = as_positive(sigma, "sigma")
-
-    def _params(self):
-        return {"sigma": self.sigma.tolist()}
-
-    def _gram(self, X, Z):
-        _check_scale_length(self.sigma, X.shape[1], "sigma")
-        return np.exp(-0.5 * _sq_dists(X / self.sigma, Z / self.sigma))
+    @staticmethod
+    def _gram_scaled(X, Z):
+        return np.exp(-0.5 * _sq_dists(X, Z))
 
     def k0(self, delta):
         """Signature ``k_0(delta)`` for ``delta`` of shape (..., d)."""
@@ -188,7 +212,7 @@ class Gaussian(Kernel):
         return np.exp(-0.5 * np.sum(delta * delta, axis=-1))
 
 
-class Laplacian(Kernel):
+class Laplacian(_BandwidthKernel):
     """Laplacian (L1) kernel ``k(x, z) = exp(-sum_j |x_j - z_j| / sigma_j)``.
 
     Parameters
@@ -204,15 +228,9 @@ class Laplacian(Kernel):
 
     name = "laplacian"
 
-    def __init__(self, sigma=1.0):
-        self.sigma = as_positive(sigma, "sigma")
-
-    def _params(self):
-        return {"sigma": self.sigma.tolist()}
-
-    def _gram(self, X, Z):
-        _check_scale_length(self.sigma, X.shape[1], "sigma")
-        return np.exp(-_abs_dists(X / self.sigma, Z / self.sigma))
+    @staticmethod
+    def _gram_scaled(X, Z):
+        return np.exp(-_abs_dists(X, Z))
 
     def k0(self, delta):
         delta = np.asarray(delta, dtype=np.float64) / self.sigma
@@ -351,7 +369,7 @@ class SkewedChi2(Kernel):
 
 
 # --------------------------------------------------------------------------- operator-valued
-class OperatorKernel:
+class OperatorKernel(_PairFunction):
     """Base class of the matrix-valued shift-invariant kernels ``K(x, z) = K_0(x - z)``.
 
     Subclasses implement ``signature(delta)`` for ``delta`` of shape
@@ -362,31 +380,12 @@ class OperatorKernel:
         """Output dimension ``p`` for inputs in ``R^d``."""
         raise NotImplementedError
 
-    def _check_d(self, d):
-        """Hook: raise ValueError if inputs of dimension ``d`` are not allowed."""
-
     def signature(self, delta):
         """``K_0(delta)``, shape ``(..., p, p)`` for ``delta`` of shape ``(..., d)``."""
         raise NotImplementedError
 
-    def __call__(self, X, Z=None):
-        """Kernel values ``K(x_i, z_j)``.
-
-        Parameters
-        ----------
-        X : array_like of shape (n, d)
-        Z : array_like of shape (m, d), default=None
-            ``None`` means ``Z = X``.
-
-        Returns
-        -------
-        ndarray of shape (n, m, p, p)
-        """
-        X, Z = _check_pair(X, Z)
-        self._check_d(X.shape[1])
-        with np.errstate(all="ignore"):   # over/underflow is checked on the result
-            V = self._values(X, Z)
-        return check_finite_output(V, f"{self!r}'s values", _EXTREME)
+    def _evaluate(self, X, Z):
+        return self._values(X, Z)
 
     def _values(self, X, Z):
         return self.signature(X[:, None, :] - Z[None, :, :])

@@ -2,15 +2,15 @@
 
 ``greedy_pair_sum`` (direct sinc, Taylor series below ``|b x| < _TAYLOR``) and
 ``greedy_pair_sum_tab`` (tabulated sin/cos, angle-addition form) were the greedy design's
-kernels before :func:`qmc_orff._design_kernels.greedy_pair_sum_t`; the tests check the
+kernels before :func:`qmc_orff.objectives._greedy_kernels.greedy_pair_sum_t`; the tests check the
 transposed kernels bitwise against the tabulated row kernels, and those against the
 direct form and finite differences.
 """
 import numpy as np
 from numba import njit
 
-from qmc_orff._design_kernels import _TAB_TAYLOR
-from qmc_orff._discrepancy_kernels import _dsinc_poly, _sinc_poly
+from qmc_orff.objectives._greedy_kernels import _TAB_TAYLOR
+from qmc_orff.objectives._box_kernels import _dsinc_poly, _sinc_poly
 
 # Below |b x| < _TAYLOR the sinc factor and its derivative use their Taylor
 # series (truncation error < 3e-18 and < 3e-16 relative): the direct forms lose

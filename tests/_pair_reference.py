@@ -2,7 +2,7 @@
 
 Until issue 14 the library ran, for ``d >= 32``, these loops over the coordinates ``j`` of
 one pair at a time (and, for ``d < 32``, a first version of the loops over the rows ``m`` of
-a tile).  :mod:`qmc_orff._discrepancy_kernels` now runs the loops over ``m`` for every ``d``,
+a tile).  :mod:`qmc_orff.objectives._box_kernels` now runs the loops over ``m`` for every ``d``,
 with the same operations per pair and the same order per accumulator; the tests check it
 bitwise against this kernel, and both against the numpy reference.  The code is the former
 library code (the driver serial only), without numba's ``inline="always"`` (the same
@@ -11,7 +11,7 @@ bits; numba 0.58 took about 40 s to compile the inlined kernels).
 import numpy as np
 from numba import njit
 
-from qmc_orff._discrepancy_kernels import TAU, _dsinc_poly, _sinc_poly
+from qmc_orff.objectives._box_kernels import TAU, _dsinc_poly, _sinc_poly
 
 TILE = 32
 

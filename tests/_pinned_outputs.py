@@ -59,7 +59,7 @@ def _cauchy_g():
 
 def _pair():
     # the pair kernel alone (normalised units), serial and parallel-sized problems
-    from qmc_orff import _discrepancy_kernels as K
+    from qmc_orff.objectives import _box_kernels as K
     out = {}
     for s, d in ((60, 3), (700, 9)):
         rng = np.random.default_rng(s)

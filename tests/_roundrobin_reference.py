@@ -1,7 +1,7 @@
 """The former round-robin schedule of the pair kernel (tests and benchmarks only).
 
 Until the pair sums moved to task groups with private partial sums
-(:func:`qmc_orff._discrepancy_kernels.schedule`), every unordered block pair was
+(:func:`qmc_orff.objectives._box_kernels.schedule`), every unordered block pair was
 one task and the tasks ran in the rounds of the circle method, one ``prange``
 (hence one barrier) per round, all writing the shared accumulators.  Kept here,
 calling the library's task kernels unchanged, as the reference the grouped
@@ -11,7 +11,7 @@ driver of ``benchmarks/bench_discrepancy.py --pair-floor``.
 import numpy as np
 from numba import njit, prange
 
-from qmc_orff._discrepancy_kernels import _task_grad, _task_values
+from qmc_orff.objectives._box_kernels import _task_grad, _task_values
 
 MAX_BLOCKS = 32
 MIN_BLOCK_ROWS = 16

@@ -262,11 +262,11 @@ def test_designs_accept_the_data_objective():
 
 
 def test_greedy_candidate_gradient_matches_central_differences():
-    from qmc_orff._data_design import DataUnit
+    from qmc_orff.designs._optimizer import UnitProblem
 
     rng = np.random.default_rng(9)
     X = rng.normal(size=(25, 3))
-    P = DataUnit(DataDiscrepancy(X, kernel="laplacian", sigma=1.3), 3)
+    P = UnitProblem(DataDiscrepancy(X, kernel="laplacian", sigma=1.3), 3)
     state = P.greedy_state(5)
     for w in rng.normal(size=(2, 3)):
         state.add(w)

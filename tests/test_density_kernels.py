@@ -1,4 +1,4 @@
-"""The compiled box integrals (qmc_orff._density_kernels) against the former numpy
+"""The compiled box integrals (qmc_orff.densities._kernels) against the former numpy
 implementation (kept here as the reference) and against scipy.integrate.quad."""
 from __future__ import annotations
 

@@ -9,9 +9,16 @@ from scipy.special import erf, wofz
 from scipy.stats import norm, qmc
 
 import qmc_orff
-from qmc_orff import BoxDiscrepancy, design
-from qmc_orff._design_kernels import (greedy_candidate, greedy_candidate_gauss, greedy_pair_sum_t,
-                                      greedy_pair_sum_t_value, product_and_grad)
+from qmc_orff import BoxDiscrepancy
+from qmc_orff import designs as design
+from qmc_orff.designs import greedy as greedy_design
+from qmc_orff.designs._optimizer import UnitProblem, _is_interrupt
+from qmc_orff.designs.start_points import initial_points
+from qmc_orff.objectives import _box_greedy as box_greedy
+from qmc_orff.objectives._box_greedy import BoxGreedyState
+from qmc_orff.objectives._greedy_kernels import (greedy_candidate, greedy_candidate_gauss,
+                                                 greedy_pair_sum_t, greedy_pair_sum_t_value,
+                                                 product_and_grad)
 from qmc_orff.sequence import Sequence
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -179,7 +186,7 @@ def test_fused_gaussian_candidate_equals_the_two_step_path(d, r):
     # elements outside the branch (|x| a > 4, a > 2: r = 4 has a = 4) and non-finite
     # candidates fall back to that path
     obj = box(r, d)
-    P = design._problem(obj, d)
+    P = UnitProblem(obj, d)
     st = P.greedy_state(40)
     rng = np.random.default_rng(d)
     for w in rng.standard_normal((30, d)) * 1.3:
@@ -209,7 +216,7 @@ def test_nd2_on_the_gradient_path_is_the_value_bit_for_bit():
     # kernel fewer): the same number as the value-only path, weights or not
     rng = np.random.default_rng(5)
     for s, d in ((40, 3), (300, 40)):
-        P = design._problem(box(1.7, d), d)
+        P = UnitProblem(box(1.7, d), d)
         U = rng.standard_normal((s, d))
         xi = rng.uniform(0.5, 1.5, s) / s
         for weights in (None, xi):
@@ -233,10 +240,10 @@ def _cg_problems():
 
 @pytest.mark.parametrize("k", [0, 1])
 def test_minimize_cg_takes_scipys_cg_steps(k):
-    # bit-identical to scipy.optimize.minimize(method="CG") (SciPy >= 1.15, see qmc_orff._cg)
+    # bit-identical to scipy.optimize.minimize(method="CG") (SciPy >= 1.15, see qmc_orff.designs._cg)
     from scipy.optimize import minimize
 
-    from qmc_orff._cg import minimize_cg
+    from qmc_orff.designs._cg import minimize_cg
 
     fun, maxiter, gtol = _cg_problems()[k]
     rng = np.random.default_rng(30 + k)
@@ -259,7 +266,7 @@ def test_greedy_steps_equal_scipy_cg_steps(monkeypatch):
     # every local optimisation of a greedy design as SciPy's CG would take it
     from scipy.optimize import minimize
 
-    from qmc_orff import _cg
+    from qmc_orff.designs import _cg
 
     calls = []
 
@@ -269,7 +276,7 @@ def test_greedy_steps_equal_scipy_cg_steps(monkeypatch):
         calls.append(np.array_equal(out[0], ref.x) and out[1] == ref.fun and out[2] == ref.nit)
         return out
 
-    monkeypatch.setattr(design, "minimize_cg", checked)
+    monkeypatch.setattr(greedy_design, "minimize_cg", checked)
     design.greedy_sequence(box(2.0, 4), 40, starts=2)
     assert len(calls) >= 70 and all(calls)
 
@@ -317,7 +324,7 @@ def test_greedy_kernel_gradient_finite_differences():
 def test_greedy_incremental_equals_full_recompute():
     d, b = 3, 1.7
     obj = box(b, d)
-    state = design._GreedyState(obj, 40, d)
+    state = BoxGreedyState(obj, 40, d)
     rng = np.random.default_rng(7)
     pts = rng.standard_normal((40, d))
     norm_factor = (b / np.pi) ** d  # the state works in normalised units
@@ -480,16 +487,16 @@ def test_ctrl_c_inside_compiled_code_counts_as_an_interrupt(monkeypatch):
             raise _interrupt_in_compiled_code()
         return greedy_candidate_gauss(*args)
 
-    monkeypatch.setattr(design, "greedy_candidate", flaky_pair_sum)
-    monkeypatch.setattr(design, "greedy_candidate_gauss", flaky_fused)
+    monkeypatch.setattr(box_greedy, "greedy_candidate", flaky_pair_sum)
+    monkeypatch.setattr(box_greedy, "greedy_candidate_gauss", flaky_fused)
     seq = design.greedy_sequence(obj, 12, maxiter=5)
     assert seq.meta["stop_reason"] == "interrupted" and 1 <= seq.s < 12
     # other SystemErrors still propagate
     for name in ("greedy_candidate", "greedy_candidate_gauss"):
-        monkeypatch.setattr(design, name, lambda *args: (_ for _ in ()).throw(SystemError("other")))
+        monkeypatch.setattr(box_greedy, name, lambda *args: (_ for _ in ()).throw(SystemError("other")))
     with pytest.raises(SystemError, match="other"):
         design.greedy_sequence(obj, 4, maxiter=5)
-    assert design._is_interrupt(KeyboardInterrupt()) and not design._is_interrupt(ValueError())
+    assert _is_interrupt(KeyboardInterrupt()) and not _is_interrupt(ValueError())
 
 
 def test_global_init_options():
@@ -551,15 +558,15 @@ def test_d_required_when_objective_has_none():
 # --------------------------------------------------------------------------- points from the cube
 def test_unit_points_policy():
     for init in ("halton", "halton-rr2", "sobol"):
-        t = design.unit_points(init, 64, 5)
+        t = initial_points(init, 64, 5)
         assert t.shape == (64, 5)
         assert np.all(t > 0) and np.all(t < 1)
         w = design.to_frequencies(t, qmc_orff.GaussianDensity(), 1.0)
         assert np.all(np.isfinite(w))
     # unscrambled Halton from index 1 (index 0 is the origin)
-    np.testing.assert_array_equal(design.unit_points("halton", 10, 3),
+    np.testing.assert_array_equal(initial_points("halton", 10, 3),
                                   qmc.Halton(3, scramble=False).random(11)[1:])
-    t = design.unit_points("random", 5, 2, seed=1)
+    t = initial_points("random", 5, 2, seed=1)
     np.testing.assert_array_equal(t, np.random.default_rng(1).random((5, 2)))
 
 
@@ -729,7 +736,7 @@ def test_high_dimension_weighted_and_lattice(r):
 def test_high_dimension_greedy_incremental_equals_full_recompute():
     d = HD
     obj = hd_box(0.5)
-    state = design._GreedyState(obj, 12, d)
+    state = BoxGreedyState(obj, 12, d)
     rng = np.random.default_rng(11)
     pts = rng.standard_normal((12, d)) / HSIG  # b w ~ 0.5 N(0, 1): pair products ~ 1e-9
     pts[5] = pts[2] + 0.01 / HSIG  # a close pair

@@ -1,4 +1,4 @@
-"""Tests for qmc_orff.discrepancy and its numba kernels.
+"""Tests for qmc_orff.objectives.box and its numba kernels.
 
 The plain numpy references below are written here (never imported by the
 package): a direct (s, s, d) evaluation of the formulas of Avron et al. (2016),
@@ -13,9 +13,9 @@ import numba
 import numpy as np
 import pytest
 
-from qmc_orff import _discrepancy_kernels as kernels
+from qmc_orff.objectives import _box_kernels as kernels
 from qmc_orff.densities import CauchyDensity, CharacteristicDensity, GaussianDensity
-from qmc_orff.discrepancy import BoxDiscrepancy, box_from_data
+from qmc_orff.objectives.box import BoxDiscrepancy, box_from_data
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -278,7 +278,7 @@ def test_parallel_schedule_kernel_equals_serial_bitwise():
 _THREADS_SCRIPT = """
 import hashlib, sys
 import numba, numpy as np
-from qmc_orff import _discrepancy_kernels as K
+from qmc_orff.objectives import _box_kernels as K
 rng = np.random.default_rng(7)
 out = []
 for s, d in ((203, 5), (150, 40)):

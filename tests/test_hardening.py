@@ -17,7 +17,7 @@ import pytest
 import qmc_orff as q
 from qmc_orff import kernels as K
 from qmc_orff.generators import Halton, Lattice, Sobol, cbc_lattice, worst_case_error
-from qmc_orff.weights import solve_weights_qp
+from qmc_orff.objectives.weights import solve_weights_qp
 
 W4 = np.array([[0.1, -0.3, 0.2], [0.7, 0.2, -0.4], [-0.5, 0.9, 0.3], [1.1, -1.2, 0.6]])
 X6 = np.array([[0.1, 0.2], [0.3, -0.1], [1.0, 0.5], [-0.4, 0.8], [0.0, 0.3], [0.6, -0.7]])

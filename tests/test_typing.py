@@ -52,7 +52,7 @@ def test_hints_resolve(name):
     import numpy as np
     from numpy.typing import ArrayLike
 
-    from qmc_orff.discrepancy import BoxDiscrepancy
+    from qmc_orff.objectives.box import BoxDiscrepancy
     from qmc_orff.sequence import Sequence
     ns.update({"ArrayLike": ArrayLike, "np": np, "os": os, "Any": typing.Any,
                "Callable": typing.Callable, "Iterable": typing.Iterable,

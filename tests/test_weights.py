@@ -8,7 +8,7 @@ from scipy.stats import norm, qmc
 
 import qmc_orff
 from qmc_orff import BoxDiscrepancy
-from qmc_orff.weights import JITTER, WeightsResult, optimal_weights, solve_weights_qp
+from qmc_orff.objectives.weights import JITTER, WeightsResult, optimal_weights, solve_weights_qp
 
 # The tests of the paper's unconstrained problem (sum_to_one=False) expect its warning about
 # weights that do not sum to 1; test_unconstrained_warns checks the warning itself.
@@ -159,7 +159,7 @@ def test_kkt_residual_detects_non_optimal():
     W = halton_w(20, 2)
     H, v = ref_H(W, 1.0), ref_v(W, 1.0)
     res = solve_weights_qp(H, v, solver="nnls", sum_to_one=False)
-    from qmc_orff.weights import _kkt
+    from qmc_orff.objectives.weights import _kkt
     assert _kkt(H, v, res.weights) == res.kkt_residual
     assert _kkt(H, v, np.full(20, 1 / 20)) > 1e-3
 
@@ -311,3 +311,23 @@ def test_sum_to_one_must_be_bool():
     W = halton_w(10, 2)
     with pytest.raises(TypeError, match="'sum_to_one' must be a bool; got str"):
         solve_weights_qp(ref_H(W, 1.0), ref_v(W, 1.0), sum_to_one="yes")
+
+
+@pytest.mark.parametrize("solver", ["nnls", "cvxpy"])
+def test_data_objective_unnormalised(solver):
+    # the QP over any objective of the protocol: the raw values of a DataDiscrepancy are the
+    # normalised ones times its normaliser ||K||_F^2 / m^2 (this raised AttributeError
+    # 'box_and_sigma' before the objective protocol)
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(40, 3))
+    W = rng.normal(size=(12, 3))
+    obj = qmc_orff.DataDiscrepancy(X, sigma=1.5)
+    raw = optimal_weights(obj, W, solver=solver, normalize=False)
+    nrm = optimal_weights(obj, W, solver=solver, normalize=True)
+    np.testing.assert_array_equal(raw.weights, nrm.weights)
+    scale = obj.constant()
+    assert scale == obj.normalizer() and scale != 1.0
+    assert raw.d2 == scale * nrm.d2
+    assert raw.objective == scale * nrm.objective
+    # d2 is the data discrepancy of the weighted points, in its own units
+    assert raw.d2 == pytest.approx(obj(W, raw.weights), rel=1e-9, abs=1e-14)

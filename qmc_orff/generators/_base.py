@@ -90,11 +90,31 @@ class IndexedEngine(qmc.QMCEngine):
     Skipping ahead therefore computes nothing.  ``random(n)`` checks ``n``
     (an int, ``0 <= n`` and ``n * d <= 2**28``, `~qmc_orff._validation.MAX_ELEMENTS`)
     and the index range before anything is allocated; subclasses with a bounded
-    index range override ``_check_room(n)`` to raise before it is exceeded.
+    index range override ``_room()`` so that ``_check_room(n)`` raises before it is
+    exceeded.
     """
 
-    def _check_room(self, n):  # noqa: ARG002 - unbounded by default
+    def _room(self):
+        """``(limit, text, hint)``: at most ``limit`` points in all; ``text`` opens the
+        error message and ``hint`` closes it.  None (the default): unbounded."""
         return None
+
+    def _check_room(self, n):
+        room = self._room()
+        if room is None:
+            return
+        limit, text, hint = room
+        total = self.num_generated + n
+        if total > limit:
+            raise ValueError(
+                f"{text} {self.num_generated} points have been previously generated, then: "
+                f"n={self.num_generated}+{n}={total}.{hint}")
+
+    def _empty(self, n):
+        """Checked ``n`` and an empty ``(n, d)`` float64 block, allocated after the room check."""
+        n = check_n(n, width=self.d)
+        self._check_room(n)           # before anything is allocated
+        return n, np.empty((n, self.d), dtype=np.float64)
 
     def random(self, n=1, *, workers=1):
         """Draw ``n`` points in ``[0, 1)^d``.

@@ -30,15 +30,20 @@ _BLOCK = 2048
 
 
 @njit(cache=True)
-def _omega_at(idx, nf, coef, factor, alpha2):
-    """``omega(idx / n)`` exactly as ``cbc._omega`` (Horner from ``y = 0`` as ``np.polyval``)."""
-    x = idx / nf
+def _omega_x(x, coef, factor, alpha2):
+    """``omega(x)`` exactly as ``cbc._omega`` (Horner from ``y = 0`` as ``np.polyval``)."""
     if alpha2:
         return _TWO_PI2 * (x * x - x + _SIXTH)
     y = 0.0
     for c in coef:
         y = y * x + c
     return factor * y
+
+
+@njit(cache=True)
+def _omega_at(idx, nf, coef, factor, alpha2):
+    """``omega(idx / n)`` exactly as ``cbc._omega``."""
+    return _omega_x(idx / nf, coef, factor, alpha2)
 
 
 @njit(cache=True)
@@ -62,13 +67,7 @@ def update_p(p, z, n, gamma_s, coef, factor, alpha2):
 @njit(cache=True)
 def _omega_pow2(idx, inv_n, coef, factor, alpha2):
     """`_omega_at` for ``n = 2^m``: ``idx * (1/n)`` equals ``idx / n`` exactly (no division)."""
-    x = idx * inv_n
-    if alpha2:
-        return _TWO_PI2 * (x * x - x + _SIXTH)
-    y = 0.0
-    for c in coef:
-        y = y * x + c
-    return factor * y
+    return _omega_x(idx * inv_n, coef, factor, alpha2)
 
 
 @njit(cache=True)

@@ -19,6 +19,23 @@ from .._jit import renamed
 MAX_DIGITS = 64
 
 
+@njit(cache=True)
+def _first_digits(q, bases, ndig):
+    """The digits of the index ``q`` in every base, least significant first: a
+    ``(d, MAX_DIGITS)`` table; ``ndig[j]`` gets the count in base ``bases[j]``."""
+    digits = np.zeros((bases.shape[0], MAX_DIGITS), dtype=np.int64)
+    for j in range(bases.shape[0]):
+        b = bases[j]
+        r = q
+        k = 0
+        while r > 0:
+            digits[j, k] = r % b
+            r //= b
+            k += 1
+        ndig[j] = k
+    return digits
+
+
 @njit(cache=True, parallel=True)
 def halton_plain(start, n, bases, weights, chunk, out):
     """Unscrambled Halton points ``start .. start + n - 1`` into ``out`` (n, d).
@@ -32,17 +49,8 @@ def halton_plain(start, n, bases, weights, chunk, out):
     for c in prange(n_chunks):
         lo = c * chunk
         hi = min(lo + chunk, n)
-        digits = np.zeros((d, MAX_DIGITS), dtype=np.int64)
         ndig = np.zeros(d, dtype=np.int64)
-        for j in range(d):
-            b = bases[j]
-            q = start + lo
-            k = 0
-            while q > 0:
-                digits[j, k] = q % b
-                q //= b
-                k += 1
-            ndig[j] = k
+        digits = _first_digits(start + lo, bases, ndig)
         for i in range(lo, hi):
             for j in range(d):
                 v = 0.0
@@ -82,15 +90,7 @@ def halton_permuted(start, n, bases, weights, counts, offsets, strides, perms, c
     for c in prange(n_chunks):
         lo = c * chunk
         hi = min(lo + chunk, n)
-        digits = np.zeros((d, MAX_DIGITS), dtype=np.int64)
-        for j in range(d):
-            b = bases[j]
-            q = start + lo
-            k = 0
-            while q > 0:
-                digits[j, k] = q % b
-                q //= b
-                k += 1
+        digits = _first_digits(start + lo, bases, np.empty(d, dtype=np.int64))
         for i in range(lo, hi):
             for j in range(d):
                 b = bases[j]

@@ -8,7 +8,7 @@ import numpy as np
 from .._jit import parallel_pays
 from .._validation import check_dimension, check_int
 from . import _halton
-from ._base import IndexedEngine, check_n, init_engine
+from ._base import IndexedEngine, init_engine
 
 __all__ = ["Halton", "first_primes", "rr2_permutation", "MAX_INDEX"]
 
@@ -198,18 +198,12 @@ class Halton(IndexedEngine):
             self._strides = self.base.copy() if mode == "random" else np.zeros(d, np.int64)
             self._perms = np.ascontiguousarray(np.concatenate(blocks or [np.zeros(0, np.int32)]))
 
-    def _check_room(self, n):
-        total = self.num_generated + n
-        if total > MAX_INDEX:
-            raise ValueError(
-                f"At most 2**53={MAX_INDEX} Halton points can be generated (float64 resolution); "
-                f"{self.num_generated} points have been previously generated, then: "
-                f"n={self.num_generated}+{n}={total}.")
+    def _room(self):
+        return (MAX_INDEX, f"At most 2**53={MAX_INDEX} Halton points can be generated "
+                           "(float64 resolution);", "")
 
     def _random(self, n=1, *, workers=1):
-        n = check_n(n, width=self.d)
-        self._check_room(n)
-        out = np.empty((n, self.d), dtype=np.float64)
+        n, out = self._empty(n)
         if n == 0 or self.d == 0:
             return out
         start = self.num_generated

@@ -11,7 +11,7 @@ import numpy as np
 from .._jit import parallel_pays
 from .._validation import as_float_array, check_choice, check_dimension, check_int
 from . import _lattice
-from ._base import IndexedEngine, check_n, init_engine
+from ._base import IndexedEngine, init_engine
 
 __all__ = ["Lattice", "kuo_generating_vector", "KUO_MAXDIM", "KUO_MAX_LOG2N"]
 
@@ -169,18 +169,12 @@ class Lattice(IndexedEngine):
             raise ValueError(f"'shift' must lie in [0, 1); got {float(s[bad][0])!r}.")
         return s
 
-    def _check_room(self, n):
-        total = self.num_generated + n
-        if total > self.n_max:
-            raise ValueError(
-                f"At most n_max={self.n_max} distinct lattice points can be generated. "
-                f"{self.num_generated} points have been previously generated, then: "
-                f"n={self.num_generated}+{n}={total}.")
+    def _room(self):
+        return (self.n_max, f"At most n_max={self.n_max} distinct lattice points can be "
+                            "generated.", "")
 
     def _random(self, n=1, *, workers=1):
-        n = check_n(n, width=self.d)
-        self._check_room(n)           # before anything is allocated
-        out = np.empty((n, self.d), dtype=np.float64)
+        n, out = self._empty(n)
         if n == 0:
             return out
         use_shift = self.shift is not None

@@ -10,7 +10,7 @@ import numpy as np
 from .._jit import parallel_pays
 from .._validation import check_dimension, check_int
 from . import _sobol
-from ._base import IndexedEngine, check_n, init_engine, integers_like_scipy
+from ._base import IndexedEngine, init_engine, integers_like_scipy
 
 __all__ = ["Sobol", "direction_numbers", "MAXDIM", "BITS"]
 
@@ -190,19 +190,13 @@ class Sobol(IndexedEngine):
         self._svt = np.ascontiguousarray(sv.T)
         self._scale = 1.0 / 2 ** bits
 
-    def _check_room(self, n):
-        total = self.num_generated + n
-        if total > self.maxn:
-            more = " Consider increasing `bits`." if self.bits < MAX_BITS else ""
-            raise ValueError(
-                f"At most 2**{self.bits}={self.maxn} distinct points can be generated. "
-                f"{self.num_generated} points have been previously generated, then: "
-                f"n={self.num_generated}+{n}={total}.{more}")
+    def _room(self):
+        more = " Consider increasing `bits`." if self.bits < MAX_BITS else ""
+        return (self.maxn, f"At most 2**{self.bits}={self.maxn} distinct points can be generated.",
+                more)
 
     def _random(self, n=1, *, workers=1):
-        n = check_n(n, width=self.d)
-        self._check_room(n)           # before anything is allocated
-        out = np.empty((n, self.d), dtype=np.float64)
+        n, out = self._empty(n)
         if n == 0:
             return out
         if self.num_generated == 0 and n & (n - 1) != 0:

@@ -29,7 +29,7 @@ from functools import lru_cache
 import numpy as np
 from scipy import special
 
-from . import _density_kernels as _dk
+from . import _kernels as _dk
 
 __all__ = [
     "ProductDensity",
@@ -173,8 +173,29 @@ class ProductDensity:
         return f"{type(self).__name__}()"
 
 
+# --------------------------------------------------------------------------- closed forms
+class _ClosedFormDensity(ProductDensity):
+    """A density whose ``g_1`` and ``g_1'`` have a compiled closed form.
+
+    A subclass provides ``_g_formula(x, a, derivative=False)`` for broadcast
+    float64 arrays (no checks): ``g_1`` or ``(g_1, g_1')``.
+    """
+
+    def g(self, x, a):
+        x, a = _broadcast_xa(x, a)
+        return _result(self._g_formula(x, a))
+
+    def g_and_derivative(self, x, a):
+        x, a = _broadcast_xa(x, a)
+        g, dg = self._g_formula(x, a, derivative=True)
+        return _result(g), _result(dg)
+
+    def _g_and_derivative_flat(self, x, a):
+        return self._g_formula(x, a, derivative=True)
+
+
 # --------------------------------------------------------------------------- Gaussian
-class GaussianDensity(ProductDensity):
+class GaussianDensity(_ClosedFormDensity):
     """Standard normal spectral density: the Gaussian kernel ``k_1(delta) = exp(-delta^2 / 2)``.
 
     Notes
@@ -214,17 +235,9 @@ class GaussianDensity(ProductDensity):
     def ppf(self, t):
         return _result(special.ndtri(_as_t(t)))
 
-    def g(self, x, a):
-        x, a = _broadcast_xa(x, a)
-        return _result(_gauss_g(x, a))
-
-    def g_and_derivative(self, x, a):
-        x, a = _broadcast_xa(x, a)
-        g, dg = _gauss_g(x, a, derivative=True)
-        return _result(g), _result(dg)
-
-    def _g_and_derivative_flat(self, x, a):
-        return _gauss_g(x, a, derivative=True)
+    @staticmethod
+    def _g_formula(x, a, derivative=False):
+        return _gauss_g(x, a, derivative)
 
     def C(self, a):
         a = _as_a(a)
@@ -240,7 +253,7 @@ def _flat(arr):
 def _gauss_g(x, a, derivative=False):
     """Gaussian ``g_1`` (and ``g_1'``) for broadcast float64 arrays ``x``, ``a`` (no checks).
 
-    Compiled (:mod:`qmc_orff._density_kernels`): one pass over all elements for the
+    Compiled (:mod:`qmc_orff.densities._kernels`): one pass over all elements for the
     quadrature branch, :func:`scipy.special.wofz` on the far elements only, one pass
     to finish them.  A fixed number of calls whatever the size.
     """
@@ -257,7 +270,7 @@ def _gauss_g(x, a, derivative=False):
 
 
 # --------------------------------------------------------------------------- Cauchy
-class CauchyDensity(ProductDensity):
+class CauchyDensity(_ClosedFormDensity):
     """Standard Cauchy spectral density: the Laplacian kernel ``k_1(delta) = exp(-|delta|)``.
 
     Notes
@@ -303,17 +316,9 @@ class CauchyDensity(ProductDensity):
             out[hi] = 1.0 / np.tan(math.pi * (1.0 - t[hi]))
         return _result(out)
 
-    def g(self, x, a):
-        x, a = _broadcast_xa(x, a)
-        return _result(_cauchy_g(x, a))
-
-    def g_and_derivative(self, x, a):
-        x, a = _broadcast_xa(x, a)
-        g, dg = _cauchy_g(x, a, derivative=True)
-        return _result(g), _result(dg)
-
-    def _g_and_derivative_flat(self, x, a):
-        return _cauchy_g(x, a, derivative=True)
+    @staticmethod
+    def _g_formula(x, a, derivative=False):
+        return _cauchy_g(x, a, derivative)
 
     def C(self, a):
         a = _as_a(a)

@@ -1,0 +1,93 @@
+"""The optimiser of the adaptive designs: L-BFGS-B with early stopping on validation."""
+from __future__ import annotations
+
+import math
+
+import scipy.optimize
+
+from ._optimizer import _is_interrupt, _Progress
+
+
+class _ValidationProgress(_Progress):
+    """Progress on stderr (:class:`~qmc_orff.designs._optimizer._Progress`): iteration,
+    training and validation Gram error, best over the start's."""
+
+    def __init__(self, total, start_error, stream=None):
+        super().__init__(total, None, stream=stream, width=20)
+        self.start_error = start_error
+
+    def update(self, it, train, val, best):
+        ratio = best / self.start_error if self.start_error > 0 else float("nan")
+        self.show(it, f"train {train:.4g} validation {val:.4g} best/start {ratio:.3f}")
+
+
+def _optimise_with_progress(train, val_error, U0, *, progress, maxiter, **kwargs):
+    """:func:`_optimise`, with a progress bar on stderr when ``progress``."""
+    bar = _ValidationProgress(maxiter, val_error(U0)) if progress else None
+    try:
+        return _optimise(train, val_error, U0, maxiter=maxiter, bar=bar, **kwargs)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _optimise(train, val_error, U0, *, maxiter, patience, callback, bar, checkpoint,
+              checkpoint_every, make_sequence, tol):
+    """L-BFGS-B on the normalised training objective, scoring iterates on validation.
+
+    Returns a dict with the best validated iterate and the bookkeeping.
+    """
+    s, d = U0.shape
+    start_val = val_error(U0)
+    f0 = train(U0, grad=False)
+    scale = 1.0 / f0 if f0 > 0 else 1.0
+    state = {"best_val": start_val, "best_U": U0.copy(), "best_it": 0, "it": 0,
+             "train_history": [math.sqrt(f0)], "val_history": [start_val], "reason": None,
+             "last_x": None, "last_f": None}
+
+    def fun(x):
+        f, g = train(x.reshape(s, d), grad=True)
+        state["last_x"], state["last_f"] = x, f
+        return f * scale, g.ravel() * scale
+
+    def cb(intermediate_result):
+        x = intermediate_result.x if hasattr(intermediate_result, "x") else intermediate_result
+        fk = getattr(intermediate_result, "fun", None)
+        f = fk / scale if fk is not None else train(x.reshape(s, d), grad=False)
+        U = x.reshape(s, d)
+        state["it"] += 1
+        it = state["it"]
+        v = val_error(U)
+        tr = math.sqrt(max(f, 0.0))
+        state["train_history"].append(tr)
+        state["val_history"].append(v)
+        if v < state["best_val"]:
+            state["best_val"], state["best_U"], state["best_it"] = v, U.copy(), it
+        if bar is not None:
+            bar.update(it, tr, v, state["best_val"])
+        if checkpoint is not None and checkpoint_every and it % checkpoint_every == 0:
+            checkpoint(make_sequence(state, "checkpoint"))
+        if callback is not None and callback(it, U.copy(), tr, v):
+            state["reason"] = "callback requested stop"
+            raise StopIteration
+        if patience is not None and it - state["best_it"] >= patience:
+            state["reason"] = f"validation error not improved for {patience} iterations"
+            raise StopIteration
+
+    if maxiter == 0:
+        state["reason"] = "maxiter = 0"
+        return state
+    try:
+        res = scipy.optimize.minimize(fun, U0.ravel().copy(), jac=True, method="L-BFGS-B",
+                                      callback=cb, options={"maxiter": maxiter, "gtol": tol,
+                                                            "ftol": tol, "maxcor": 20})
+        if state["reason"] is None:
+            if state["it"] >= maxiter:
+                state["reason"] = f"maxiter ({maxiter}) reached"
+            else:
+                state["reason"] = f"converged: {res.message}"
+    except (KeyboardInterrupt, SystemError) as exc:
+        if not _is_interrupt(exc):
+            raise
+        state["reason"] = "interrupted"
+    return state

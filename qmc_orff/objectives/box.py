@@ -1,0 +1,463 @@
+"""The box discrepancy of Avron, Sindhwani, Yang and Mahoney (JMLR 2016).
+
+For a point set ``S = {w_1, ..., w_s}`` of frequencies, weights ``xi`` and a
+product spectral density ``p``, the squared box discrepancy (Theorem 9,
+Corollary 13; the weighted form is their equations 16-17) is::
+
+    D^2(S, xi) = sum_l sum_m xi_l xi_m sinc_b(w_l, w_m)      (pair term)
+               - 2 sum_l xi_l prod_j g_j(w_lj)                (linear term)
+               + prod_j C_j                                   (constant)
+
+    sinc_b(u, v) = pi^-d prod_j sin(b_j (u_j - v_j)) / (u_j - v_j)
+    g_j(x) = (2 pi)^-1 int_{-b_j}^{b_j} phi_j(beta) exp(i x beta) d beta
+    C_j    = pi^-1 int_0^{b_j} phi_j(beta)^2 d beta
+
+By Theorem 12, ``pi^d / prod(b) * D^2`` is the mean squared error of the
+weighted rule ``sum_l xi_l exp(-i u.w_l)`` for ``int exp(-i u.w) p(w) dw``,
+averaged over ``u`` uniform in the box ``[-b, b]``.
+
+Internally every term is computed in these normalised units (all factors in
+[-1, 1], so nothing underflows in high dimension) and multiplied by
+``prod_j (b_j / pi)`` at the end.
+"""
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from . import _box_kernels as _kernels
+from .._validation import (
+    as_float_array,
+    as_points,
+    as_positive,
+    as_weights,
+    check_dimension,
+    check_int,
+    check_positive_real,
+)
+from ..densities import get_density
+from .protocol import UnitBandwidth
+
+if TYPE_CHECKING:  # names used in type hints only
+    from numpy.typing import ArrayLike
+
+__all__ = ["BoxDiscrepancy", "box_from_data"]
+
+_TINY = float(np.finfo(np.float64).tiny)
+
+#: Largest sum of the quadrature weights (D^2 is quadratic in them).
+_MAX_WEIGHT_SUM = 1e150
+
+
+def _check_gradient_scale(p):
+    """The W-gradient of the linear term carries ``pi sigma_j / a_j = pi sigma_j^2 / b_j``."""
+    with np.errstate(over="ignore"):
+        factor = math.pi * p["sigma"] / p["a"]
+    bad = ~np.isfinite(factor)
+    if np.any(bad):
+        j = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"'sigma' is too large relative to 'b' for gradients: pi sigma^2 / b "
+                         f"overflows float64 in coordinate {j} (sigma={float(p['sigma'][j])!r}, "
+                         f"b={float(p['b'][j])!r}).")
+
+
+def _check_finite_result(*values):
+    """Never a silent NaN/inf: raise where D^2 or a gradient is not representable."""
+    for v in values:
+        if not np.all(np.isfinite(v)):
+            raise ValueError("D^2 or its gradient is not finite for these inputs: 'W', "
+                             "'weights', 'b' or 'sigma' are too extreme (e.g. weights summing "
+                             "to a huge value, or a box far outside float64's range); use "
+                             "normalize=True or rescale.")
+
+
+class BoxDiscrepancy:
+    """Squared box discrepancy ``D^2`` of frequency sets, with analytic gradients.
+
+    Parameters
+    ----------
+    b : float or array_like of shape (d,)
+        Box half-widths ``b_j > 0``: the integrands are ``exp(-i u.w)`` for ``u``
+        in ``[-b, b]`` (for data, ``b_j = max |x_j - z_j|``; see :func:`box_from_data`).
+    kernel : {"gaussian", "laplacian"} or ProductDensity, default="gaussian"
+        The kernel, i.e. the spectral density: ``"gaussian"`` (normal),
+        ``"laplacian"`` (product Cauchy) or any :class:`~qmc_orff.densities.ProductDensity`.
+    sigma : float or array_like of shape (d,), default=1.0
+        Kernel bandwidth per coordinate, ``sigma_j > 0``.  Frequencies ``W`` are
+        those of the kernel at this bandwidth (``w_j = u_j / sigma_j``, ``u_j ~ p_1``).
+    d : int, default=None
+        The dimension.  Taken from `b` or `sigma` when either is an array; when
+        all three leave it open, scalars broadcast to the points' dimension.
+
+    Attributes
+    ----------
+    density : ProductDensity
+    b, sigma : float or ndarray of shape (d,)
+        As given (validated).
+    d : int or None
+
+    Notes
+    -----
+    The pair term costs O(s^2 d) and runs in a numba kernel (parallel over
+    blocks of rows, each unordered pair once, bit-identical for any thread
+    count); the rest costs O(s d).  Memory is O(s d) except for
+    :meth:`pair_matrix`.  Every method that returns a term of ``D^2`` takes
+    ``normalize=True`` to return it multiplied by ``pi^d / prod(b)`` (the units
+    of Theorem 12); use it in high dimension, where ``prod(b / pi)`` under- or
+    overflows float64 (the unnormalised methods then raise ``ValueError``).
+    The constant of equation (11) of the paper is a
+    misprint (``int_{-b}^{b}``); the derivation (appendix A.3) and equation (21)
+    give ``pi^-1 int_0^b``, used here.
+
+    References
+    ----------
+    H. Avron, V. Sindhwani, J. Yang, M. W. Mahoney, "Quasi-Monte Carlo Feature
+    Maps for Shift-Invariant Kernels", JMLR 17(120), 2016.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qmc_orff import BoxDiscrepancy
+    >>> disc = BoxDiscrepancy(2.0, d=3)
+    >>> W = np.random.default_rng(0).standard_normal((64, 3))
+    >>> D2 = disc(W)
+    >>> bool(0.0 < D2 < 3 * disc.expected_mc(64))
+    True
+    """
+
+    def __init__(self, b, *, kernel="gaussian", sigma=1.0, d=None):
+        self.density = get_density(kernel)
+        if d is not None:
+            d = check_dimension(d)
+        b_arr = as_positive(b, "b", d=d)
+        if b_arr.ndim == 1:
+            d = b_arr.shape[0]
+        s_arr = as_positive(sigma, "sigma", d=d)
+        if s_arr.ndim == 1:
+            d = s_arr.shape[0]
+        with np.errstate(over="ignore", under="ignore"):
+            a = b_arr / s_arr
+        if not np.all(np.isfinite(a) & (a > 0)):
+            raise ValueError(f"'b' / 'sigma' must be a positive finite float; got b={b!r}, "
+                             f"sigma={sigma!r}.")
+        self.b = _freeze(b_arr)
+        self.sigma = _freeze(s_arr)
+        self.d = d
+        self._cache = {}
+        if d is not None:
+            self._setup(d)
+
+    def __repr__(self):
+        kern = self.density.name
+        return f"BoxDiscrepancy(b={self.b!r}, kernel={kern!r}, sigma={self.sigma!r}, d={self.d!r})"
+
+    # ------------------------------------------------------------------ set-up
+    def _resolve_d(self, d):
+        if d is not None:
+            d = check_dimension(d)
+        if self.d is None:
+            if d is None:
+                raise ValueError("'d' must be given: this BoxDiscrepancy has scalar 'b' and 'sigma' "
+                                 "and no 'd'.")
+            return d
+        if d is not None and d != self.d:
+            raise ValueError(f"'d' must equal the discrepancy's dimension {self.d}; got {d}.")
+        return self.d
+
+    def box_and_sigma(self, d=None):
+        """Return ``(b, sigma)`` as float64 arrays of shape ``(d,)``.
+
+        Parameters
+        ----------
+        d : int, default=None
+            Needed when ``self.d`` is None; must equal ``self.d`` otherwise.
+        """
+        p = self._setup(self._resolve_d(d))
+        return p["b"].copy(), p["sigma"].copy()
+
+    def _setup(self, d):
+        p = self._cache.get(d)
+        if p is not None:
+            return p
+        b = np.ascontiguousarray(np.broadcast_to(np.asarray(self.b, dtype=np.float64), (d,)))
+        sigma = np.ascontiguousarray(np.broadcast_to(np.asarray(self.sigma, dtype=np.float64), (d,)))
+        with np.errstate(over="ignore", under="ignore"):
+            a = b / sigma
+        if not np.all(np.isfinite(a) & (a > 0)):
+            j = int(np.flatnonzero(~(np.isfinite(a) & (a > 0)))[0])
+            raise ValueError(f"'b' / 'sigma' must be a positive finite float; got "
+                             f"{b[j]!r} / {sigma[j]!r} in coordinate {j}.")
+        # normalised constant factors pi C_j / b_j = pi C_1(a_j) / a_j (in (0, 1])
+        c_hat = math.pi * np.asarray(self.density.C(a), dtype=np.float64) / a
+        with np.errstate(over="ignore", under="ignore"):
+            scale = float(np.prod(b / math.pi))
+        p = {
+            "b": b,
+            "sigma": sigma,
+            "a": a,
+            "scale": scale,
+            "const_hat": float(np.prod(c_hat)),
+        }
+        self._cache[d] = p
+        return p
+
+    def _prepare(self, W):
+        W = as_points(W, "W", d=self.d)
+        p = self._setup(W.shape[1])
+        with np.errstate(over="ignore"):
+            bw = W * p["b"]
+            sw = W * p["sigma"]
+        if not (np.all(np.isfinite(bw)) and np.all(np.isfinite(sw))):
+            raise ValueError("'W' is too large for 'b' and 'sigma': b_j * W[l, j] or "
+                             "sigma_j * W[l, j] overflows.")
+        return W, p, bw, sw
+
+    def _weights(self, weights, s):
+        if weights is None:
+            return np.full(s, 1.0 / s)
+        # D^2 is quadratic in the weights (|H| <= 1 normalised): bounded sums keep it finite
+        return as_weights(weights, s, "weights", max_sum=_MAX_WEIGHT_SUM)
+
+    def _linear_hat(self, sw, p, derivative):
+        """Normalised g factors ``pi g_j(w) / b_j`` (and their W-derivatives)."""
+        a = p["a"]
+        if derivative:
+            g, dg = self.density.g_and_derivative(sw, a)
+            g = np.asarray(g, dtype=np.float64) * (math.pi / a)
+            dg = np.asarray(dg, dtype=np.float64) * (math.pi * p["sigma"] / a)
+            return g, dg
+        return np.asarray(self.density.g(sw, a), dtype=np.float64) * (math.pi / a), None
+
+    @staticmethod
+    def _scale(p, normalize):
+        if normalize:
+            return 1.0
+        scale = p["scale"]
+        if not _TINY <= scale < math.inf:
+            raise ValueError(f"D^2 carries the factor prod(b / pi) = {scale!r}, which under- or "
+                             f"overflows float64 for this box in d={p['b'].size}; call with "
+                             f"normalize=True (values divided by that factor).")
+        return scale
+
+    # ------------------------------------------------------------------ public API
+    def __call__(self, W, weights=None, *, normalize=False):
+        """Squared box discrepancy ``D^2`` of the points `W`.
+
+        Parameters
+        ----------
+        W : array_like of shape (s, d)
+            Frequencies (finite).
+        weights : array_like of shape (s,), default=None
+            Nonnegative quadrature weights ``xi``; None means ``1/s`` each.
+        normalize : bool, default=False
+            Return ``pi^d / prod(b) * D^2`` (the mean squared integration error
+            over the box, Theorem 12) instead of ``D^2``.  Use it in high
+            dimension, where ``prod(b / pi)`` under- or overflows float64.
+
+        Returns
+        -------
+        float
+        """
+        W, p, bw, sw = self._prepare(W)
+        xi = self._weights(weights, W.shape[0])
+        S, Co = np.sin(bw), np.cos(bw)
+        r = _kernels.pair_values(W, p["b"], S, Co, xi)
+        g_hat, _ = self._linear_hat(sw, p, derivative=False)
+        v_hat = np.prod(g_hat, axis=1)
+        value = np.sum(xi * r) - 2.0 * np.sum(xi * v_hat) + p["const_hat"]
+        value = float(self._scale(p, normalize) * value)
+        _check_finite_result(value)
+        return value
+
+    def value_and_grad(self, W, weights=None, *, normalize=False):
+        """``D^2`` and its gradient (Proposition 16 of Avron et al.).
+
+        Parameters
+        ----------
+        W : array_like of shape (s, d)
+        weights : array_like of shape (s,), default=None
+        normalize : bool, default=False
+            Value and gradients of ``pi^d / prod(b) * D^2`` instead (see :meth:`__call__`).
+
+        Returns
+        -------
+        D2 : float
+        grad_W : ndarray of shape (s, d)
+            ``dD^2 / dW``.
+        grad_weights : ndarray of shape (s,)
+            ``dD^2 / dweights``; returned only when `weights` is given.
+
+        Notes
+        -----
+        ``dD^2/dw_lj = 2 xi_l sum_{m != l} xi_m d sinc_b(w_l, w_m)/dw_lj
+        - 2 xi_l g_j'(w_lj) prod_{q != j} g_q(w_lq)`` and
+        ``dD^2/dxi_l = 2 sum_m xi_m sinc_b(w_l, w_m) - 2 prod_j g_j(w_lj)``.
+        Products over ``q != j`` use prefix and suffix products (no division).
+        """
+        W, p, bw, sw = self._prepare(W)
+        xi = self._weights(weights, W.shape[0])
+        _check_gradient_scale(p)
+        S, Co = np.sin(bw), np.cos(bw)
+        r, grad = _kernels.pair_value_grad(W, p["b"], S, Co, xi)
+        g_hat, dg_hat = self._linear_hat(sw, p, derivative=True)
+        v_hat = np.prod(g_hat, axis=1)
+        grad -= (2.0 * xi)[:, None] * dg_hat * _products_but_one(g_hat)
+        value = np.sum(xi * r) - 2.0 * np.sum(xi * v_hat) + p["const_hat"]
+        scale = self._scale(p, normalize)
+        grad *= scale
+        D2 = float(scale * value)
+        _check_finite_result(D2, grad)
+        if weights is None:
+            return D2, grad
+        grad_w = scale * (2.0 * r - 2.0 * v_hat)
+        _check_finite_result(grad_w)
+        return D2, grad, grad_w
+
+    def pair_matrix(self, W, *, normalize=False):
+        """``H[l, m] = sinc_b(w_l, w_m)``, the (PSD) matrix of the weighted QP (equation 17).
+
+        Parameters
+        ----------
+        W : array_like of shape (s, d)
+        normalize : bool, default=False
+            Return ``pi^d / prod(b) * H`` (``H[l, l] = 1``), better scaled for a solver.
+
+        Returns
+        -------
+        ndarray of shape (s, s)
+            ``D^2(W, xi) = constant() - 2 v.xi + xi^T H xi`` with ``v = linear_term(W)``
+            (all three with the same `normalize`).
+        """
+        W, p, bw, _ = self._prepare(W)
+        H = _kernels.pair_matrix(W, p["b"], np.sin(bw), np.cos(bw))
+        H *= self._scale(p, normalize)
+        return H
+
+    def linear_term(self, W, *, normalize=False):
+        """``v_l = prod_j g_j(w_lj)``, the linear term of the weighted QP.
+
+        Returns
+        -------
+        ndarray of shape (s,)
+        """
+        W, p, _, sw = self._prepare(W)
+        g_hat, _ = self._linear_hat(sw, p, derivative=False)
+        return self._scale(p, normalize) * np.prod(g_hat, axis=1)
+
+    def constant(self, d=None, *, normalize=False):
+        """``prod_j C_j``, the constant term (``d`` as in :meth:`box_and_sigma`)."""
+        p = self._setup(self._resolve_d(d))
+        return self._scale(p, normalize) * p["const_hat"]
+
+    def expected_mc(self, s, *, d=None, normalize=False):
+        """``E[D^2]`` for ``s`` i.i.d. points from the density, uniform weights.
+
+        Returns ``(pi^-d prod_j b_j - prod_j C_j) / s`` (Corollaries 14-15 of Avron
+        et al.; with ``normalize=True``, ``(1 - prod_j pi C_j / b_j) / s``).
+        """
+        s = check_int(s, "s", minimum=1)
+        p = self._setup(self._resolve_d(d))
+        return self._scale(p, normalize) * (1.0 - p["const_hat"]) / s
+
+    def normalized(self, value, *, d=None):
+        """``pi^d / prod(b) * value``: the mean squared integration error over the box (Theorem 12).
+
+        Raises ``ValueError`` where ``prod(b / pi)`` under- or overflows float64
+        (compute with ``normalize=True`` instead).
+        """
+        p = self._setup(self._resolve_d(d))
+        scale = self._scale(p, False)
+        value = np.asarray(value, dtype=np.float64)
+        out = value / scale
+        return float(out) if out.ndim == 0 else out
+
+    # ------------------------------------------------------------------ the design protocol
+    def normalizer(self, d=None):
+        """``prod(b / pi)``: raw ``D^2`` = normalised ``D^2`` times this (Theorem 12).
+
+        Raises ``ValueError`` where the product under- or overflows float64.
+        """
+        return self._scale(self._setup(self._resolve_d(d)), False)
+
+    def unit_bandwidth(self, d):
+        """The design problem at unit bandwidth (a :class:`~.protocol.UnitBandwidth`).
+
+        With ``u = sigma w`` and ``a = b / sigma`` the normalised discrepancy is
+        invariant under the change of bandwidth:
+        ``normalized D^2_{b, sigma}(W) = normalized D^2_{a, 1}(U)`` (every factor
+        of the pair, linear and constant terms depends on ``b_j w_j`` and ``a_j``
+        only).
+        """
+        b, sigma = self.box_and_sigma(d)
+        a = b / sigma
+        return UnitBandwidth(
+            objective=BoxDiscrepancy(a, kernel=self.density, sigma=np.ones(d), d=d),
+            sigma=sigma,
+            log_normalizer=float(np.sum(np.log(b / math.pi))),
+            meta={"density": self.density.name, "box_over_sigma": [float(x) for x in a]},
+            density=self.density,
+            box_over_sigma=a,
+        )
+
+    def greedy_state(self, s, d):
+        """Running sums for the greedy design (:class:`~._box_greedy.BoxGreedyState`)."""
+        from ._box_greedy import BoxGreedyState
+
+        return BoxGreedyState(self, s, d)
+
+
+def _products_but_one(F):
+    """``out[l, j] = prod_{q != j} F[l, q]`` by exclusive prefix and suffix products."""
+    s, d = F.shape
+    pre = np.ones((s, d))
+    suf = np.ones((s, d))
+    if d > 1:
+        np.cumprod(F[:, :-1], axis=1, out=pre[:, 1:])
+        np.cumprod(F[:, :0:-1], axis=1, out=suf[:, -2::-1])
+    return pre * suf
+
+
+def _freeze(arr):
+    if arr.ndim == 0:
+        return float(arr)
+    arr = np.array(arr, dtype=np.float64)
+    arr.setflags(write=False)
+    return arr
+
+
+def box_from_data(X: ArrayLike, *, fraction: float = 1.0) -> np.ndarray:
+    """Box half-widths from data: ``b_j = fraction * (max_j - min_j)`` over the rows of `X`.
+
+    The box ``[-b, b]`` with ``fraction=1`` contains every difference ``x - z`` of
+    two rows; the paper also uses ``fraction`` 1/2 and 1/4.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+        Data (finite), at least one row.
+    fraction : float, default=1.0
+        Positive multiplier.
+
+    Returns
+    -------
+    ndarray of shape (d,)
+
+    Raises
+    ------
+    ValueError
+        If a column of `X` is constant (the box would be empty there).
+    """
+    X = as_float_array(X, "X", ndim=2)
+    if X.shape[0] < 1 or X.shape[1] < 1:
+        raise ValueError(f"'X' must have at least one row and one column; got shape {X.shape}.")
+    fraction = check_positive_real(fraction, "fraction")
+    with np.errstate(over="ignore"):
+        b = fraction * (X.max(axis=0) - X.min(axis=0))
+    bad = ~(np.isfinite(b) & (b > 0))
+    if np.any(bad):
+        j = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"'X' must give a positive finite width in every column; column {j} "
+                         f"has width {float(b[j])!r} (constant column? drop it).")
+    return b

@@ -1,0 +1,393 @@
+"""The discrepancy over a data set's pairwise differences: the adaptive designs' objective.
+
+For training points ``X`` (m x d), frequencies ``W`` (s x d) and nonnegative
+weights ``xi``, the data discrepancy is the squared Gram error of the real
+Fourier feature map on ``X``::
+
+    L(W, xi) = (1/m^2) sum_{i,j} (k(x_i - x_j) - sum_l xi_l cos(w_l . (x_i - x_j)))^2
+             = ||K - Z Z^T||_F^2 / m^2,         Z = [C Xi^1/2, S Xi^1/2]
+
+with ``C = cos(X W^T)``, ``S = sin(X W^T)`` (m x s) and ``K`` the exact Gram
+matrix.  It is the box discrepancy of Avron et al. (2016) with the uniform
+measure on the box replaced by the empirical measure of the differences
+``x_i - x_j``, in cosine form (the error of the real map itself; see
+``formulas.md``, last section).  :class:`DataDiscrepancy` follows the protocol of
+:class:`~qmc_orff.BoxDiscrepancy` (``__call__``, ``value_and_grad``,
+``pair_matrix``, ``linear_term``, ``constant``, ``expected_mc``, each with
+``normalize``), so the global, greedy and weighted designs take either.
+
+:class:`~qmc_orff.objectives.operator_data.OperatorDataDiscrepancy` is the
+operator-valued analogue.
+
+Units
+-----
+``normalize=True`` divides every term by ``||K||_F^2 / m^2``: the normalised
+value is the squared *relative* Frobenius Gram error on the training points,
+``||K - Z Z^T||_F^2 / ||K||_F^2`` (its square root is what
+:func:`qmc_orff.gram_error` reports on the same points), independent of the
+kernel's scale and of ``m``.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+
+import numpy as np
+
+from .._features_kernels import cos_sin_features
+from .._validation import (
+    as_float_array,
+    as_points,
+    as_positive,
+    as_weights,
+    check_choice,
+    check_int,
+    check_positive_real,
+)
+from .protocol import UnitBandwidth
+
+__all__ = ["DataDiscrepancy", "KERNELS", "data_sha256"]
+
+#: Scalar kernels :class:`DataDiscrepancy` measures (their spectral densities).
+KERNELS = ("gaussian", "laplacian", "matern")
+
+
+def _check_data(X, name="X"):
+    X = as_float_array(X, name, ndim=2)
+    if X.shape[0] < 2:
+        raise ValueError(f"'{name}' must have at least 2 rows (points); got shape {X.shape}.")
+    if X.shape[1] < 1:
+        raise ValueError(f"'{name}' must have at least one column; got shape {X.shape}.")
+    return np.ascontiguousarray(X)
+
+
+def scalar_kernel(kernel, sigma, nu=1.5):
+    """The exact :mod:`qmc_orff.kernels` kernel for a name of :data:`KERNELS`."""
+    from ..kernels import Gaussian, Laplacian, Matern
+
+    kernel = check_choice(kernel, "kernel", KERNELS)
+    if kernel == "gaussian":
+        return Gaussian(sigma)
+    if kernel == "laplacian":
+        return Laplacian(sigma)
+    return Matern(check_positive_real(nu, "nu"), sigma)
+
+
+class DataDiscrepancy:
+    """Squared Gram error ``||K - Z Z^T||_F^2 / m^2`` of Fourier features on data, with gradients.
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        Training points (finite, ``m >= 2``).  The cost of every evaluation is
+        ``O(m s d + m^2 s)``: pass a subsample of a few hundred to a thousand
+        points, not a large data set.
+    kernel : {"gaussian", "laplacian", "matern"}, default="gaussian"
+        The scalar kernel (see :mod:`qmc_orff.kernels`); its exact Gram matrix
+        on ``X`` is computed once.
+    sigma : float or array_like of shape (d,), default=1.0
+        Bandwidth (length scale for Matern), per coordinate allowed.
+    nu : float, default=1.5
+        Matern smoothness.
+
+    Attributes
+    ----------
+    d : int
+        Dimension.
+    m : int
+        Number of training points.
+    kernel : qmc_orff.kernels.Kernel
+        The exact kernel.
+    density_name : str
+        The kernel's name (``Sequence.meta["density"]`` of its frequencies).
+    sigma : float or ndarray of shape (d,)
+
+    Notes
+    -----
+    With ``P = X W^T``, ``C = cos P``, ``S = sin P``, ``E = C Xi C^T + S Xi S^T - K``::
+
+        L          = ||E||_F^2 / m^2
+        dL/dxi_l   = (2/m^2) (c_l^T E c_l + s_l^T E s_l)
+        dL/dP      = (4/m^2) ((E S) * C - (E C) * S) Xi       (* elementwise)
+        dL/dW      = (dL/dP)^T X
+
+    computed through one product ``X W^T`` (with the sines and cosines in one
+    pass, :func:`qmc_orff._features_kernels.cos_sin_features`), ``E = Z Z^T - K``
+    (a symmetric rank-k update) and ``E [C, S]``: ``O(m s d + m^2 s)`` work,
+    ``O(m^2 + m s)`` memory, never an ``O(m^2 s)`` temporary.  As a QP in the
+    weights, ``L = constant - 2 v^T xi + xi^T H xi`` with
+    ``H_lm = <M_l, M_m> / m^2``, ``v_l = <K, M_l> / m^2``,
+    ``constant = ||K||_F^2 / m^2``, ``M_l = c_l c_l^T + s_l s_l^T``;
+    ``<M_l, M_m> = (c_l.c_m)^2 + (s_l.s_m)^2 + (c_l.s_m)^2 + (s_l.c_m)^2``.
+    The diagonal ``i = j`` is in the sum: ``E_ii = sum(xi) - k(0)``.
+
+    References
+    ----------
+    H. Avron, V. Sindhwani, J. Yang, M. W. Mahoney, "Quasi-Monte Carlo Feature
+    Maps for Shift-Invariant Kernels", JMLR 17(120), 2016 (the box discrepancy,
+    Theorem 9, of which this is the data-measure analogue).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qmc_orff import DataDiscrepancy
+    >>> X = np.random.default_rng(0).normal(size=(50, 3))
+    >>> obj = DataDiscrepancy(X, sigma=2.0)
+    >>> W = np.random.default_rng(1).normal(size=(64, 3)) / 2.0
+    >>> bool(0.0 < obj(W, normalize=True) < 0.1)
+    True
+    """
+
+    def __init__(self, X, *, kernel="gaussian", sigma=1.0, nu=1.5):
+        X = _check_data(X)
+        self.X = X
+        self.X.setflags(write=False)
+        self.m, self.d = X.shape
+        sig = as_positive(sigma, "sigma", d=self.d)
+        self.sigma = float(sig) if sig.ndim == 0 else sig
+        self.kernel = scalar_kernel(kernel, sig, nu)
+        self.density_name = self.kernel.name
+        self.nu = getattr(self.kernel, "nu", None)
+        K = np.asarray(self.kernel(X), dtype=np.float64)
+        self.K = K
+        self.K.setflags(write=False)
+        self._norm2 = float(np.vdot(K, K)) / self.m ** 2  # ||K||_F^2 / m^2 > 0 (diagonal 1)
+
+    def __repr__(self):
+        return f"DataDiscrepancy(m={self.m}, d={self.d}, kernel={self.kernel!r})"
+
+    # ------------------------------------------------------------------ helpers
+    def _points(self, W):
+        return as_points(W, "W", d=self.d)
+
+    def _weights(self, weights, s):
+        if weights is None:
+            return np.full(s, 1.0 / s)
+        return as_weights(weights, s, "weights")
+
+    def _scale(self, normalize):
+        if not isinstance(normalize, (bool, np.bool_)):
+            raise TypeError(f"'normalize' must be a bool; got {type(normalize).__name__}.")
+        return 1.0 / self._norm2 if normalize else 1.0
+
+    def features(self, W):
+        """``[C, S] = [cos(X W^T), sin(X W^T)]`` of shape ``(m, 2 s)`` (unweighted)."""
+        W = self._points(W)
+        return cos_sin_features(self.X, W, np.ones(W.shape[0]))
+
+    def _error(self, CS, xi):
+        """``E = C Xi C^T + S Xi S^T - K`` (m, m)."""
+        root = np.sqrt(xi)
+        Z = CS * np.concatenate([root, root])
+        E = Z @ Z.T
+        E -= self.K
+        return E
+
+    # ------------------------------------------------------------------ public API
+    def __call__(self, W, weights=None, *, normalize=False):
+        """``L(W, xi) = ||K - Z Z^T||_F^2 / m^2``.
+
+        Parameters
+        ----------
+        W : array_like of shape (s, d)
+            Frequencies at the kernel's bandwidth.
+        weights : array_like of shape (s,), default=None
+            Nonnegative weights ``xi``; None means ``1/s`` each.
+        normalize : bool, default=False
+            Divide by ``||K||_F^2 / m^2``: the squared relative Gram error.
+
+        Returns
+        -------
+        float
+        """
+        scale = self._scale(normalize)
+        W = self._points(W)
+        xi = self._weights(weights, W.shape[0])
+        E = self._error(self.features(W), xi)
+        return float(np.vdot(E, E)) / self.m ** 2 * scale
+
+    def value_and_grad(self, W, weights=None, *, normalize=False):
+        """``L`` and its gradients in ``W`` (and in the weights when given).
+
+        The parameters are those of :meth:`__call__`.
+
+        Returns
+        -------
+        L : float
+        grad_W : ndarray of shape (s, d)
+        grad_weights : ndarray of shape (s,)
+            Returned only when `weights` is given.
+        """
+        scale = self._scale(normalize)
+        W = self._points(W)
+        s = W.shape[0]
+        xi = self._weights(weights, s)
+        CS = self.features(W)
+        E = self._error(CS, xi)
+        m2 = float(self.m) ** 2
+        value = float(np.vdot(E, E)) / m2 * scale
+        G = E @ CS  # [E C, E S]  (m, 2 s)
+        C, S = CS[:, :s], CS[:, s:]
+        EC, ES = G[:, :s], G[:, s:]
+        dP = ES * C
+        dP -= EC * S
+        dP *= (4.0 * scale / m2) * xi
+        grad_W = (self.X.T @ dP).T  # X^T dP: 4x faster than dP^T X in OpenBLAS for s << m
+        if weights is None:
+            return value, grad_W
+        grad_xi = (2.0 * scale / m2) * (np.einsum("il,il->l", C, EC) + np.einsum("il,il->l", S, ES))
+        return value, grad_W, grad_xi
+
+    def pair_matrix(self, W, *, normalize=False):
+        """``H[l, m] = <M_l, M_m> / m^2`` (PSD), the quadratic term in the weights.
+
+        Returns
+        -------
+        ndarray of shape (s, s)
+            ``L(W, xi) = constant() - 2 v.xi + xi^T H xi`` with ``v = linear_term(W)``.
+        """
+        scale = self._scale(normalize)
+        CS = self.features(W)
+        s = CS.shape[1] // 2
+        G = CS.T @ CS  # (2 s, 2 s): [[C^T C, C^T S], [S^T C, S^T S]]
+        Gcc, Gcs, Gss = G[:s, :s], G[:s, s:], G[s:, s:]
+        H = Gcc * Gcc
+        H += Gss * Gss
+        H += Gcs * Gcs
+        H += Gcs.T * Gcs.T
+        H *= scale / float(self.m) ** 2
+        return H
+
+    def linear_term(self, W, *, normalize=False):
+        """``v_l = <K, M_l> / m^2 = (c_l^T K c_l + s_l^T K s_l) / m^2``.
+
+        Returns
+        -------
+        ndarray of shape (s,)
+        """
+        scale = self._scale(normalize)
+        CS = self.features(W)
+        KCS = self.K @ CS
+        v = np.einsum("il,il->l", CS, KCS)
+        s = CS.shape[1] // 2
+        return (v[:s] + v[s:]) * (scale / float(self.m) ** 2)
+
+    def constant(self, d=None, *, normalize=False):
+        """``||K||_F^2 / m^2`` (1 with ``normalize=True``); ``d`` must be None or ``self.d``."""
+        if d is not None and d != self.d:
+            raise ValueError(f"'d' must equal the discrepancy's dimension {self.d}; got {d}.")
+        return 1.0 if normalize else self._norm2
+
+    def expected_mc(self, s, *, d=None, normalize=False):
+        """``E[L]`` for ``s`` i.i.d. frequencies from the kernel's spectral density, weights ``1/s``.
+
+        ``E[L] = (1 / (s m^2)) sum_ij ((1 + k(2 delta_ij)) / 2 - k(delta_ij)^2)``: each
+        ``cos(w . delta)`` has mean ``k(delta)`` and variance
+        ``(1 + k(2 delta)) / 2 - k(delta)^2``.
+        """
+        s = check_int(s, "s", minimum=1)
+        self.constant(d)
+        if not hasattr(self, "_mc"):
+            K2 = np.asarray(self.kernel(2.0 * self.X), dtype=np.float64)  # k(2 (x_i - x_j))
+            self._mc = float(np.sum(0.5 * (1.0 + K2) - self.K * self.K)) / self.m ** 2
+        return self._mc / s * self._scale(normalize)
+
+    # ------------------------------------------------------------------ the design protocol
+    def normalizer(self, d=None):
+        """``||K||_F^2 / m^2``: raw values = normalised values times this."""
+        return self.constant(d)
+
+    def unit_bandwidth(self, d):
+        """The design problem at unit bandwidth (a :class:`~.protocol.UnitBandwidth`).
+
+        The objective rebuilt on ``X / sigma`` at ``sigma = 1`` has the same values:
+        ``L_{X, sigma}(W) = L_{X / sigma, 1}(sigma W)``.
+        """
+        from ..densities import get_density
+
+        sigma = np.ascontiguousarray(np.broadcast_to(np.asarray(self.sigma, float), (d,)))
+        kernel = self.density_name
+        nu = 1.5 if self.nu is None else self.nu
+        return UnitBandwidth(
+            objective=DataDiscrepancy(self.X / sigma, kernel=kernel, sigma=1.0, nu=nu),
+            sigma=sigma,
+            log_normalizer=math.log(self.constant()),
+            meta={"objective": "data", "density": kernel, "box_over_sigma": None,
+                  "sigma": [float(x) for x in sigma], "n_train": int(self.m),
+                  "data_sha256": data_sha256(self.X)},
+            density=get_density(kernel) if kernel in ("gaussian", "laplacian") else None,
+            kernel=kernel,
+            nu=nu,
+            sources=("orf", "mc", "lattice"),
+        )
+
+    def greedy_state(self, s, d):
+        """Running sums for the greedy design (:class:`DataGreedyState`)."""
+        return DataGreedyState(self, s, d)
+
+
+class DataGreedyState:
+    """Greedy running state for the data objective, uniform weights ``1/t``, normalised units.
+
+    ``A = sum_l M_l`` (``M_l[i, j] = cos(w_l . (x_i - x_j))``) over the chosen
+    points; with ``n = t + 1`` and ``R = A / n - K``, a candidate ``w`` (features
+    ``c = cos(X w)``, ``s = sin(X w)``) gives
+    ``m^2 L = ||R||^2 + (2/n)(c^T R c + s^T R s) + ((c.c)^2 + (s.s)^2 + 2 (c.s)^2) / n^2``:
+    O(m^2 + m d) per evaluation.
+    """
+
+    def __init__(self, objective, s, d):
+        self.obj = objective
+        self.X = objective.X
+        self.K = np.asarray(objective.K)
+        self.norm = float(objective.m) ** 2 * objective.constant()  # ||K||_F^2
+        self.W = np.zeros((s, d))
+        self.t = 0
+        self.A = np.zeros_like(self.K)
+        self._R = None
+
+    def _residual(self):
+        if self._R is None or self._R[0] != self.t:
+            R = self.A / (self.t + 1)
+            R -= self.K
+            self._R = (self.t, R, float(np.vdot(R, R)))
+        return self._R[1], self._R[2]
+
+    def candidate(self, w):
+        n = self.t + 1
+        R, rr = self._residual()
+        p = self.X @ w
+        c, s = np.cos(p), np.sin(p)
+        Rc, Rs = R @ c, R @ s
+        cc, ss, cs = c @ c, s @ s, c @ s
+        val = rr + (2.0 / n) * (c @ Rc + s @ Rs) + (cc * cc + ss * ss + 2.0 * cs * cs) / n ** 2
+        dp = (4.0 / n) * (Rs * c - Rc * s)
+        dp += (4.0 / n ** 2) * ((ss - cc) * c * s + cs * (c * c - s * s))
+        return val / self.norm, (self.X.T @ dp) / self.norm
+
+    def scaled_candidate(self, w, scale, grad):
+        val, g = self.candidate(w)
+        grad[:] = g * scale
+        return val * scale
+
+    def add(self, w):
+        p = self.X @ w
+        c, s = np.cos(p), np.sin(p)
+        self.A += np.outer(c, c)
+        self.A += np.outer(s, s)
+        self.W[self.t] = w
+        self.t += 1
+        self._R = None
+        return self.value()
+
+    def value(self):
+        E = self.A / self.t - self.K
+        return float(np.vdot(E, E)) / self.norm
+
+
+def data_sha256(X):
+    """SHA-256 (hex) of ``X`` as little-endian float64 in C order, prefixed by its shape."""
+    X = np.ascontiguousarray(X, dtype="<f8")
+    h = hashlib.sha256(f"{X.shape}".encode())
+    h.update(X.tobytes())
+    return h.hexdigest()

@@ -1,0 +1,185 @@
+"""The operator-valued data discrepancy: the block Gram error of an ORFF map on data.
+
+:class:`OperatorDataDiscrepancy` is the operator-valued analogue of
+:class:`~qmc_orff.DataDiscrepancy` for the Gaussian decomposable, curl-free and
+divergence-free kernels: the squared Frobenius error of the ``(m p) x (m p)``
+block Gram matrix, ``K~(x, z) = sum_l xi_l cos(w_l . (x - z)) A~(w_l)``
+(``normalize=True`` divides by ``sum_ij ||K(x_i, x_j)||_F^2 / m^2``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._features_kernels import cos_sin_features
+from .._validation import as_points, as_positive, as_weights, check_choice
+from .data import DataDiscrepancy, _check_data
+
+__all__ = ["OperatorDataDiscrepancy", "OPERATOR_KERNELS"]
+
+#: Operator-valued kernels :class:`OperatorDataDiscrepancy` measures.
+OPERATOR_KERNELS = ("decomposable", "curl_free", "div_free")
+_OPERATOR_MEASURES = ("spectral", "trace")
+
+
+class OperatorDataDiscrepancy:
+    """Squared block Gram error of operator-valued Fourier features on data, with gradients.
+
+    ``L(W, xi) = (1/m^2) sum_{i,j} ||K(x_i, x_j) - sum_l xi_l cos(w_l . (x_i - x_j)) A~(w_l)||_F^2``,
+    the squared Frobenius norm of the ``(m p) x (m p)`` block error, over ``m^2``.
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        Training points.
+    kernel : {"decomposable", "curl_free", "div_free"}, default="curl_free"
+        The Gaussian operator-valued kernel (:mod:`qmc_orff.kernels`).
+    sigma : float, default=1.0
+        Bandwidth of the scalar Gaussian ``k_0``.
+    A : array_like of shape (p, p) or None, default=None
+        Output matrix of the decomposable kernel (identity of size ``d`` when None).
+    measure : {"spectral", "trace"}, default="spectral"
+        Which ``A~(w)`` the map uses (as :class:`qmc_orff.ORFF`): ``"spectral"``:
+        ``A``, ``w w^T`` (curl), ``|w|^2 I - w w^T`` (div); ``"trace"``: the
+        trace-normalised ``(d / sigma^2) w^ w^T`` (curl), ``(d / sigma^2)(I - w^ w^T)``
+        (div), ``w^ = w / |w|`` (for the decomposable kernel both are ``A``).
+
+    Notes
+    -----
+    Decomposable: the blocks factor, ``L = ||A||_F^2 L_scalar`` (one
+    :class:`DataDiscrepancy`).  Curl- and div-free: for each of the ``p (p + 1) / 2``
+    entries ``(a, b)``, ``E^ab = C diag(xi A~^ab) C^T + S diag(xi A~^ab) S^T - K^ab``
+    and, with ``M = 1`` on the diagonal and 2 off it,
+    ``dL/dP = (4/m^2) sum_ab M_ab ((E^ab S) * C - (E^ab C) * S) diag(xi A~^ab)``,
+    ``dL/dA~_l^ab = (2/m^2) M_ab xi_l (c_l^T E^ab c_l + s_l^T E^ab s_l)``,
+    ``dL/dw_l = (dL/dP)^T x + sum_ab dL/dA~_l^ab dA~^ab/dw_l`` (``dA/dw_k = e_k w^T + w e_k^T``
+    for ``w w^T``).  Cost ``O(p^2 (m^2 s) + m s d)``: meant for the small ``p`` of
+    vector fields (``p = d`` = 2 or 3).
+    """
+
+    def __init__(self, X, *, kernel="curl_free", sigma=1.0, A=None, measure="spectral"):
+        from ..kernels import CurlFree, Decomposable, DivFree, Gaussian, check_psd_matrix
+
+        X = _check_data(X)
+        self.kernel_name = check_choice(kernel, "kernel", OPERATOR_KERNELS)
+        self.measure = check_choice(measure, "measure", _OPERATOR_MEASURES)
+        self.X = X
+        self.m, self.d = X.shape
+        sig = as_positive(sigma, "sigma")
+        if sig.ndim != 0:
+            raise ValueError(f"'sigma' must be a positive scalar; got shape {sig.shape}.")
+        self.sigma = float(sig)
+        if self.kernel_name == "decomposable":
+            self.A = np.eye(self.d) if A is None else check_psd_matrix(A, "A")
+            self.kernel = Decomposable(Gaussian(self.sigma), self.A)
+            self._scalar = DataDiscrepancy(X, kernel="gaussian", sigma=self.sigma)
+            self._a2 = float(np.sum(self.A * self.A))
+            self.p = self.A.shape[0]
+            self._norm2 = self._a2 * self._scalar._norm2
+            return
+        if self.kernel_name == "div_free" and self.d < 2:
+            raise ValueError(f"'X' must have d >= 2 columns for kernel='div_free'; got d={self.d}.")
+        self.kernel = CurlFree(self.sigma) if self.kernel_name == "curl_free" else DivFree(self.sigma)
+        self.p = self.d
+        K = np.asarray(self.kernel(X), dtype=np.float64)  # (m, m, p, p)
+        self._pairs = [(a, b) for a in range(self.p) for b in range(a, self.p)]
+        self._K = {(a, b): np.ascontiguousarray(K[:, :, a, b]) for a, b in self._pairs}
+        self._norm2 = float(np.vdot(K, K)) / self.m ** 2
+
+    def __repr__(self):
+        return (f"OperatorDataDiscrepancy(m={self.m}, d={self.d}, kernel={self.kernel_name!r}, "
+                f"sigma={self.sigma!r}, measure={self.measure!r})")
+
+    def _scale(self, normalize):
+        if not isinstance(normalize, (bool, np.bool_)):
+            raise TypeError(f"'normalize' must be a bool; got {type(normalize).__name__}.")
+        return 1.0 / self._norm2 if normalize else 1.0
+
+    def A_tilde(self, W):
+        """``A~(w_l)`` (s, p, p) and ``dA~(w_l)/dw_lk`` (s, p, p, d) for the curl/div kernels."""
+        W = as_points(W, "W", d=self.d)
+        s, d = W.shape
+        eye = np.eye(d)
+        if self.measure == "spectral":
+            V = W
+        else:
+            norm = np.sqrt(np.sum(W * W, axis=1))
+            if np.any(norm == 0):
+                raise ValueError("'W' must not contain a zero frequency for measure='trace'.")
+            V = W / norm[:, None]
+        outer = V[:, :, None] * V[:, None, :]  # v v^T
+        # d(v v^T)/dv_k = e_k v^T + v e_k^T
+        dvv = eye[None, :, None, :] * V[:, None, :, None] + V[:, :, None, None] * eye[None, None, :, :]
+        if self.kernel_name == "curl_free":
+            base, dbase = outer, dvv
+        else:  # |v|^2 I - v v^T
+            sq = np.sum(V * V, axis=1)
+            base = sq[:, None, None] * eye[None] - outer
+            dbase = 2.0 * V[:, None, None, :] * eye[None, :, :, None] - dvv
+        if self.measure == "spectral":
+            return base, dbase
+        # trace: A~ = (d / sigma^2) base(w^), w^ = w / |w|; dw^/dw = (I - w^ w^T) / |w|
+        c = d / self.sigma ** 2
+        J = (eye[None] - outer) / norm[:, None, None]  # (s, d, d): dv_q / dw_k = J[q, k]
+        dA = np.einsum("labq,lqk->labk", dbase, J)
+        return c * base, c * dA
+
+    def _terms(self, W, xi, grad):
+        """Value (over m^2, unnormalised) and, if ``grad``, ``(dL/dW, dL/dxi)``."""
+        s = W.shape[0]
+        m2 = float(self.m) ** 2
+        CS = cos_sin_features(self.X, W, np.ones(s))
+        C, S = CS[:, :s], CS[:, s:]
+        At, dAt = self.A_tilde(W)
+        value = 0.0
+        dP = np.zeros((self.m, s))
+        grad_xi = np.zeros(s)
+        grad_W = np.zeros((s, self.d))
+        for a, b in self._pairs:
+            mult = 1.0 if a == b else 2.0  # (a, b) and (b, a) together
+            coef = xi * At[:, a, b]
+            E = (CS * np.concatenate([coef, coef])) @ CS.T
+            E -= self._K[(a, b)]
+            value += mult * float(np.vdot(E, E))
+            if grad:
+                G = E @ CS  # [E C, E S]
+                EC, ES = G[:, :s], G[:, s:]
+                dP += (4.0 * mult / m2) * (ES * C - EC * S) * coef
+                # dL / d coef_l = (2 mult / m^2) (c_l^T E c_l + s_l^T E s_l)
+                u = (2.0 * mult / m2) * (np.einsum("il,il->l", C, EC) + np.einsum("il,il->l", S, ES))
+                grad_xi += u * At[:, a, b]
+                grad_W += (u * xi)[:, None] * dAt[:, a, b, :]
+        value /= m2
+        if not grad:
+            return value, None, None
+        grad_W += (self.X.T @ dP).T
+        return value, grad_W, grad_xi
+
+    def __call__(self, W, weights=None, *, normalize=False):
+        """``L(W, xi)``; see :class:`DataDiscrepancy` for the parameters."""
+        scale = self._scale(normalize)
+        if self.kernel_name == "decomposable":
+            return self._a2 * self._scalar(W, weights) * scale
+        W = as_points(W, "W", d=self.d)
+        xi = np.full(W.shape[0], 1.0 / W.shape[0]) if weights is None else \
+            as_weights(weights, W.shape[0], "weights")
+        return self._terms(W, xi, grad=False)[0] * scale
+
+    def value_and_grad(self, W, weights=None, *, normalize=False):
+        """``L``, ``dL/dW`` (s, d) and, when `weights` is given, ``dL/dweights`` (s,)."""
+        scale = self._scale(normalize)
+        if self.kernel_name == "decomposable":
+            out = self._scalar.value_and_grad(W, weights)
+            return tuple([out[0] * self._a2 * scale] + [g * (self._a2 * scale) for g in out[1:]])
+        W = as_points(W, "W", d=self.d)
+        xi = np.full(W.shape[0], 1.0 / W.shape[0]) if weights is None else \
+            as_weights(weights, W.shape[0], "weights")
+        value, gW, gxi = self._terms(W, xi, grad=True)
+        if weights is None:
+            return value * scale, gW * scale
+        return value * scale, gW * scale, gxi * scale
+
+    def constant(self, d=None, *, normalize=False):
+        """``sum_ij ||K(x_i, x_j)||_F^2 / m^2`` (1 with ``normalize=True``)."""
+        if d is not None and d != self.d:
+            raise ValueError(f"'d' must equal the discrepancy's dimension {self.d}; got {d}.")
+        return 1.0 if normalize else self._norm2
