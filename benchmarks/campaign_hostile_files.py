@@ -640,6 +640,34 @@ def _i21_signals(tmp):
         rcs.append(proc.returncode)
     yield "two SIGINTs exit 130", "L signals", ("pass" if all(r == 130 for r in rcs)
                                                  else "WRONG-EXIT", f"exit statuses {rcs}")
+    # ... and around the end of a short command (the shutdown window): every run that got a
+    # SIGINT while alive must exit 130
+    short = ["design", "global", "--d", "2", "--s", "8", "--box-over-sigma", "1", "--maxiter",
+             "2", "--quiet", "-o", os.path.join(tmp, "short.npz")]
+    t0 = time.perf_counter()
+    _start(short).wait(120)
+    length = time.perf_counter() - t0
+    seen = []
+    for k in range(12):
+        proc = _start(short)
+        time.sleep(length * (0.55 + 0.06 * k))
+        hits = 0
+        for _ in range(2):
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGINT)
+                hits += 1
+            time.sleep(0.02)
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if hits:
+            seen.append(proc.returncode)
+    wrong = [r for r in seen if r != 130]
+    yield "SIGINTs near the end of a command exit 130", "L signals", (
+        "pass" if not wrong else "WRONG-EXIT", f"{len(seen)} runs interrupted while alive: "
+        f"exit statuses {seen}")
     # SIGKILL mid-run: no stale .tmp beside the target
     rnd = random.Random(21)
     stale = 0
