@@ -13,9 +13,25 @@ ordinary) in a worker process with a memory cap, and is classified as
 
 The floor (issue 11): 0 SILENT-NONFINITE, 0 HANG, 0 CRASH, 0 OTHER-EXCEPTION.
 
+Issue 21 adds one case per API finding (``--issue21`` runs only those), each
+with the behaviour the issue asks for, and classifies further:
+
+- ``ALLOC-ABOVE-LIMIT``: a ``MemoryError``, or a peak (``tracemalloc``: numpy's
+  allocations) above the documented 2**28 float64 entries (2 GiB); these cases
+  run with an address-space cap of the worker's size after import + 3 GiB, so
+  an unbounded allocation fails at once instead of filling the machine;
+- ``REFUSED-VALID``: ``ValueError``/``TypeError`` where the call must work;
+- ``ACCEPTED-INVALID``: returned where a ``ValueError``/``TypeError`` is due;
+- ``WRONG-MESSAGE``: the error does not name the parameter at fault;
+- ``WARNED``: a ``RuntimeWarning`` before the error (or the result);
+- ``pass``: the behaviour asked for.
+
+They print as a table (case, finding, expected, verdict, detail) and a summary.
+
 Usage::
 
     python benchmarks/fuzz_api.py [--timeout 60] [--mem-gb 6] [--only PREFIX] [--list]
+                                  [--issue21]
 
 Prints one line per case that breaks the floor and a summary; exit status 1
 if any case breaks it.
@@ -271,6 +287,191 @@ def build_cases():
     return cases
 
 
+# --------------------------------------------------------------------------- issue 21
+#: One allocation above this many bytes breaks the documented size policy (2**28 float64).
+ALLOC_LIMIT_BYTES = 2 ** 28 * 8
+
+
+def build_issue21_cases():
+    """``(label, finding, expect, fn)`` for every API finding of issue 21.
+
+    ``expect``: ``"ok"`` (must return, finite), ``"refuse"`` (ValueError/TypeError),
+    ``"refuse:NAME"`` (... whose message names ``'NAME'``), ``"any"`` (either, but within
+    the size policy).  Every case is also held to: no RuntimeWarning, no allocation above
+    2**28 entries, no exception other than ValueError/TypeError, no NaN/inf.
+    """
+    import qmc_orff as q
+
+    rng = np.random.default_rng(0)
+    normal_1000 = rng.normal(size=(100, 1000))
+    cases = []
+
+    def add(label, finding, expect, fn):
+        cases.append((label, finding, expect, fn))
+
+    # High: the seedless default map on raw or high-dimensional data (sigma = 1)
+    add("FourierFeatures().fit(normal 100 x 1000)", "H default map", "ok",
+        lambda: q.FourierFeatures().fit(normal_1000).transform(normal_1000[:5]))
+    add("FourierFeatures('matern').fit(normal 100 x 1000)", "H default map", "ok",
+        lambda: q.FourierFeatures("matern").fit(normal_1000).transform(normal_1000[:5]))
+    pixels = rng.integers(0, 256, size=(100, 784)).astype(np.float64)
+    add("FourierFeatures().fit(pixels 0..255, d=784)", "H default map", "ok",
+        lambda: q.FourierFeatures().fit(pixels).transform(pixels[:5]))
+    unif = 40.0 * rng.uniform(size=(100, 20))
+    add("FourierFeatures().fit(40 * uniform, d=20)", "H default map", "ok",
+        lambda: q.FourierFeatures().fit(unif).transform(unif[:5]))
+    for f in (1e-6, 1e6):
+        Xf = f * rng.normal(size=(100, 8))
+        add(f"FourierFeatures().fit({f:g} * normal, d=8)", "H default map", "ok",
+            lambda Xf=Xf: q.FourierFeatures().fit(Xf).transform(Xf[:5]))
+    X20 = 100.0 * rng.normal(size=(60, 20))
+    add("ORFF().fit(100 * normal 60 x 20)", "H default map", "ok",
+        lambda: q.ORFF().fit(X20).transform(X20[:3]))
+    add("ORFFRidge().fit(100 * normal 60 x 20, y)", "H default map", "ok",
+        lambda: q.ORFFRidge().fit(X20, X20 / 100.0).predict(X20[:3]))
+
+    def pipeline():
+        from sklearn.linear_model import Ridge
+        from sklearn.pipeline import make_pipeline
+        return make_pipeline(q.FourierFeatures(), Ridge()).fit(
+            normal_1000, normal_1000[:, 0]).predict(normal_1000[:5])
+    add("make_pipeline(FourierFeatures(), Ridge()), d=1000", "H default map", "ok", pipeline)
+
+    # Medium: sizes of the adaptive designs and the operator objective
+    X3 = rng.normal(size=(50, 3))
+    add("adaptive_sequence(X, 2**40, sigma=2.0)", "M sizes", "refuse:s",
+        lambda: q.adaptive_sequence(X3, 2 ** 40, sigma=2.0, maxiter=1))
+    X40k = rng.normal(size=(40_100, 3))
+    add("adaptive_sequence(X 40100 x 3, 8, n_train=40000)", "M sizes", "refuse:n_train",
+        lambda: q.adaptive_sequence(X40k, 8, sigma=2.0, n_train=40_000, maxiter=1))
+    X64 = rng.normal(size=(700, 64))
+    add("adaptive_operator_sequence(X 700 x 64, 8) default sizes", "M sizes", "any",
+        lambda: q.adaptive_operator_sequence(X64, 8, sigma=8.0, maxiter=1).points)
+    X8k = rng.normal(size=(8000, 5))
+    add("OperatorDataDiscrepancy(X 8000 x 5)(W)", "M sizes", "any",
+        lambda: q.OperatorDataDiscrepancy(X8k)(rng.normal(size=(8, 5))))
+    X200 = rng.normal(size=(200, 3))
+    add("FourierFeatures(n_components=10**7).fit(200 x 3)", "M sizes", "any",
+        lambda: q.FourierFeatures(n_components=10 ** 7).fit(X200).frequencies_[:2])
+
+    # Medium: a failing checkpoint must not lose the run
+    def failing_checkpoint():
+        def checkpoint(seq):
+            raise OSError(28, "No space left on device")
+        return q.adaptive_sequence(X3, 8, sigma=2.0, maxiter=6, checkpoint=checkpoint,
+                                   checkpoint_every=2).points
+    add("adaptive_sequence(checkpoint raises OSError)", "M checkpoint", "ok", failing_checkpoint)
+
+    # Medium: the data objective in optimal_weights
+    W8 = rng.normal(size=(8, 3))
+    add("optimal_weights(DataDiscrepancy(X), W)", "M data weights", "ok",
+        lambda: q.optimal_weights(q.DataDiscrepancy(X3), W8, solver="nnls").weights)
+
+    # Low: silent NaN/inf of the data objectives
+    for what, make in [("DataDiscrepancy", lambda X: q.DataDiscrepancy(X)),
+                       ("OperatorDataDiscrepancy", lambda X: q.OperatorDataDiscrepancy(X))]:
+        add(f"{what}(1e300 * X)(W)", "L data NaN", "refuse",
+            lambda make=make: make(1e300 * X3)(W8))
+        add(f"{what}(X)(1e300 * W)", "L data NaN", "refuse",
+            lambda make=make: make(X3)(1e300 * W8))
+        add(f"{what}(X)(W, weights=1e300)", "L data NaN", "refuse",
+            lambda make=make: make(X3)(W8, np.full(8, 1e300)))
+        add(f"{what}(X).value_and_grad(W, weights=1e200)", "L data NaN", "refuse",
+            lambda make=make: make(X3).value_and_grad(W8, np.full(8, 1e200)))
+
+    # Low: warnings before the error, messages naming the wrong thing, complex init
+    add("FourierFeatures(8).fit_transform(full((2, 3), 1e308))", "L warnings", "refuse:X",
+        lambda: q.FourierFeatures(n_components=8).fit_transform(np.full((2, 3), 1e308)))
+    add("adaptive_sequence(X, 8, sigma=1e-300)", "L message", "refuse:sigma",
+        lambda: q.adaptive_sequence(X3, 8, sigma=1e-300, maxiter=1))
+    add("adaptive_sequence(init=complex array)", "L complex init", "refuse:init",
+        lambda: q.adaptive_sequence(X3, 8, sigma=2.0, init=W8 + 1j, maxiter=1))
+
+    # Low: partial_fit with a batch of zero weights after good batches
+    def zero_weight_batch():
+        Xb, yb = rng.normal(size=(30, 3)), rng.normal(size=(30, 3))
+        r = q.ORFFRidge(q.ORFF(n_components=16, seed=0))
+        r.partial_fit(Xb, yb)
+        r.partial_fit(Xb, yb, sample_weight=np.zeros(30))
+        return r.predict(Xb[:3])
+    add("ORFFRidge.partial_fit(zero weights after a good batch)", "L partial_fit", "ok",
+        zero_weight_batch)
+
+    # Low: cbc_lattice beyond its memory, thread counts above the pool
+    add("cbc_lattice(2**31, 1)", "L cbc size", "refuse:n", lambda: q.cbc_lattice(2 ** 31, 1))
+    add("worst_case_error([1], 2**31)", "L cbc size", "refuse:n",
+        lambda: q.worst_case_error([1], 2 ** 31))
+
+    def many_threads():
+        import numba
+        n = 4 * numba.config.NUMBA_NUM_THREADS
+        try:
+            q.set_num_threads(n)
+            return q.get_num_threads()
+        finally:
+            q.set_num_threads(None)
+    add("set_num_threads(4 * NUMBA_NUM_THREADS)", "L threads", "ok", many_threads)
+    return cases
+
+
+def _vm_bytes():
+    """Address space of this process (VmSize), or 0 where /proc is missing."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def _issue21_verdict(expect, res, exc, warned, peak):
+    """The verdict of one issue-21 case (see the module docstring)."""
+    if isinstance(exc, MemoryError) or peak > ALLOC_LIMIT_BYTES:
+        return "ALLOC-ABOVE-LIMIT"
+    if exc is not None and not isinstance(exc, (ValueError, TypeError)):
+        return "OTHER-EXCEPTION"
+    if warned:
+        return "WARNED"
+    if exc is None:
+        if _nonfinite(res):
+            return "SILENT-NONFINITE"
+        return "ACCEPTED-INVALID" if expect.startswith("refuse") else "pass"
+    if expect == "ok":
+        return "REFUSED-VALID"
+    if expect.startswith("refuse:") and f"'{expect[7:]}'" not in str(exc):
+        return "WRONG-MESSAGE"
+    return "pass"
+
+
+def _run_issue21_case(fn, expect):
+    import tracemalloc
+
+    exc = res = None
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        tracemalloc.start()
+        try:
+            res = fn()
+        except BaseException as e:  # noqa: BLE001 - classified, not swallowed
+            exc = e
+        finally:
+            peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+    warned = [w for w in record if issubclass(w.category, RuntimeWarning)]
+    kind = _issue21_verdict(expect, res, exc, warned, peak)
+    if exc is not None:
+        detail = f"{type(exc).__name__}: {exc}".splitlines()[0]
+    else:
+        detail = "returned"
+    if warned:
+        detail = f"{len(warned)} RuntimeWarning ({warned[0].message}); " + detail
+    if peak > 2 ** 27:
+        detail += f"; peak {peak / 2 ** 30:.2f} GiB"
+    return kind, detail
+
+
 # --------------------------------------------------------------------------- running
 def _nonfinite(obj, depth=0):
     """True if a float anywhere in ``obj`` (arrays, numbers, tuples, results) is NaN/inf."""
@@ -298,8 +499,24 @@ def _nonfinite(obj, depth=0):
     return False
 
 
-def _worker(conn, mem_gb, only):
+def _worker(conn, mem_gb, only, issue21=False):
     import resource
+    if issue21:
+        cases = [c for c in build_issue21_cases() if only is None or c[0].startswith(only)]
+        base = _vm_bytes()  # after importing the library and building the cases' data
+        if base:
+            lim = base + 3 * 2 ** 30
+            resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
+        conn.send(len(cases))
+        while True:
+            i = conn.recv()
+            if i is None:
+                return
+            label, finding, expect, fn = cases[i]
+            conn.send(label)
+            t0 = time.perf_counter()
+            kind, detail = _run_issue21_case(fn, expect)
+            conn.send((label, kind, detail[:300], time.perf_counter() - t0))
     if mem_gb:
         lim = int(mem_gb * 2 ** 30)
         resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
@@ -333,23 +550,35 @@ def main(argv=None):
     ap.add_argument("--only", default=None, help="run the cases whose label starts with this")
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every case")
+    ap.add_argument("--issue21", action="store_true", help="run the issue-21 cases only")
     args = ap.parse_args(argv)
     if args.list:
         for label, _ in build_cases():
             print(label)
+        for label, finding, expect, _ in build_issue21_cases():
+            print(f"[issue 21, {finding}, expect {expect}] {label}")
         return 0
+    bad21 = _run_issue21(args)
+    if args.issue21:
+        return 1 if bad21 else 0
+    bad = _run_general(args)
+    return 1 if bad or bad21 else 0
+
+
+def _drive(args, issue21):
+    """Run the cases in worker processes (restarted after a hang or a crash).
+
+    Yields ``(label, kind, detail, seconds)`` per case.
+    """
     ctx = mp.get_context("spawn")
-    counts = {}
-    bad = []
-    slowest = (0.0, "")
-    i, n_cases, t_start = 0, None, time.perf_counter()
+    i, n_cases = 0, None
     while n_cases is None or i < n_cases:
         parent, child = ctx.Pipe()
-        proc = ctx.Process(target=_worker, args=(child, args.mem_gb, args.only), daemon=True)
+        proc = ctx.Process(target=_worker, args=(child, args.mem_gb, args.only, issue21),
+                           daemon=True)
         proc.start()
         if not parent.poll(300):
-            print("worker did not start", file=sys.stderr)
-            return 2
+            raise RuntimeError("worker did not start")
         n_cases = parent.recv()
         while i < n_cases:
             parent.send(i)
@@ -362,13 +591,8 @@ def main(argv=None):
             else:
                 kind, detail, secs = "HANG", f"> {args.timeout} s", args.timeout
             if not proc.is_alive() and kind not in ("HANG",):
-                kind = "CRASH" if kind == "ok" else kind
-            counts[kind] = counts.get(kind, 0) + 1
-            slowest = max(slowest, (secs, label))
-            if kind not in ("ok", "error") or args.verbose:
-                print(f"[{kind}] {label} ({secs:.1f} s) {detail}", flush=True)
-                if kind not in ("ok", "error"):
-                    bad.append(label)
+                kind = "CRASH" if kind in ("ok", "pass") else kind
+            yield label, kind, detail, secs
             i += 1
             if kind in ("HANG", "CRASH"):
                 proc.kill()
@@ -377,12 +601,53 @@ def main(argv=None):
         else:
             parent.send(None)
             proc.join(10)
+
+
+def _run_issue21(args):
+    """The issue-21 cases as a table and a summary; returns the labels that fail."""
+    meta = {label: (finding, expect) for label, finding, expect, _ in build_issue21_cases()}
+    t_start = time.perf_counter()
+    rows = []
+    print(f"{'issue 21 case':56s} {'finding':15s} {'expected':15s} {'verdict':18s} detail")
+    for label, kind, detail, secs in _drive(args, True):
+        finding, expect = meta[label]
+        rows.append((label, finding, kind))
+        print(f"{label[:56]:56s} {finding:15s} {expect:15s} {kind:18s} {detail[:140]} "
+              f"({secs:.1f} s)", flush=True)
+    counts = {}
+    for _, _, kind in rows:
+        counts[kind] = counts.get(kind, 0) + 1
+    bad = [label for label, _, kind in rows if kind != "pass"]
+    print(f"\nissue 21: {len(rows)} cases in {time.perf_counter() - t_start:.0f} s: "
+          + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    by_finding = {}
+    for _, finding, kind in rows:
+        ok, n = by_finding.get(finding, (0, 0))
+        by_finding[finding] = (ok + (kind == "pass"), n + 1)
+    print("  by finding: " + "; ".join(f"{f} {ok}/{n}" for f, (ok, n) in by_finding.items()))
+    print("ISSUE 21 FLOOR " + ("MET" if not bad else f"BROKEN by {len(bad)} cases") + "\n")
+    return bad
+
+
+def _run_general(args):
+    """The general campaign (issue 11): one line per case that breaks the floor, a summary."""
+    counts = {}
+    bad = []
+    slowest = (0.0, "")
+    t_start = time.perf_counter()
+    for label, kind, detail, secs in _drive(args, False):
+        counts[kind] = counts.get(kind, 0) + 1
+        slowest = max(slowest, (secs, label))
+        if kind not in ("ok", "error") or args.verbose:
+            print(f"[{kind}] {label} ({secs:.1f} s) {detail}", flush=True)
+            if kind not in ("ok", "error"):
+                bad.append(label)
     total = sum(counts.values())
     print(f"\n{total} cases in {time.perf_counter() - t_start:.0f} s: "
           + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     print(f"slowest case: {slowest[1]} ({slowest[0]:.1f} s)")
     print("FLOOR " + ("MET" if not bad else f"BROKEN by {len(bad)} cases"))
-    return 1 if bad else 0
+    return bad
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import warnings
 
 import numba
 
@@ -52,8 +53,21 @@ _dask_task_threads = 1
 _local = threading.local()
 
 
-def _check(n, name):
-    return check_int(n, name, minimum=1, maximum=numba.config.NUMBA_NUM_THREADS)
+def _check(n, name, stacklevel=3):
+    """``n`` as an int >= 1, clipped to ``NUMBA_NUM_THREADS`` with a `UserWarning` when above it.
+
+    As :mod:`threadpoolctl` does: a request for more threads than the pool holds is not an
+    error (code written for a bigger machine, e.g. the README's Dask block, keeps working),
+    but it is said once per call.  Wrong types (`TypeError`) and ``n < 1`` (`ValueError`)
+    still raise.
+    """
+    n = check_int(n, name, minimum=1)
+    available = numba.config.NUMBA_NUM_THREADS
+    if n > available:
+        warnings.warn(f"'{name}' = {n} is more than the {available} threads available "
+                      f"(NUMBA_NUM_THREADS); using {available}.", UserWarning, stacklevel=stacklevel)
+        n = available
+    return n
 
 
 def set_num_threads(n):
@@ -62,8 +76,22 @@ def set_num_threads(n):
     Parameters
     ----------
     n : int or None
-        ``1 <= n <= NUMBA_NUM_THREADS``; ``None`` restores the default
-        (``NUMBA_NUM_THREADS``, numba's pool size).
+        ``n >= 1``; ``None`` restores the default (``NUMBA_NUM_THREADS``, numba's
+        pool size).  A larger ``n`` is clipped to ``NUMBA_NUM_THREADS`` with a
+        `UserWarning` (as :mod:`threadpoolctl` does), so ``set_num_threads(4)``
+        also runs on a machine or a container with fewer threads.
+
+    Raises
+    ------
+    TypeError
+        ``n`` is not an integer (or None).
+    ValueError
+        ``n < 1``.
+
+    Warns
+    -----
+    UserWarning
+        ``n > NUMBA_NUM_THREADS``: the limit set is ``NUMBA_NUM_THREADS``.
 
     Notes
     -----
@@ -103,9 +131,10 @@ def num_threads(n):
     Parameters
     ----------
     n : int
-        ``1 <= n <= NUMBA_NUM_THREADS``.
+        ``n >= 1``; clipped to ``NUMBA_NUM_THREADS`` with a `UserWarning` when
+        larger (as in :func:`set_num_threads`).
     """
-    n = _check(n, "n")
+    n = _check(n, "n", stacklevel=4)  # this generator, contextlib, the caller
     previous = getattr(_local, "limit", None)
     previous_numba = numba.get_num_threads()
     _local.limit = n
@@ -123,7 +152,8 @@ def set_dask_task_threads(n):
     Parameters
     ----------
     n : int
-        ``1 <= n <= NUMBA_NUM_THREADS``.  Read when a Dask graph is built
+        ``n >= 1``, clipped to ``NUMBA_NUM_THREADS`` with a `UserWarning` when
+        larger (as in :func:`set_num_threads`).  Read when a Dask graph is built
         (``transform`` or ``fit`` on a Dask array) and carried in the graph,
         so it also holds on the workers of a ``distributed`` cluster.
     """

@@ -157,6 +157,42 @@ def test_bad_n():
         cbc_lattice(64.0, 3)
 
 
+@pytest.mark.parametrize("n", [2 ** 28 + 1, 2 ** 29, 2 ** 31, 2 ** 31 - 1, 2 ** 40])
+def test_n_above_the_array_limit_is_refused_before_allocation(n):
+    """Issue 21: cbc_lattice(2**31, 1) raised MemoryError (16 GiB) for a documented size.
+
+    The limit is now the library's 2**28 entries per array, refused before anything is
+    allocated (checked with tracemalloc: nothing near n entries is allocated).
+    """
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match=rf"'n' must be <= 2\*\*28 = 268435456 .*; got {n}\."):
+            cbc_lattice(n, 1)
+        with pytest.raises(ValueError, match=rf"'n' must be <= 2\*\*28 = 268435456 .*; got {n}\."):
+            worst_case_error([1], n)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2 ** 20
+
+
+@pytest.mark.parametrize("n", [2 ** 18, 262139])   # a power of 2 and a prime (the two paths)
+def test_memory_per_point_is_as_documented(n):
+    """The docstring's ~75 bytes per point, which sets the 2**28 limit (19 GiB at its peak)."""
+    import tracemalloc
+
+    cbc_lattice(64, 3)  # compiled kernels loaded
+    tracemalloc.start()
+    try:
+        cbc_lattice(n, 3)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 80 * n, peak / n
+
+
 def test_bad_d_alpha_weights():
     with pytest.raises(ValueError, match="'d' must be >= 1; got 0"):
         cbc_lattice(64, 0)

@@ -1,5 +1,6 @@
 """qmc_orff.threads: the one thread setting of the compiled kernels (issue 12, item 4)."""
 import threading
+import warnings
 
 import numba
 import numpy as np
@@ -28,9 +29,15 @@ def test_set_and_get_num_threads():
     assert qmc_orff.get_num_threads() == default == numba.get_num_threads()
 
 
+#: numba's pool size in this run (``NUMBA_NUM_THREADS``; 1 on a one-core runner)
+AVAILABLE = numba.config.NUMBA_NUM_THREADS
+needs_two_threads = pytest.mark.skipif(AVAILABLE < 2, reason="needs NUMBA_NUM_THREADS >= 2")
+
+
 @pytest.mark.parametrize("n, exc, match", [(0, ValueError, "'n' must be >= 1; got 0"),
-                                           (10**6, ValueError, "'n' must be <="),
-                                           (1.5, TypeError, "'n' must be an integer")])
+                                           (-3, ValueError, "'n' must be >= 1; got -3"),
+                                           (1.5, TypeError, "'n' must be an integer"),
+                                           (True, TypeError, "'n' must be an integer")])
 def test_bad_thread_counts(n, exc, match):
     with pytest.raises(exc, match=match):
         qmc_orff.set_num_threads(n)
@@ -39,6 +46,38 @@ def test_bad_thread_counts(n, exc, match):
             pass
     with pytest.raises(exc, match=match):
         threads.set_dask_task_threads(n)
+
+
+@pytest.mark.parametrize("n", [AVAILABLE + 1, 4 * AVAILABLE + 3, 10**6])
+def test_too_many_threads_are_clipped_with_a_warning(n):
+    """Issue 21: as threadpoolctl, more threads than the pool holds is a warning, not an error."""
+    match = f"'n' = {n} is more than the {AVAILABLE} threads available"
+    with pytest.warns(UserWarning, match=match) as record:
+        qmc_orff.set_num_threads(n)
+    try:
+        assert record[0].filename == __file__  # points at the caller
+        assert qmc_orff.get_num_threads() == AVAILABLE == numba.get_num_threads()
+    finally:
+        qmc_orff.set_num_threads(None)
+    with pytest.warns(UserWarning, match=match) as record:
+        with qmc_orff.num_threads(n):
+            assert qmc_orff.get_num_threads() == AVAILABLE == numba.get_num_threads()
+    assert record[0].filename == __file__
+    with pytest.warns(UserWarning, match=match):
+        threads.set_dask_task_threads(n)
+    try:
+        assert threads.get_dask_task_threads() == AVAILABLE
+    finally:
+        threads.set_dask_task_threads(1)
+
+
+def test_available_thread_count_is_no_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        qmc_orff.set_num_threads(AVAILABLE)
+        with qmc_orff.num_threads(AVAILABLE):
+            pass
+    qmc_orff.set_num_threads(None)
 
 
 def test_num_threads_is_thread_local_and_restored():
@@ -53,6 +92,7 @@ def test_num_threads_is_thread_local_and_restored():
     assert qmc_orff.get_num_threads() == default
 
 
+@needs_two_threads
 def test_thread_count_sets_the_row_block_threads_with_identical_output(monkeypatch):
     X = np.random.default_rng(0).normal(size=(4 * fk.block_rows(64) + 3, 5))
     ff = FourierFeatures(n_components=64).fit(X)

@@ -10,7 +10,7 @@ import numpy as np
 import scipy.fft
 import scipy.special
 
-from .._validation import as_positive, check_dimension, check_int
+from .._validation import MAX_ELEMENTS, as_positive, check_dimension, check_int
 from . import _cbc_kernels
 
 if TYPE_CHECKING:  # names used in type hints only
@@ -18,8 +18,21 @@ if TYPE_CHECKING:  # names used in type hints only
 
 __all__ = ["cbc_lattice", "worst_case_error"]
 
-#: Largest supported lattice size (index products k * z stay below 2^62).
-MAX_N = 2 ** 31
+#: Largest supported lattice size: the library's limit on one array (`MAX_ELEMENTS`, 2**28
+#: float64 entries), since the construction keeps several working arrays of ``n`` entries
+#: (about 75 bytes per point at its peak: 19 GiB at 2**28).  Until issue 21 the limit was
+#: 2**31 (index products ``k * z`` stay below 2^62), which needed about 160 GiB and raised
+#: MemoryError; it is now refused with a ValueError before anything is allocated.
+MAX_N = MAX_ELEMENTS
+
+
+def _check_n(n):
+    """``n`` as an int in ``[1, MAX_N]`` (arithmetic only: nothing allocated yet)."""
+    n = check_int(n, "n", minimum=1)
+    if n > MAX_N:
+        raise ValueError(f"'n' must be <= 2**28 = {MAX_N} (the construction keeps arrays of n "
+                         f"float64 entries, about 75 bytes per point in all); got {n}.")
+    return n
 #: Largest supported smoothness (B_alpha evaluated as a polynomial in float64).
 MAX_ALPHA = 12
 
@@ -239,7 +252,9 @@ def cbc_lattice(n: int, d: int, *, weights: ArrayLike | None = None, alpha: int 
     ----------
     n : int
         Number of points (the modulus): a prime or a power of 2,
-        ``1 <= n <= 2**31``.
+        ``1 <= n <= 2**28`` (`MAX_N`; the construction needs about 75 bytes per
+        point: 75 MiB at ``2**20``, 19 GiB at ``2**28``; a larger ``n`` raises
+        `ValueError` before anything is allocated).
     d : int
         Dimension, ``d >= 1``.
     weights : float or array-like of shape (d,), optional
@@ -303,7 +318,7 @@ def cbc_lattice(n: int, d: int, *, weights: ArrayLike | None = None, alpha: int 
     >>> cbc_lattice(1024, 4)
     array([  1, 275, 167, 403])
     """
-    n = check_int(n, "n", minimum=1, maximum=MAX_N)
+    n = _check_n(n)
     d = check_dimension(d)
     alpha = _check_alpha(alpha)
     gamma = _weights(weights, d)
@@ -336,7 +351,8 @@ def worst_case_error(z: ArrayLike, n: int, *, weights: ArrayLike | None = None,
     z : array-like of int, shape (d,)
         Generating vector.
     n : int
-        Number of points, ``n >= 1``.
+        Number of points, ``1 <= n <= 2**28`` (`MAX_N`; arrays of ``n`` entries, about
+        50 bytes per point in all).
     weights : float or array-like of shape (d,), optional
         Product weights ``gamma_j`` (default ``j^-2``), as in `cbc_lattice`.
     alpha : int, default=2
@@ -348,7 +364,7 @@ def worst_case_error(z: ArrayLike, n: int, *, weights: ArrayLike | None = None,
         ``-1 + (1/n) sum_{k<n} prod_j (1 + gamma_j omega_alpha(frac(k z_j / n)))``
         (see `cbc_lattice`), computed directly in ``O(n d)``.
     """
-    n = check_int(n, "n", minimum=1, maximum=MAX_N)
+    n = _check_n(n)
     zz = np.asarray(z)
     if zz.ndim != 1 or zz.size < 1:
         raise ValueError(f"'z' must be a non-empty 1-D array; got shape {zz.shape}.")
@@ -378,7 +394,7 @@ def _check_weight_range(gamma, alpha):
     ``|omega_alpha| <= omega_alpha(0) = 2 zeta(alpha)``, so every product in
     ``P_alpha`` is at most ``prod_j (1 + 2 zeta(alpha) gamma_j)``; that bound
     must stay below 1e290 (computed in logs; the margin covers the sums over
-    up to 2**31 points).
+    up to 2**28 points).
     """
     c = 2.0 * float(scipy.special.zeta(alpha))
     log_bound = float(np.sum(np.log1p(c * gamma)))
