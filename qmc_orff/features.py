@@ -26,7 +26,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _dask
-from ._features_kernels import cos_sin_features
+from ._cos_sin import cos_sin_features
 from ._validation import check_choice, check_phases
 from .frequencies import make_frequencies
 from .kernels import CurlFree, Decomposable, DivFree, Gaussian, Laplacian, Matern, SkewedChi2, \

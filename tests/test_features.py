@@ -7,8 +7,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import qmc_orff
 from qmc_orff import FourierFeatures, ORFF
-from qmc_orff._features_kernels import (block_rows, cos_sin_features, cos_sin_inplace,
-                                       cos_sin_inplace_f32)
+from qmc_orff._cos_sin import (block_rows, cos_sin_features, cos_sin_inplace,
+                               cos_sin_inplace_f32)
 from qmc_orff.features import householder_complement
 from qmc_orff.sequence import Sequence
 
