@@ -47,6 +47,20 @@ _C5 = 2.08757232129817482790e-09
 _C6 = -1.13596475577881948265e-11
 
 
+@nb.njit(cache=True, fastmath=False)  # LLVM inlines it
+def _quadrant(n, ks, kc):  # pragma: no cover - compiled
+    """``(sin x, cos x)`` from the kernels ``ks``, ``kc`` of the reduced argument and the
+    quadrant ``n`` of ``x`` (fdlibm ``sin``/``cos``, Cephes ``sinf``/``cosf``)."""
+    odd = (n & 1) != 0
+    sn = kc if odd else ks
+    cs = ks if odd else kc
+    if (n & 2) != 0:
+        sn = -sn
+    if ((n + 1) & 2) != 0:
+        cs = -cs
+    return sn, cs
+
+
 @nb.njit(cache=True, fastmath=False)  # LLVM inlines it; inline="always" only slowed the compile
 def _sincos(x):  # pragma: no cover - compiled
     """``(sin x, cos x)`` for ``|x| <= _REDUCE_MAX``, branch-free."""
@@ -75,14 +89,7 @@ def _sincos(x):  # pragma: no cover - compiled
     hz = 0.5 * z
     wc = 1.0 - hz
     kc = wc + (((1.0 - wc) - hz) + (z * rc - y0 * y1))
-    odd = (n & 1) != 0
-    sn = kc if odd else ks
-    cs = ks if odd else kc
-    if (n & 2) != 0:
-        sn = -sn
-    if ((n + 1) & 2) != 0:
-        cs = -cs
-    return sn, cs
+    return _quadrant(n, ks, kc)
 
 
 @nb.njit(cache=True, fastmath=False)
@@ -178,14 +185,7 @@ def _sincosf(x):  # pragma: no cover - compiled
     z = r * r
     ks = ((_F_SP0 * z + _F_SP1) * z + _F_SP2) * z * r + r
     kc = ((_F_CP0 * z + _F_CP1) * z + _F_CP2) * z * z - _F_HALF * z + _F_ONE
-    odd = (n & 1) != 0
-    sn = kc if odd else ks
-    cs = ks if odd else kc
-    if (n & 2) != 0:
-        sn = -sn
-    if ((n + 1) & 2) != 0:
-        cs = -cs
-    return sn, cs
+    return _quadrant(n, ks, kc)
 
 
 @nb.njit(cache=True, fastmath=False)
