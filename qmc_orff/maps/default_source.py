@@ -9,8 +9,8 @@ from .._cos_sin import cos_sin_features
 from .._validation import check_choice
 from ..kernels import Gaussian, Laplacian, Matern, SkewedChi2
 from ..threads import _blas_limited, _row_workers, get_num_threads
-from .frequencies import ORF_QMC_SEED, _auto_source, make_frequencies
 from ._params import _resolve_seed
+from .frequencies import ORF_QMC_SEED, _auto_source, make_frequencies
 
 
 # --------------------------------------------------------------------------- fit-time check

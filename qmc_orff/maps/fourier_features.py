@@ -12,10 +12,10 @@ from .. import _dask
 from .._cos_sin import cos_sin_features
 from .._validation import check_choice, check_phases
 from ..kernels import Gaussian, Laplacian, Matern, SkewedChi2
+from ._params import _resolve_seed, _scalar_param
 from .adaptive_maps import _adaptive_frequencies, _is_adaptive
 from .default_source import _CHECKS, _check_supplied_sequence, _select_default
 from .frequencies import make_frequencies
-from ._params import _resolve_seed, _scalar_param
 
 if TYPE_CHECKING:  # names used in type hints only
     from typing import Any
@@ -23,8 +23,7 @@ if TYPE_CHECKING:  # names used in type hints only
     from numpy.typing import ArrayLike
     from scipy.sparse import spmatrix
 
-__all__ = ['FourierFeatures']
-
+__all__ = ["FourierFeatures"]
 
 _SCALAR_KERNELS = ("gaussian", "laplacian", "matern", "skewed_chi2")
 #: other names accepted for a kernel (scikit-learn's RBFSampler calls the Gaussian "rbf")

@@ -13,19 +13,18 @@ from .. import _dask
 from .._cos_sin import cos_sin_features
 from .._validation import check_choice, check_phases
 from ..kernels import CurlFree, Decomposable, DivFree, Gaussian, check_psd_matrix
+from ._params import _resolve_seed, _scalar_param
 from .adaptive_maps import _adaptive_operator_frequencies, _is_adaptive
 from .default_source import _CHECKS, _check_supplied_sequence, _select_default_operator
 from .frequencies import make_frequencies
 from .operators import _FeatureOperator
-from ._params import _resolve_seed, _scalar_param
 
 if TYPE_CHECKING:  # names used in type hints only
     from typing import Any
 
     from numpy.typing import ArrayLike
 
-__all__ = ['ORFF', 'householder_complement']
-
+__all__ = ["ORFF", "householder_complement"]
 
 _ORFF_KERNELS = ("decomposable", "curl_free", "div_free")
 _ORFF_MEASURES = ("spectral", "bounded", "trace")
