@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import sys
 
-from ._common import _CliError
+from ._common import _CliError, _nonneg_int, _positive_int
 
 
 def _cmd_catalogue(args):
@@ -57,3 +57,40 @@ def _cmd_catalogue(args):
                             methods=methods, maxiter=args.maxiter, resume=args.resume, log=log,
                             executor=pool)
     return 0
+
+
+def add_parser(sub):
+    """Add the ``catalogue`` subcommand's parser to ``sub`` (the command's subparsers); return it."""
+    c = sub.add_parser("catalogue", help="list, show or rebuild the shipped catalogue",
+                       description="list: the entries; show: one entry's metadata (nearest "
+                       "box_over_sigma); build: recompute the files (resumable).")
+    c.add_argument("action", choices=("list", "show", "build"),
+                   help="list the entries, show one entry's metadata, or build the files")
+    c.add_argument("--d", type=_positive_int, default=None,
+                   help="list/show: dimension of the entries (show: required)")
+    c.add_argument("--s", type=_positive_int, default=None,
+                   help="list/show: number of points of the entries (show: required)")
+    c.add_argument("--box-over-sigma", type=float, default=2.0,
+                   help="show: box half-width over bandwidth; the log-nearest entry is shown "
+                   "(default: 2)")
+    c.add_argument("--method", choices=("global", "weighted"), default=None,
+                   help="list/show: design method of the entries (show default: global)")
+    c.add_argument("--json", action="store_true", help="list: print the entries as JSON")
+    c.add_argument("--out", default=None, help="build: output folder (default: the package's)")
+    c.add_argument("--resume", action="store_true",
+                   help="build: keep the files that are complete and valid for the same settings")
+    c.add_argument("--maxiter", type=_nonneg_int, default=None,
+                   help="build: iteration cap of the global designs (default: by size)")
+    c.add_argument("--d-values", type=_positive_int, nargs="+", default=None, metavar="D",
+                   help="build: dimensions of the grid (default: the catalogue's)")
+    c.add_argument("--s-values", type=_positive_int, nargs="+", default=None, metavar="S",
+                   help="build: sizes of the grid (default: the catalogue's)")
+    c.add_argument("--box-values", type=float, nargs="+", default=None, metavar="R",
+                   help="build: box-over-sigma values of the grid (default: the catalogue's)")
+    c.add_argument("--methods", choices=("global", "weighted"), nargs="+", default=None,
+                   help="build: design methods of the grid (default: both)")
+    c.add_argument("--workers", type=_positive_int, default=1, metavar="N",
+                   help="build: design N entries at a time in worker processes, each writing "
+                   "its own file (default: 1, in this process)")
+    c.add_argument("--quiet", action="store_true", help="build: no line per entry")
+    return c

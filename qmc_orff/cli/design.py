@@ -8,8 +8,8 @@ import sys
 import numpy as np
 
 from ._common import (EXIT_INTERRUPTED, _CliError, _check_output_path, _fallback_path,
-                      _read_points)
-from .design_adaptive import _cmd_design_adaptive
+                      _int_at_least, _nonneg_int, _positive_floats, _positive_int, _read_points)
+from .design_adaptive import _cmd_design_adaptive, _sigma_arg
 
 
 def _resumed_history(path, meta):
@@ -197,3 +197,71 @@ def _check_box_design_args(args):
         args.tol = 1e-6
     if args.init is None:
         args.init = "halton"
+
+
+def add_parser(sub):
+    """Add the ``design`` subcommand's parser to ``sub`` (the command's subparsers); return it."""
+    de = sub.add_parser("design", help="design a sequence (global, greedy, weighted, lattice, "
+                        "adaptive)",
+                        description="Design s frequencies in d dimensions minimising the box "
+                        "discrepancy for box/bandwidth R (unit bandwidth, box R); or, with "
+                        "'adaptive', minimising the Gram error on the points of --data (held-out "
+                        "validation points pick the best iterate; the progress bar shows its "
+                        "ratio to the ORF start).  Ctrl-C saves the best iterate (exit status 130).")
+    de.add_argument("method", choices=("global", "greedy", "weighted", "lattice", "adaptive"))
+    de.add_argument("--d", type=_positive_int, default=None,
+                    help="dimension (box designs; required there)")
+    de.add_argument("--s", type=_positive_int, required=True, help="number of points")
+    de.add_argument("--box-over-sigma", type=_positive_floats, default=None,
+                    help="box half-width over kernel bandwidth (scalar or per coordinate; box "
+                    "designs, required there)")
+    de.add_argument("--data", default=None, metavar="FILE",
+                    help="adaptive: the data (.npy, or .csv with one point per line)")
+    de.add_argument("--sigma", dest="sigma_arg", type=_sigma_arg, default=None,
+                    metavar="SIGMA|median",
+                    help="adaptive: kernel bandwidth, or 'median' for the median distance "
+                    "between the data's points (L1 for laplacian)")
+    de.add_argument("--kernel", choices=("gaussian", "laplacian", "matern"), default="gaussian",
+                    help="matern: adaptive only")
+    de.add_argument("--nu", type=float, default=1.5, help="adaptive, matern: smoothness")
+    de.add_argument("--seed", type=int, default=None,
+                    help="adaptive: seed of the start and the train/validation subsamples "
+                    "(default 0; --resume: the checkpoint's)")
+    de.add_argument("--n-train", type=_int_at_least(2, "an integer >= 2"), default=None,
+                    help="adaptive: training subsample (all its pairs enter the objective; "
+                    "default the library's)")
+    de.add_argument("--n-validation", type=_nonneg_int, default=None,
+                    help="adaptive: disjoint validation subsample that picks the best iterate "
+                    "(default the library's)")
+    de.add_argument("--patience", type=_positive_int, default=None,
+                    help="adaptive: stop after this many iterations without a better validation "
+                    "error (default the library's)")
+    de.add_argument("--weights", action="store_true",
+                    help="adaptive: also fit nonnegative weights (kept only if they validate "
+                    "better)")
+    de.add_argument("--maxiter", type=_nonneg_int, default=None,
+                    help="iteration cap (global: total, also across --resume; greedy: per point; "
+                    "default 200; adaptive: total, default the library's)")
+    de.add_argument("--optimizer", choices=("cg", "l-bfgs-b"), default="l-bfgs-b")
+    de.add_argument("--tol", type=float, default=None,
+                    help="gradient tolerance (scaled; default 1e-6, adaptive: the library's)")
+    de.add_argument("--init", choices=("halton", "halton-rr2", "sobol", "orf", "mc"), default=None,
+                    help="start (box designs: halton, halton-rr2, sobol, default halton; "
+                    "adaptive: orf, mc, halton or sobol, default orf, mc for laplacian)")
+    de.add_argument("--solver", choices=("nnls", "cvxpy"), default="nnls",
+                    help="weights QP solver (weighted)")
+    de.add_argument("--unconstrained-weights", action="store_true",
+                    help="weighted: the paper's QP without sum(xi) = 1 (warns when the sum is "
+                    "far from 1: the map then has k(0) = sum(xi) != 1)")
+    de.add_argument("--lattice-txt", default=None,
+                    help="lattice: also write the generating vector (LDData format)")
+    de.add_argument("-o", "--output", required=True, help="output .npz file")
+    de.add_argument("--checkpoint-every", type=_nonneg_int, default=10,
+                    help="write the current iterate to the output file every K iterations "
+                    "(greedy: points); 0 disables")
+    de.add_argument("--resume", default=None, metavar="FILE",
+                    help="continue a global/greedy design from a checkpoint or result file")
+    de.add_argument("--quiet", action="store_true",
+                    help="no progress output (a bar on a terminal, otherwise one line every "
+                    "few iterations or seconds)")
+    return de

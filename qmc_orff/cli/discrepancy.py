@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 
-from ._common import _read_points
+from ._common import _positive_floats, _read_points
 
 
 def _cmd_discrepancy(args):
@@ -33,3 +33,22 @@ def _cmd_discrepancy(args):
         print(f"D^2 = {raw}  (normalised {nd2:.6e}; expected for MC, normalised {nemc:.6e}, "
               f"ratio {nd2 / nemc:.4g}; s={seq.s}, d={d}, {args.kernel})")
     return 0
+
+
+def add_parser(sub):
+    """Add the ``discrepancy`` subcommand's parser to ``sub`` (the command's subparsers); return it."""
+    q = sub.add_parser("discrepancy", help="squared box discrepancy of a point file",
+                       description="Print D^2 of the frequencies in FILE (a .npz sequence, or a "
+                       ".npy/.txt/.csv matrix of unit-bandwidth frequencies) for the box "
+                       "half-width --box B and the kernel bandwidth --sigma S.")
+    q.add_argument("file", metavar="FILE",
+                   help="a .npz sequence, or a .npy/.txt/.csv matrix of frequencies")
+    q.add_argument("--box", metavar="B", type=_positive_floats, required=True,
+                   help="box half-width B (scalar or comma-separated per coordinate)")
+    q.add_argument("--sigma", metavar="S", type=_positive_floats, default=1.0,
+                   help="kernel bandwidth S (scalar or comma-separated per coordinate; "
+                   "default: 1)")
+    q.add_argument("--kernel", choices=("gaussian", "laplacian"), default="gaussian",
+                   help="kernel whose density the frequencies follow (default: gaussian)")
+    q.add_argument("--json", action="store_true", help="print a JSON object")
+    return q

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import _CliError, _check_output_path
+from ._common import _CliError, _check_output_path, _positive_int, _scramble_arg
 
 
 def _cmd_generate(args):
@@ -69,3 +69,24 @@ def _write_array(path, arr):
         atomic_write(path, lambda fh: np.savetxt(fh, arr, fmt="%.17g", delimiter=sep))
     else:
         raise _CliError(f"output file must end in .npz, .npy, .txt or .csv; got {path!r}")
+
+
+def add_parser(sub):
+    """Add the ``generate`` subcommand's parser to ``sub`` (the command's subparsers); return it."""
+    g = sub.add_parser("generate", help="write QMC points mapped to frequencies",
+                       description="Write n QMC points as frequencies of the kernel's density at "
+                       "unit bandwidth (.npz sequence, .npy, .txt or .csv), or the raw unit-cube "
+                       "points with --unit-cube.  Unscrambled Halton/Sobol' skip index 0 (the "
+                       "origin); an unshifted lattice is shifted by 1/(2n).")
+    g.add_argument("generator", choices=("halton", "sobol", "lattice"))
+    g.add_argument("--d", type=_positive_int, required=True, help="dimension")
+    g.add_argument("--n", type=_positive_int, required=True, help="number of points")
+    g.add_argument("--scramble", nargs="?", const=True, default=False, type=_scramble_arg,
+                   metavar="{true,false,random,deterministic}",
+                   help="scramble the points (no value: true; Halton: 'random' or "
+                   "'deterministic' RR2 permutations; lattice: a random shift); default: false")
+    g.add_argument("--seed", type=int, default=None, help="seed for scrambling")
+    g.add_argument("--kernel", choices=("gaussian", "laplacian"), default="gaussian")
+    g.add_argument("--unit-cube", action="store_true", help="write the points in [0, 1)^d")
+    g.add_argument("-o", "--output", required=True, help="output file (.npz, .npy, .txt, .csv)")
+    return g
