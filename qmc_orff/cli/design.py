@@ -39,7 +39,6 @@ def _cmd_design(args):
         _check_output_path(args.lattice_txt, "--lattice-txt", inputs=(args.resume, args.output))
     from .. import design
     from ..discrepancy import BoxDiscrepancy
-    from ..sequence import Sequence
 
     if args.method == "adaptive":
         return _cmd_design_adaptive(args)
@@ -48,6 +47,39 @@ def _cmd_design(args):
     box = r if np.ndim(r) else np.full(d, r)
     obj = BoxDiscrepancy(box, kernel=args.kernel, sigma=np.ones(d), d=d)
     out = args.output
+    init, done_iter, history0, nhistory0, prefix = _resume_state(args, d, s, r, box)
+    progress = not args.quiet
+    every = args.checkpoint_every
+    save = _saver(out)
+
+    if args.method == "global":
+        seq = _global_design(args, obj, box, s, d, init, (done_iter, history0, nhistory0),
+                             save, progress)
+    elif args.method == "greedy":
+        def checkpoint(partial):
+            save(partial, final=False)
+
+        seq = design.greedy_sequence(obj, s, d=d, init=args.init, method=args.optimizer,
+                                     maxiter=args.maxiter, progress=progress, prefix=prefix,
+                                     checkpoint=checkpoint if every else None,
+                                     checkpoint_every=every or None)
+    elif args.method == "weighted":
+        seq = design.weighted_sequence(obj, s, d=d, init=args.init, solver=args.solver,
+                                       sum_to_one=not args.unconstrained_weights)
+    else:
+        seq = design.lattice_sequence(obj, s, d=d)
+    interrupted = seq.meta.get("stop_reason") == "interrupted"
+    _save_result(seq, out, save, interrupted)
+    _report(args, seq, d, out, interrupted)
+    if args.method == "lattice" and args.lattice_txt:
+        seq.write_lattice(args.lattice_txt)
+        print(f"wrote the generating vector to {args.lattice_txt} (LDData lattice format)")
+    return EXIT_INTERRUPTED if interrupted else 0
+
+
+def _resume_state(args, d, s, r, box):
+    """``(init, done_iter, history0, nhistory0, prefix)``: the start of a box design, from
+    ``--init`` or the ``--resume`` file (checked against the requested design)."""
     done_iter, history0, nhistory0, init = 0, None, None, args.init
     prefix = None
     if args.resume is not None:
@@ -74,8 +106,13 @@ def _cmd_design(args):
         else:
             raise _CliError(f"--resume applies to the global and greedy designs only; "
                             f"got {args.method!r}")
-    progress = not args.quiet
-    every = args.checkpoint_every
+    return init, done_iter, history0, nhistory0, prefix
+
+
+def _saver(out):
+    """``save(seq, final)``: write ``seq`` to ``out`` marked complete or not; a failed
+    checkpoint (``final=False``) warns once and the design goes on."""
+    from ..sequence import Sequence
 
     warned = []
 
@@ -93,63 +130,67 @@ def _cmd_design(args):
                 sys.stderr.write(f"\nqmc-orff: warning: cannot write the checkpoint {out!r} "
                                  f"({exc.strerror or exc}); going on\n")
 
-    if args.method == "global":
-        remaining = max(args.maxiter - done_iter, 0)
-        log_scale = float(np.sum(np.log(np.broadcast_to(box, (d,)) / np.pi)))
-        if every and args.resume is None:
-            # a fresh run: its initial D^2 opens the checkpoints' history
-            U0 = design.to_frequencies(design.unit_points(init, s, d), obj.density, 1.0)
-            n0 = float(obj.value_and_grad(U0, normalize=True)[0])
-            ck_hist, ck_nhist = [design._scaled(n0, log_scale)], [n0]
-        else:
-            ck_hist, ck_nhist = list(history0 or []), list(nhistory0 or [])
+    return save
 
-        def callback(it, W, d2):
-            if not every:
-                return False
-            # the normalised value, from the raw one where it is representable
-            nd2 = (design._scaled(d2, -log_scale) if d2 not in (None, 0.0)
-                   else float(obj(W, normalize=True)))
-            ck_hist.append(d2)
-            ck_nhist.append(nd2)
-            if it % every == 0:
-                partial = Sequence(W, None, {
-                    "method": "global", "density": obj.density.name,
-                    "box_over_sigma": [float(x) for x in np.broadcast_to(box, (d,))],
-                    "iterations": done_iter + it, "maxiter": args.maxiter, "d2": d2,
-                    "normalized_d2": nd2, "history": list(ck_hist),
-                    "normalized_history": list(ck_nhist), "stop_reason": "checkpoint",
-                    "checkpoint": True})
-                save(partial, final=False)
-            return False
 
-        seq = design.global_sequence(obj, s, d=d, init=init, method=args.optimizer,
-                                     maxiter=remaining, tol=args.tol, callback=callback,
-                                     progress=progress)
-        meta = dict(seq.meta)
-        if history0:
-            meta["history"] = history0 + meta["history"][1:]
-            if nhistory0:
-                meta["normalized_history"] = nhistory0 + meta["normalized_history"][1:]
-        meta["iterations"] = done_iter + meta["iterations"]
-        meta["maxiter"] = args.maxiter
-        if args.resume is not None:
-            meta["resumed_from"] = os.path.abspath(args.resume)
-        seq = Sequence(seq.points, seq.weights, meta)
-    elif args.method == "greedy":
-        def checkpoint(partial):
-            save(partial, final=False)
+def _global_design(args, obj, box, s, d, init, resumed, save, progress):
+    """The global design with checkpoints every ``--checkpoint-every`` iterations; the
+    history of a resumed run continues the checkpoint's."""
+    from .. import design
+    from ..sequence import Sequence
 
-        seq = design.greedy_sequence(obj, s, d=d, init=args.init, method=args.optimizer,
-                                     maxiter=args.maxiter, progress=progress, prefix=prefix,
-                                     checkpoint=checkpoint if every else None,
-                                     checkpoint_every=every or None)
-    elif args.method == "weighted":
-        seq = design.weighted_sequence(obj, s, d=d, init=args.init, solver=args.solver,
-                                       sum_to_one=not args.unconstrained_weights)
+    done_iter, history0, nhistory0 = resumed
+    every = args.checkpoint_every
+    remaining = max(args.maxiter - done_iter, 0)
+    log_scale = float(np.sum(np.log(np.broadcast_to(box, (d,)) / np.pi)))
+    if every and args.resume is None:
+        # a fresh run: its initial D^2 opens the checkpoints' history
+        U0 = design.to_frequencies(design.unit_points(init, s, d), obj.density, 1.0)
+        n0 = float(obj.value_and_grad(U0, normalize=True)[0])
+        ck_hist, ck_nhist = [design._scaled(n0, log_scale)], [n0]
     else:
-        seq = design.lattice_sequence(obj, s, d=d)
-    interrupted = seq.meta.get("stop_reason") == "interrupted"
+        ck_hist, ck_nhist = list(history0 or []), list(nhistory0 or [])
+
+    def callback(it, W, d2):
+        if not every:
+            return False
+        # the normalised value, from the raw one where it is representable
+        nd2 = (design._scaled(d2, -log_scale) if d2 not in (None, 0.0)
+               else float(obj(W, normalize=True)))
+        ck_hist.append(d2)
+        ck_nhist.append(nd2)
+        if it % every == 0:
+            partial = Sequence(W, None, {
+                "method": "global", "density": obj.density.name,
+                "box_over_sigma": [float(x) for x in np.broadcast_to(box, (d,))],
+                "iterations": done_iter + it, "maxiter": args.maxiter, "d2": d2,
+                "normalized_d2": nd2, "history": list(ck_hist),
+                "normalized_history": list(ck_nhist), "stop_reason": "checkpoint",
+                "checkpoint": True})
+            save(partial, final=False)
+        return False
+
+    seq = design.global_sequence(obj, s, d=d, init=init, method=args.optimizer,
+                                 maxiter=remaining, tol=args.tol, callback=callback,
+                                 progress=progress)
+    meta = dict(seq.meta)
+    if history0:
+        meta["history"] = history0 + meta["history"][1:]
+        if nhistory0:
+            meta["normalized_history"] = nhistory0 + meta["normalized_history"][1:]
+    meta["iterations"] = done_iter + meta["iterations"]
+    meta["maxiter"] = args.maxiter
+    if args.resume is not None:
+        meta["resumed_from"] = os.path.abspath(args.resume)
+    seq = Sequence(seq.points, seq.weights, meta)
+    return seq
+
+
+def _save_result(seq, out, save, interrupted):
+    """Save the result (the best iterate when interrupted), else a fallback file; a
+    ``_CliError`` says where it went."""
+    from ..sequence import Sequence
+
     try:
         save(seq, final=not interrupted)
     except OSError as exc:
@@ -163,6 +204,10 @@ def _cmd_design(args):
         Sequence(seq.points, seq.weights, meta).save(fallback)
         raise _CliError(f"cannot write {out!r} ({reason}); saved the "
                         f"{'best iterate' if interrupted else 'result'} to {fallback}") from None
+
+
+def _report(args, seq, d, out, interrupted):
+    """The line on stdout that ends a box design."""
     m = seq.meta
     vs_mc = (f", Monte Carlo expectation ratio {m['ratio_to_mc']:.3g}"
              if m.get("ratio_to_mc") else "")
@@ -171,10 +216,6 @@ def _cmd_design(args):
           f"(Halton {m['normalized_halton_d2']:.4e}, ratio {m['ratio_to_halton']:.3g}{vs_mc}); "
           f"stop: {m.get('stop_reason')}. A box discrepancy does not measure the Gram error "
           f"on data: check with qmc_orff.gram_error on held-out points (or design adaptive)")
-    if args.method == "lattice" and args.lattice_txt:
-        seq.write_lattice(args.lattice_txt)
-        print(f"wrote the generating vector to {args.lattice_txt} (LDData lattice format)")
-    return EXIT_INTERRUPTED if interrupted else 0
 
 
 def _check_box_design_args(args):
