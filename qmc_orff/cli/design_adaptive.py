@@ -101,17 +101,7 @@ def _cmd_design_adaptive(args):
     from ..adaptive import adaptive_sequence, data_sha256
     from ..sequence import Sequence
 
-    if args.data is None:
-        raise _CliError("design adaptive needs --data FILE (.npy or .csv)")
-    if args.sigma_arg is None:
-        raise _CliError("design adaptive needs --sigma (a positive number or 'median')")
-    for name in ("d", "box_over_sigma"):
-        if getattr(args, name) is not None:
-            raise _CliError(f"--{name.replace('_', '-')} applies to the box designs; design "
-                            f"adaptive takes its dimension and scale from --data and --sigma")
-    if args.init in ("halton-rr2",):
-        raise _CliError("--init halton-rr2 applies to the box designs; design adaptive starts "
-                        "from orf, mc, halton or sobol")
+    _check_adaptive_args(args)
     defaults = _adaptive_defaults()
     X = _read_data(args.data)
     d, s, kernel = X.shape[1], args.s, args.kernel
@@ -120,38 +110,7 @@ def _cmd_design_adaptive(args):
     init = args.init if args.init is not None else ("mc" if kernel == "laplacian" else "orf")
     done_iter, origin = 0, None
     if args.resume is not None:
-        if not os.path.exists(args.resume):
-            raise _CliError(f"cannot read {args.resume!r}: no such file")
-        ckpt = _read_points(args.resume)
-        m = ckpt.meta
-        if m.get("method") != "adaptive":
-            raise _CliError(f"--resume file {args.resume!r} holds a {m.get('method')!r} design, "
-                            f"not 'adaptive'")
-        if m.get("data_sha256") != digest:
-            raise _CliError(f"--resume file {args.resume!r} was designed on other data (SHA-256 "
-                            f"{str(m.get('data_sha256'))[:12]}..., --data has {digest[:12]}...)")
-        if ckpt.s != s or ckpt.d != d:
-            raise _CliError(f"--resume file {args.resume!r} has s={ckpt.s}, d={ckpt.d}; "
-                            f"expected s={s}, d={d}")
-        rule = m.get("sigma_rule")
-        same_sigma = (args.sigma_arg == "median" and rule == "median") or (
-            args.sigma_arg != "median" and rule == "given" and np.ndim(m.get("sigma")) == 0
-            and np.isclose(float(m["sigma"]), args.sigma_arg, rtol=1e-12, atol=0.0))
-        if m.get("kernel") != kernel or not same_sigma:
-            raise _CliError(f"--resume file {args.resume!r} was designed for kernel="
-                            f"{m.get('kernel')!r}, sigma={m.get('sigma')} ({rule}); not kernel="
-                            f"{kernel!r}, sigma={args.sigma_arg}")
-        # the same subsamples as the run it continues: its seed and sizes
-        for key in ("seed", "n_train", "n_validation"):
-            if opts[key] is None:
-                opts[key] = m.get(f"cli_{key}", m.get(key))
-            elif m.get(f"cli_{key}", m.get(key)) not in (None, opts[key]):
-                raise _CliError(f"--resume file {args.resume!r} was designed with --"
-                                f"{key.replace('_', '-')} {m.get(f'cli_{key}', m.get(key))}; "
-                                f"got {opts[key]}")
-        init = ckpt
-        done_iter = int(m.get("iterations", 0))
-        origin = m
+        init, done_iter, origin = _resume_adaptive(args, opts, digest, s, d, kernel)
     if opts["seed"] is None:
         opts["seed"] = 0
     for key in ("n_train", "n_validation"):
@@ -230,6 +189,65 @@ def _cmd_design_adaptive(args):
         seq = Sequence(seq.points, seq.weights, dict(seq.meta, stop_reason="interrupted"))
     interrupted = seq.meta.get("stop_reason") == "interrupted"
     seq = save(seq, final=not interrupted)
+    _report(seq, out, d, kernel, interrupted)
+    return EXIT_INTERRUPTED if interrupted else 0
+
+
+def _check_adaptive_args(args):
+    """The options ``design adaptive`` needs and those it does not take."""
+    if args.data is None:
+        raise _CliError("design adaptive needs --data FILE (.npy or .csv)")
+    if args.sigma_arg is None:
+        raise _CliError("design adaptive needs --sigma (a positive number or 'median')")
+    for name in ("d", "box_over_sigma"):
+        if getattr(args, name) is not None:
+            raise _CliError(f"--{name.replace('_', '-')} applies to the box designs; design "
+                            f"adaptive takes its dimension and scale from --data and --sigma")
+    if args.init in ("halton-rr2",):
+        raise _CliError("--init halton-rr2 applies to the box designs; design adaptive starts "
+                        "from orf, mc, halton or sobol")
+
+
+def _resume_adaptive(args, opts, digest, s, d, kernel):
+    """``(init, done_iter, origin)`` of a run continued from ``--resume`` (checked against the
+    data, size, kernel and bandwidth); fills ``opts`` with the checkpoint's seed and sizes."""
+    if not os.path.exists(args.resume):
+        raise _CliError(f"cannot read {args.resume!r}: no such file")
+    ckpt = _read_points(args.resume)
+    m = ckpt.meta
+    if m.get("method") != "adaptive":
+        raise _CliError(f"--resume file {args.resume!r} holds a {m.get('method')!r} design, "
+                        f"not 'adaptive'")
+    if m.get("data_sha256") != digest:
+        raise _CliError(f"--resume file {args.resume!r} was designed on other data (SHA-256 "
+                        f"{str(m.get('data_sha256'))[:12]}..., --data has {digest[:12]}...)")
+    if ckpt.s != s or ckpt.d != d:
+        raise _CliError(f"--resume file {args.resume!r} has s={ckpt.s}, d={ckpt.d}; "
+                        f"expected s={s}, d={d}")
+    rule = m.get("sigma_rule")
+    same_sigma = (args.sigma_arg == "median" and rule == "median") or (
+        args.sigma_arg != "median" and rule == "given" and np.ndim(m.get("sigma")) == 0
+        and np.isclose(float(m["sigma"]), args.sigma_arg, rtol=1e-12, atol=0.0))
+    if m.get("kernel") != kernel or not same_sigma:
+        raise _CliError(f"--resume file {args.resume!r} was designed for kernel="
+                        f"{m.get('kernel')!r}, sigma={m.get('sigma')} ({rule}); not kernel="
+                        f"{kernel!r}, sigma={args.sigma_arg}")
+    # the same subsamples as the run it continues: its seed and sizes
+    for key in ("seed", "n_train", "n_validation"):
+        if opts[key] is None:
+            opts[key] = m.get(f"cli_{key}", m.get(key))
+        elif m.get(f"cli_{key}", m.get(key)) not in (None, opts[key]):
+            raise _CliError(f"--resume file {args.resume!r} was designed with --"
+                            f"{key.replace('_', '-')} {m.get(f'cli_{key}', m.get(key))}; "
+                            f"got {opts[key]}")
+    init = ckpt
+    done_iter = int(m.get("iterations", 0))
+    origin = m
+    return init, done_iter, origin
+
+
+def _report(seq, out, d, kernel, interrupted):
+    """The line on stdout that ends an adaptive design."""
     m = seq.meta
     ref = m.get("orf_validation_error")
     vs_orf = (f"ORF {ref:.4e}, ratio to ORF {m['ratio_to_orf']:.3g}" if ref else
@@ -241,4 +259,3 @@ def _cmd_design_adaptive(args):
           f"error {m['validation_error']:.4e} ({vs_orf}; start {m['start_validation_error']:.4e})"
           + (f", training {train:.4e}" if train is not None else "")
           + f"; {m['iterations']} iterations, stop: {m.get('stop_reason')}")
-    return EXIT_INTERRUPTED if interrupted else 0
