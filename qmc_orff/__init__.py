@@ -45,9 +45,9 @@ _LAZY = {
     "load_catalogue": "qmc_orff.precomputed",
     "build_catalogue": "qmc_orff.precomputed",
     # feature maps and learning
-    "make_frequencies": "qmc_orff.frequencies",
-    "FourierFeatures": "qmc_orff.features",
-    "ORFF": "qmc_orff.features",
+    "make_frequencies": "qmc_orff.maps.frequencies",
+    "FourierFeatures": "qmc_orff.maps.fourier_features",
+    "ORFF": "qmc_orff.maps.orff",
     "ORFFRidge": "qmc_orff.learning",
     # measuring a map
     "gram_error": "qmc_orff.metrics",
@@ -58,7 +58,7 @@ _LAZY = {
 }
 _SUBMODULES = {"kernels", "generators", "densities", "discrepancy", "design", "sequence",
                "weights", "precomputed", "frequencies", "features", "learning", "metrics", "cli",
-               "threads", "data_discrepancy", "adaptive", "objectives", "designs"}
+               "threads", "data_discrepancy", "adaptive", "objectives", "designs", "maps"}
 
 __all__ = sorted(_LAZY) + ["__version__"]
 

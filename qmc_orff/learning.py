@@ -28,7 +28,8 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from . import _dask
 from ._validation import check_choice, check_int, check_positive_real
-from .features import ORFF, _FeatureOperator
+from .maps.operators import _FeatureOperator
+from .maps.orff import ORFF
 
 __all__ = ["ORFFRidge"]
 
@@ -411,10 +412,10 @@ def _statistics(orff, X, Y, w, rows):
 def _dask_map_rows(orff, X, p):
     """The rows of a Dask ``X`` the feature map's ``fit`` reads, computed: the map is then the
     one a fit on ``X`` in memory gives (the seedless default's selection and the fit-time
-    check sample fixed rows; see :func:`qmc_orff.features._orff_fit_rows`)."""
+    check sample fixed rows; see :func:`qmc_orff.maps.default_source._orff_fit_rows`)."""
     import math
 
-    from .features import _orff_fit_rows, _sample_indices
+    from .maps.default_source import _orff_fit_rows, _sample_indices
 
     n = X.shape[0]
     if n is None or (isinstance(n, float) and math.isnan(n)):  # unknown chunk sizes

@@ -102,7 +102,7 @@ def score_entry(points, weights, box_over_sigma, *, n_points=SCORE_POINTS,
         ``orf_gram_error`` (mean over ``orf_seeds`` ORF draws of the same size),
         ``ratio_to_orf`` (their ratio; below 1 beats ORF) and ``scoring`` (the recipe).
     """
-    from .frequencies import make_frequencies
+    from .maps.frequencies import make_frequencies
 
     W = np.asarray(points, dtype=np.float64)
     s, d = W.shape

@@ -17,7 +17,7 @@ cluster -- those threads compete with the scheduler's own.  Three controls:
   are limited to the same count through :mod:`threadpoolctl` while any such
   task runs.
 
-The feature maps (:func:`qmc_orff._features_kernels.cos_sin_features`) share
+The feature maps (:func:`qmc_orff._cos_sin.cos_sin_features`) share
 their row blocks among that many Python threads, each running single-threaded
 BLAS and a serial numba kernel: multi-threaded BLAS next to a numba thread pool
 oversubscribes the cores with spinning threads (on two cores each hand-over

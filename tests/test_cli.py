@@ -534,7 +534,7 @@ def test_design_adaptive_argument_errors(tmp_path, monkeypatch, capsys, args, ma
 
 def test_read_data_formats(tmp_path):
     """.npy and .csv (with or without a header line) give the same float64 matrix."""
-    from qmc_orff.cli import _read_data
+    from qmc_orff.cli.design_adaptive import _read_data
 
     X = np.random.default_rng(1).normal(size=(7, 3))
     np.save(tmp_path / "x.npy", X.astype(np.float32))

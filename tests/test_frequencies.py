@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import qmc_orff.frequencies as freq
-from qmc_orff.frequencies import T_EPS, make_frequencies, unit_points
+import qmc_orff.maps.frequencies as freq
+from qmc_orff.maps.frequencies import T_EPS, make_frequencies, source_points
 from qmc_orff.sequence import Sequence
 
 # sizes that are not powers of 2 are used on purpose; the warning is tested once
@@ -17,13 +17,13 @@ QMC = ["halton", "sobol", "lattice"]
 # --------------------------------------------------------------------------- boundary policy
 def test_unscrambled_points_are_centred():
     # Halton s = 4: base 2 grid 1/4 -> +1/8; base 3 grid 1/9 (3 = "10" in base 3) -> +1/18
-    t = unit_points("halton", 4, 2, scramble=False)
+    t = source_points("halton", 4, 2, scramble=False)
     np.testing.assert_allclose(t, [[1 / 8, 1 / 18], [5 / 8, 7 / 18], [3 / 8, 13 / 18],
                                    [7 / 8, 3 / 18]], rtol=1e-15)
-    t = unit_points("sobol", 4, 2, scramble=False)
+    t = source_points("sobol", 4, 2, scramble=False)
     np.testing.assert_array_equal(t, [[0.125, 0.125], [0.625, 0.625], [0.875, 0.375],
                                       [0.375, 0.875]])
-    t = unit_points("lattice", 4, 2, scramble=False)
+    t = source_points("lattice", 4, 2, scramble=False)
     np.testing.assert_array_equal(t, [[0.125, 0.125], [0.625, 0.625], [0.375, 0.875],
                                       [0.875, 0.375]])
 
@@ -31,7 +31,7 @@ def test_unscrambled_points_are_centred():
 @pytest.mark.parametrize("source", QMC)
 @pytest.mark.parametrize("s", [1, 2, 7, 64, 100])
 def test_unscrambled_points_inside_and_midpoint_1d(source, s):
-    t = unit_points(source, s, 3, scramble=False)
+    t = source_points(source, s, 3, scramble=False)
     assert np.all(t > 0) and np.all(t < 1)
     if s & (s - 1) == 0 and source != "halton":
         # a (0, m, 1)-net in each coordinate becomes the midpoint rule
@@ -50,7 +50,7 @@ def test_zero_from_an_engine_is_clipped(monkeypatch):
     for kernel in KERNELS:
         W, _ = make_frequencies(kernel, 4, 2, sequence="sobol", scramble=True)
         assert np.all(np.isfinite(W))
-    t = unit_points("sobol", 4, 3, scramble=True)
+    t = source_points("sobol", 4, 3, scramble=True)
     assert t.min() == T_EPS and t.max() == 1.0 - T_EPS
 
 
@@ -314,7 +314,7 @@ def test_orf_qmc_structure():
 
 
 def test_orf_qmc_isotropic_criterion_matches_monte_carlo():
-    from qmc_orff.frequencies import _isotropic_criterion
+    from qmc_orff.maps.frequencies import _isotropic_criterion
     rng = np.random.default_rng(0)
     s, d = 12, 3
     U = rng.standard_normal((s, d))
@@ -326,7 +326,7 @@ def test_orf_qmc_isotropic_criterion_matches_monte_carlo():
 
 
 def test_auto_rule():
-    from qmc_orff.frequencies import ORF_QMC_SEED, _auto_source
+    from qmc_orff.maps.frequencies import ORF_QMC_SEED, _auto_source
     assert _auto_source("gaussian", "spectral", 64, 30) == "orf-qmc"
     assert _auto_source("gaussian", "spectral", 320, 10) == "sobol"
     assert _auto_source("gaussian", "spectral", 319, 10) == "orf-qmc"

@@ -9,7 +9,7 @@ from threadpoolctl import threadpool_info
 
 import qmc_orff
 from qmc_orff import FourierFeatures, threads
-from qmc_orff import _features_kernels as fk
+from qmc_orff import _cos_sin as fk
 
 
 def test_set_and_get_num_threads():

@@ -1,0 +1,277 @@
+"""Numba kernels of the feature maps (no input checks: the callers validate).
+
+The sine and cosine of one argument are computed together, branch-free, so
+that the compiler vectorises the loop: fdlibm's argument reduction by
+``pi / 2`` (three-part Cody-Waite constants, exact for ``|x| < 2^19 pi/2``)
+and fdlibm's kernel polynomials ``__kernel_sin``/``__kernel_cos`` on
+``[-pi/4, pi/4]`` with the reduction's tail -- the algorithm of the C library's
+``sin``/``cos``, so the results agree with them to about one ulp.  Larger
+arguments fall back to ``math.sin``/``math.cos``.
+
+Each kernel has a plain numpy reference in ``tests/test_features.py``.
+"""
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+from ._jit import renamed
+from .threads import _blas_limited, _row_workers, get_num_threads
+
+__all__ = ["cos_sin_inplace", "cos_sin_inplace_f32", "cos_sin_features", "block_rows"]
+
+# fdlibm e_rem_pio2.c: 2/pi and pi/2 split into 33-bit pieces plus tails.
+_INVPIO2 = 6.36619772367581382433e-01
+_PIO2_1 = 1.57079632673412561417e+00
+_PIO2_2 = 6.07710050630396597660e-11
+_PIO2_2T = 2.02226624879595063154e-21
+_PIO2_3 = 2.02226624871116645580e-21
+_PIO2_3T = 8.47842766036889956997e-32
+_TOINT = 6755399441055744.0  # 1.5 * 2^52: x + TOINT - TOINT rounds to nearest
+#: Arguments with ``|x| > _REDUCE_MAX`` use math.sin/math.cos (2^19 pi / 2).
+_REDUCE_MAX = 823549.6
+# fdlibm k_sin.c / k_cos.c
+_S1 = -1.66666666666666324348e-01
+_S2 = 8.33333333332248946124e-03
+_S3 = -1.98412698298579493134e-04
+_S4 = 2.75573137070700676789e-06
+_S5 = -2.50507602534068634195e-08
+_S6 = 1.58969099521155010221e-10
+_C1 = 4.16666666666666019037e-02
+_C2 = -1.38888888888741095749e-03
+_C3 = 2.48015872894767294178e-05
+_C4 = -2.75573143513906633035e-07
+_C5 = 2.08757232129817482790e-09
+_C6 = -1.13596475577881948265e-11
+
+
+@nb.njit(cache=True, fastmath=False)  # LLVM inlines it
+def _quadrant(n, ks, kc):  # pragma: no cover - compiled
+    """``(sin x, cos x)`` from the kernels ``ks``, ``kc`` of the reduced argument and the
+    quadrant ``n`` of ``x`` (fdlibm ``sin``/``cos``, Cephes ``sinf``/``cosf``)."""
+    odd = (n & 1) != 0
+    sn = kc if odd else ks
+    cs = ks if odd else kc
+    if (n & 2) != 0:
+        sn = -sn
+    if ((n + 1) & 2) != 0:
+        cs = -cs
+    return sn, cs
+
+
+@nb.njit(cache=True, fastmath=False)  # LLVM inlines it; inline="always" only slowed the compile
+def _sincos(x):  # pragma: no cover - compiled
+    """``(sin x, cos x)`` for ``|x| <= _REDUCE_MAX``, branch-free."""
+    fn = (x * _INVPIO2 + _TOINT) - _TOINT
+    n = np.int64(fn)
+    # three rounds of Cody-Waite reduction (fdlibm __ieee754_rem_pio2, medium case)
+    r = x - fn * _PIO2_1
+    t = r
+    w = fn * _PIO2_2
+    r = t - w
+    w = fn * _PIO2_2T - ((t - r) - w)
+    # round 3 restarts from the round-2 head r, as fdlibm does
+    t = r
+    w3 = fn * _PIO2_3
+    r = t - w3
+    w = fn * _PIO2_3T - ((t - r) - w3)
+    y0 = r - w
+    y1 = (r - y0) - w
+    # fdlibm __kernel_sin(y0, y1, 1) and __kernel_cos(y0, y1)
+    z = y0 * y0
+    v = z * y0
+    ws = z * z
+    rs = _S2 + z * (_S3 + z * _S4) + z * ws * (_S5 + z * _S6)
+    ks = y0 - ((z * (0.5 * y1 - v * rs) - y1) - v * _S1)
+    rc = z * (_C1 + z * (_C2 + z * _C3)) + ws * ws * (_C4 + z * (_C5 + z * _C6))
+    hz = 0.5 * z
+    wc = 1.0 - hz
+    kc = wc + (((1.0 - wc) - hz) + (z * rc - y0 * y1))
+    return _quadrant(n, ks, kc)
+
+
+@nb.njit(cache=True, fastmath=False)
+def _sincos_libm(x):  # pragma: no cover - compiled
+    """``(sin x, cos x)`` by the C library (arguments beyond :data:`_REDUCE_MAX`)."""
+    return math.sin(x), math.cos(x)
+
+
+@nb.njit(cache=True, fastmath=False)
+def _as_float64(x):  # pragma: no cover - compiled
+    return np.float64(x)
+
+
+# set per build by renamed(...) below
+_ARG = _SINCOS = _SINCOS_BIG = _LIMIT = None
+
+
+def _cos_sin_rows_body(out, scale):  # pragma: no cover - compiled
+    """One body, two builds (:func:`qmc_orff._jit.renamed`): ``_ARG`` converts an argument,
+    ``_SINCOS`` evaluates it branch-free, ``_SINCOS_BIG`` beyond ``_LIMIT``."""
+    n, s2 = out.shape
+    s = s2 // 2
+    for i in range(n):
+        cos_part = out[i, :s]
+        arg_part = out[i, s:]
+        n_big = 0
+        for j in range(s):
+            n_big += abs(_ARG(arg_part[j])) > _LIMIT
+        if n_big == 0:  # the common case: a branch-free, vectorised loop
+            for j in range(s):
+                sn, cs = _SINCOS(_ARG(arg_part[j]))
+                c = scale[j]
+                cos_part[j] = c * cs
+                arg_part[j] = c * sn
+        else:  # a row with a large argument: a slower evaluation for those
+            for j in range(s):
+                a = _ARG(arg_part[j])
+                if abs(a) > _LIMIT:
+                    sn, cs = _SINCOS_BIG(a)
+                else:
+                    sn, cs = _SINCOS(a)
+                c = scale[j]
+                cos_part[j] = c * cs
+                arg_part[j] = c * sn
+
+
+# fastmath=False: the reduction relies on exact IEEE rounding (Cody-Waite and
+# the 1.5 * 2^52 rounding trick are destroyed by reassociation).  Compiled lazily,
+# once per dtype (float32, float64), on first use.  Serial builds: the threads are
+# Python threads over row blocks (:func:`cos_sin_features`); ``nogil`` lets them run
+# side by side.
+
+#: In place: ``out`` (n, 2 s) holds the arguments ``a_ij`` in its second half;
+#: afterwards ``out[i, j] = scale[j] cos(a_ij)`` and ``out[i, s + j] = scale[j] sin(a_ij)``.
+#: C-contiguous arrays of one floating dtype (float32 arguments are evaluated in
+#: float64 and rounded once).  Rows with an argument ``|a| > _REDUCE_MAX`` take a
+#: scalar loop.
+cos_sin_inplace = nb.njit(cache=True, nogil=True)(
+    renamed(_cos_sin_rows_body, "cos_sin_inplace", _ARG=_as_float64, _SINCOS=_sincos,
+            _SINCOS_BIG=_sincos_libm, _LIMIT=_REDUCE_MAX))
+
+
+# ---------------------------------------------------------------- float32 path
+# Cephes sinf/cosf: reduction by pi/2 in three float32 pieces (each product fn * piece
+# exact for |fn| < 2^12, i.e. |x| <= _F32_REDUCE_MAX) and the minimax polynomials on
+# [-pi/4, pi/4]; every operation in float32, so the loop runs at float32 SIMD width.
+# Accuracy (tests/test_features.py::test_sincos_f32_accuracy): |error| <= 2.5 * 2^-24
+# (about 1.5e-7) against sin/cos in float64 of the same float32 argument, |x| <= 4096.
+_F32 = np.float32
+_F_INVPIO2 = _F32(0.636619772367581343)
+_F_TOINT = _F32(12582912.0)  # 1.5 * 2^23
+_F_DP1 = _F32(1.5703125)
+_F_DP2 = _F32(4.837512969970703125e-4)
+_F_DP3 = _F32(7.54978995489188216e-8)
+_F_SP0 = _F32(-1.9515295891e-4)
+_F_SP1 = _F32(8.3321608736e-3)
+_F_SP2 = _F32(-1.6666654611e-1)
+_F_CP0 = _F32(2.443315711809948e-5)
+_F_CP1 = _F32(-1.388731625493765e-3)
+_F_CP2 = _F32(4.166664568298827e-2)
+_F_HALF = _F32(0.5)
+_F_ONE = _F32(1.0)
+#: float32 arguments with ``|x| > _F32_REDUCE_MAX`` take the float64 path (rounded once).
+_F32_REDUCE_MAX = 4096.0
+
+
+@nb.njit(cache=True, fastmath=False)  # LLVM inlines it (see _sincos)
+def _sincosf(x):  # pragma: no cover - compiled
+    """``(sin x, cos x)`` in float32 for float32 ``|x| <= _F32_REDUCE_MAX``, branch-free."""
+    fn = (x * _F_INVPIO2 + _F_TOINT) - _F_TOINT
+    n = np.int32(fn)
+    r = ((x - fn * _F_DP1) - fn * _F_DP2) - fn * _F_DP3
+    z = r * r
+    ks = ((_F_SP0 * z + _F_SP1) * z + _F_SP2) * z * r + r
+    kc = ((_F_CP0 * z + _F_CP1) * z + _F_CP2) * z * z - _F_HALF * z + _F_ONE
+    return _quadrant(n, ks, kc)
+
+
+@nb.njit(cache=True, fastmath=False)
+def _sincosf_via_float64(a):  # pragma: no cover - compiled
+    """float32 ``(sin a, cos a)`` evaluated in float64 and rounded once (``|a| > _F32_REDUCE_MAX``)."""
+    a64 = np.float64(a)
+    if abs(a64) > _REDUCE_MAX:
+        sn64, cs64 = math.sin(a64), math.cos(a64)
+    else:
+        sn64, cs64 = _sincos(a64)
+    return np.float32(sn64), np.float32(cs64)
+
+
+@nb.njit(cache=True, fastmath=False)
+def _as_is(x):  # pragma: no cover - compiled
+    return x
+
+
+#: float32 only: as :data:`cos_sin_inplace`, with argument and sine/cosine in float32
+#: (:func:`_sincosf`); the map :func:`cos_sin_features` uses for float32 inputs.
+cos_sin_inplace_f32 = nb.njit(cache=True, nogil=True)(
+    renamed(_cos_sin_rows_body, "cos_sin_inplace_f32", _ARG=_as_is, _SINCOS=_sincosf,
+            _SINCOS_BIG=_sincosf_via_float64, _LIMIT=_F32_REDUCE_MAX))
+
+
+#: Rows per block of :func:`cos_sin_features`: about ``2^18`` outputs (2 MiB in
+#: float64), at least ``MIN_BLOCK_ROWS`` rows (narrower BLAS products lose speed: float32
+#: (100000, 64) -> 4096 columns took 1.3x as long with 64-row blocks).  A function of
+#: ``s`` only, so the blocks -- and the bits of every row -- do not depend on the number
+#: of threads.
+BLOCK_OUTPUTS = 1 << 18
+MIN_BLOCK_ROWS = 256
+
+
+def block_rows(s):
+    """Rows per block of a map with ``s`` frequencies (``2 s`` columns)."""
+    return max(MIN_BLOCK_ROWS, BLOCK_OUTPUTS // max(1, 2 * s))
+
+
+def cos_sin_features(X, W, scale):
+    """``[scale * cos(X W^T), scale * sin(X W^T)]`` of shape ``(n, 2 s)``.
+
+    ``X`` (n, d) dense or scipy.sparse, ``W`` (s, d), ``scale`` (s,), one floating
+    dtype, C-contiguous.  Per block of :func:`block_rows` rows, one BLAS product writes
+    the arguments ``X W^T`` straight into the second half of the output block (a
+    strided view, ``ldc = 2 s``; a sparse-dense product for sparse ``X``) and the
+    serial kernel replaces each argument by its scaled cosine and sine while the block
+    is in cache.  Peak memory: the output.
+
+    Threads: the blocks are shared among ``get_num_threads()`` Python threads, each
+    running single-threaded BLAS and the serial numba kernel (both release the GIL).
+    Multi-threaded BLAS next to numba's OpenMP pool oversubscribes the cores with
+    spinning threads: on two cores each switch between them cost a scheduler time
+    slice (about 4 ms; 25x the work of a 256 x 256 map).  Every row is computed by the
+    same operations whatever the thread count.
+    """
+    n = X.shape[0]
+    s = W.shape[0]
+    out = np.empty((n, 2 * s), dtype=X.dtype)
+    if n == 0 or s == 0:
+        return out
+    # a private C-contiguous copy in the output's dtype (one compiled specialisation
+    # per dtype, whatever the caller holds: read-only memory maps, broadcast views)
+    scale = np.array(scale, dtype=out.dtype, order="C", copy=True)
+    kernel = cos_sin_inplace_f32 if out.dtype == np.float32 else cos_sin_inplace
+    dense = isinstance(X, np.ndarray)
+    WT = W.T
+    rows = block_rows(s)
+    starts = range(0, n, rows)
+
+    def run(first, step):
+        for a in starts[first::step]:
+            b = min(a + rows, n)
+            block = out[a:b]
+            if dense:
+                np.matmul(X[a:b], WT, out=block[:, s:])
+            else:  # scipy.sparse
+                block[:, s:] = X[a:b] @ WT
+            kernel(block, scale)
+
+    n_threads = min(get_num_threads(), len(starts))
+    with _blas_limited(1):
+        if n_threads == 1:
+            run(0, 1)
+        else:
+            jobs = [_row_workers().submit(run, k, n_threads) for k in range(n_threads)]
+            for job in jobs:
+                job.result()
+    return out

@@ -1,0 +1,140 @@
+"""What the subcommands share: exit statuses, the error type, argument types, output
+paths and reading points."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import numpy as np
+
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+class _CliError(Exception):
+    """An error to report on one line with exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, status 2 (argparse prints usage + error)
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        sys.exit(EXIT_USAGE)
+
+
+def _int_at_least(minimum, what):
+    """An argparse type: an integer >= ``minimum`` (``what`` names it in the error)."""
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < minimum:
+            raise argparse.ArgumentTypeError(f"expected {what}; got {text!r}")
+        return value
+    return parse
+
+
+_positive_int = _int_at_least(1, "a positive integer")
+_nonneg_int = _int_at_least(0, "an integer >= 0")
+
+
+def _positive_floats(text):
+    """A positive float, or a comma-separated list of them (one per coordinate)."""
+    try:
+        values = [float(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number or a comma-separated "
+                                         f"list of them; got {text!r}") from None
+    if not values or not all(np.isfinite(v) and v > 0 for v in values):
+        raise argparse.ArgumentTypeError(f"expected positive finite numbers; got {text!r}")
+    return values[0] if len(values) == 1 else np.asarray(values)
+
+
+_TRUE = ("true", "yes", "on", "1")
+_FALSE = ("false", "no", "off", "0")
+
+
+def _scramble_arg(text):
+    """``--scramble`` value: a boolean spelt any usual way, ``random`` or ``deterministic``."""
+    low = text.strip().lower()
+    if low in _TRUE:
+        return True
+    if low in _FALSE:
+        return False
+    if low in ("random", "deterministic"):
+        return low
+    raise argparse.ArgumentTypeError(f"expected true, false, random or deterministic; got {text!r}")
+
+
+def _check_output_path(path, option, inputs=()):
+    """Fail early (one line, exit 2) when ``path`` cannot be written.
+
+    Checked: ``path`` is not a folder, its folder exists, a file can be created
+    there (a probe file is created and removed: ``os.access`` says yes to root
+    on read-only mounts), and it is not one of the ``inputs`` files.
+    """
+    import tempfile
+
+    if os.path.isdir(path):
+        raise _CliError(f"{option} {path!r} is a directory; give a file name")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise _CliError(f"{option} {path!r}: folder {folder!r} does not exist")
+    for other in inputs:
+        if other is None:
+            continue
+        same = os.path.abspath(other) == os.path.abspath(path) or (
+            os.path.exists(other) and os.path.exists(path) and os.path.samefile(path, other))
+        if same:
+            raise _CliError(f"{option} {path!r} is the same file as {other!r} (an input or "
+                            "another output); give another name")
+    try:
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".qmc-orff-probe.", suffix=".tmp")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise _CliError(f"{option} {path!r}: folder {folder!r} is not writable "
+                        f"({exc.strerror or exc})") from None
+
+
+def _fallback_path(path):
+    """A writable place for a result whose output file could not be written."""
+    import tempfile
+
+    base = os.path.basename(path) or "design.npz"
+    stem = base[:-4] if base.endswith(".npz") else base
+    name = f"{stem}.qmc-orff-fallback-{os.getpid()}.npz"
+    for folder in (os.getcwd(), tempfile.gettempdir(), os.path.expanduser("~")):
+        candidate = os.path.join(folder, name)
+        try:
+            fd, probe = tempfile.mkstemp(dir=folder, prefix=".qmc-orff-probe.", suffix=".tmp")
+            os.close(fd)
+            os.unlink(probe)
+        except OSError:
+            continue
+        return candidate
+    return None
+
+
+def _read_points(path):
+    """A Sequence from ``.npz``, or a frequency matrix from ``.npy``/``.txt``/``.csv``."""
+    from ..sequence import Sequence, load_sequence
+
+    if not os.path.exists(path):
+        raise _CliError(f"cannot read {path!r}: no such file")
+    if path.endswith(".npz"):
+        return load_sequence(path)
+    if not os.path.isfile(path):  # e.g. /dev/zero or a FIFO would be read without end
+        raise _CliError(f"cannot read {path!r}: not a regular file")
+    try:
+        if path.endswith(".npy"):
+            # memory-mapped: a header claiming more data than the file holds is an error,
+            # not an allocation of the claimed size
+            W = np.array(np.load(path, mmap_mode="r", allow_pickle=False))
+        else:
+            W = np.loadtxt(path, delimiter="," if path.endswith(".csv") else None, ndmin=2)
+    except (OSError, ValueError, EOFError, MemoryError, OverflowError, TypeError) as exc:
+        raise _CliError(f"cannot read {path!r}: {exc}") from None
+    return Sequence(W)

@@ -1,0 +1,261 @@
+"""``qmc-orff design adaptive``: a design fitted to data, with progress, checkpoints and Ctrl-C."""
+from __future__ import annotations
+
+import argparse
+import os
+
+import numpy as np
+
+from ._common import EXIT_INTERRUPTED, _CliError, _read_points
+
+
+_DATA_SUFFIXES = (".npy", ".csv")
+
+
+def _read_data(path):
+    """The data matrix ``(n, d)`` of a ``.npy`` or ``.csv`` file, checked (one-line errors).
+
+    A ``.csv`` file holds one point per line, comma-separated numbers; a first
+    line that does not parse (a header) is skipped.
+    """
+    if not path.endswith(_DATA_SUFFIXES):
+        raise _CliError(f"--data must be a .npy or .csv file; got {path!r}")
+    if not os.path.exists(path):
+        raise _CliError(f"cannot read {path!r}: no such file")
+    if os.path.isdir(path):
+        raise _CliError(f"cannot read {path!r}: it is a folder")
+    import warnings
+
+    try:
+        if path.endswith(".npy"):
+            X = np.load(path, allow_pickle=False)
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # "input contained no data"
+                try:
+                    X = np.loadtxt(path, delimiter=",", ndmin=2, dtype=np.float64)
+                except ValueError:  # a header line: skip it, then parse strictly
+                    X = np.loadtxt(path, delimiter=",", ndmin=2, dtype=np.float64, skiprows=1)
+    except (OSError, ValueError, EOFError, UnicodeDecodeError) as exc:
+        msg = " ".join(str(exc).split()) or type(exc).__name__
+        raise _CliError(f"cannot parse {path!r} as a numeric data matrix: {msg}") from None
+    X = np.asarray(X)
+    if X.dtype.kind not in "biuf":
+        raise _CliError(f"{path!r} must hold real numbers; got dtype {X.dtype}")
+    if X.ndim != 2:
+        raise _CliError(f"{path!r} must hold a 2-D array (points x features); got shape "
+                        f"{X.shape}" + (" (reshape one feature to (n, 1))" if X.ndim == 1 else ""))
+    if X.size == 0:
+        raise _CliError(f"{path!r} holds no data (shape {X.shape})")
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    bad = ~np.isfinite(X)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise _CliError(f"{path!r} contains NaN or inf ({int(bad.sum())} values; first at row "
+                        f"{int(i)}, column {int(j)})")
+    if X.shape[0] < 2:
+        raise _CliError(f"{path!r} must hold at least 2 points (rows); got shape {X.shape}")
+    return X
+
+
+def _sigma_arg(text):
+    """``--sigma``: a positive number or ``median`` (the median heuristic)."""
+    if text.strip().lower() == "median":
+        return "median"
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (np.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a positive number or 'median'; got {text!r}")
+    return value
+
+
+class _AdaptiveProgress:
+    """Progress of design adaptive on stderr (a bar on a terminal, plain lines in a log):
+    iteration, training and validation Gram errors, best / ORF start."""
+
+    def __init__(self, total, stream=None):
+        from ..design import _Progress
+
+        self.bar = _Progress(total, None, stream=stream, width=20)
+        self.shown = False
+
+    def update(self, it, train, val, best, ref, ref_label):
+        self.shown = True
+        ratio = f"{best / ref:.3g}" if ref else "n/a"
+        self.bar.show(it, f"train {train:.4e} validation {val:.4e} best/{ref_label} {ratio}")
+
+    def close(self):
+        if self.shown:  # nothing to end when no iteration ran (e.g. an error before the first)
+            self.bar.close()
+
+
+def _adaptive_defaults():
+    from ..adaptive import adaptive_sequence
+
+    return adaptive_sequence.__kwdefaults__
+
+
+def _cmd_design_adaptive(args):
+    from ..adaptive import adaptive_sequence, data_sha256
+    from ..sequence import Sequence
+
+    _check_adaptive_args(args)
+    defaults = _adaptive_defaults()
+    X = _read_data(args.data)
+    d, s, kernel = X.shape[1], args.s, args.kernel
+    digest = data_sha256(X)
+    opts = {"n_train": args.n_train, "n_validation": args.n_validation, "seed": args.seed}
+    init = args.init if args.init is not None else ("mc" if kernel == "laplacian" else "orf")
+    done_iter, origin = 0, None
+    if args.resume is not None:
+        init, done_iter, origin = _resume_adaptive(args, opts, digest, s, d, kernel)
+    if opts["seed"] is None:
+        opts["seed"] = 0
+    for key in ("n_train", "n_validation"):
+        if opts[key] is None:
+            opts[key] = defaults[key]
+    maxiter = defaults["maxiter"] if args.maxiter is None else args.maxiter
+    extra = {}
+    if args.patience is not None:
+        extra["patience"] = args.patience
+    if args.tol is not None:
+        extra["tol"] = args.tol
+    out, every = args.output, args.checkpoint_every
+    bar = None if args.quiet else _AdaptiveProgress(maxiter)
+    latest = {}
+
+    def finish_meta(seq, final, reason=None):
+        """The library's meta with the command's bookkeeping and the ratio to ORF."""
+        meta = dict(seq.meta)
+        meta.update({"cli_seed": opts["seed"], "cli_n_train": opts["n_train"],
+                     "cli_n_validation": opts["n_validation"], "data_file": args.data,
+                     "iterations": done_iter + int(meta.get("iterations", 0)),
+                     "maxiter": maxiter, "complete": bool(final)})
+        if reason is not None:
+            meta["stop_reason"] = reason
+        if str(meta.get("stop_reason", "")).startswith("maxiter ("):  # the cap across --resume
+            meta["stop_reason"] = f"maxiter ({maxiter}) reached"
+        if origin is not None:  # keep the ORF reference and start of the first run
+            meta["resume_validation_error"] = meta.get("start_validation_error")
+            for key in ("orf_validation_error", "start_validation_error", "start_train_error"):
+                if origin.get(key) is not None:
+                    meta[key] = origin[key]
+            meta["resumed_from"] = os.path.abspath(args.resume)
+            meta["best_iteration"] = done_iter + int(meta.get("best_iteration", 0))
+        ref = meta.get("orf_validation_error")
+        meta["ratio_to_orf"] = (meta["validation_error"] / ref if ref else None)
+        start = meta.get("start_validation_error")
+        meta["ratio_to_start"] = meta["validation_error"] / start if start else None
+        return Sequence(seq.points, seq.weights, meta)
+
+    def save(seq, final, reason=None):
+        seq = finish_meta(seq, final, reason)
+        seq.save(out)
+        return seq
+
+    def checkpoint(seq):  # the best validated iterate so far, after every iteration
+        latest["seq"] = seq
+        it = int(seq.meta.get("iterations", 0))
+        if every and it % every == 0:
+            save(seq, final=False)
+
+    def callback(it, U, train_err, val_err):
+        seq = latest.get("seq")
+        if bar is not None and seq is not None:
+            meta = finish_meta(seq, False).meta
+            ref = meta.get("orf_validation_error")
+            label = "ORF start" if ref else "start"
+            bar.update(done_iter + it, train_err, val_err, meta["validation_error"],
+                       ref or meta.get("start_validation_error"), label)
+        return False
+
+    try:
+        try:
+            seq = adaptive_sequence(X, s, kernel=kernel, sigma=args.sigma_arg, nu=args.nu,
+                                    init=init, weights=args.weights,
+                                    maxiter=max(maxiter - done_iter, 0), callback=callback,
+                                    checkpoint=checkpoint, checkpoint_every=1, **opts, **extra)
+        finally:
+            if bar is not None:
+                bar.close()
+    except (KeyboardInterrupt, SystemError) as exc:  # outside the optimiser (e.g. the weights)
+        from ..design import _is_interrupt
+
+        if not _is_interrupt(exc) or "seq" not in latest:
+            raise
+        seq = latest["seq"]
+        seq = Sequence(seq.points, seq.weights, dict(seq.meta, stop_reason="interrupted"))
+    interrupted = seq.meta.get("stop_reason") == "interrupted"
+    seq = save(seq, final=not interrupted)
+    _report(seq, out, d, kernel, interrupted)
+    return EXIT_INTERRUPTED if interrupted else 0
+
+
+def _check_adaptive_args(args):
+    """The options ``design adaptive`` needs and those it does not take."""
+    if args.data is None:
+        raise _CliError("design adaptive needs --data FILE (.npy or .csv)")
+    if args.sigma_arg is None:
+        raise _CliError("design adaptive needs --sigma (a positive number or 'median')")
+    for name in ("d", "box_over_sigma"):
+        if getattr(args, name) is not None:
+            raise _CliError(f"--{name.replace('_', '-')} applies to the box designs; design "
+                            f"adaptive takes its dimension and scale from --data and --sigma")
+    if args.init in ("halton-rr2",):
+        raise _CliError("--init halton-rr2 applies to the box designs; design adaptive starts "
+                        "from orf, mc, halton or sobol")
+
+
+def _resume_adaptive(args, opts, digest, s, d, kernel):
+    """``(init, done_iter, origin)`` of a run continued from ``--resume`` (checked against the
+    data, size, kernel and bandwidth); fills ``opts`` with the checkpoint's seed and sizes."""
+    if not os.path.exists(args.resume):
+        raise _CliError(f"cannot read {args.resume!r}: no such file")
+    ckpt = _read_points(args.resume)
+    m = ckpt.meta
+    if m.get("method") != "adaptive":
+        raise _CliError(f"--resume file {args.resume!r} holds a {m.get('method')!r} design, "
+                        f"not 'adaptive'")
+    if m.get("data_sha256") != digest:
+        raise _CliError(f"--resume file {args.resume!r} was designed on other data (SHA-256 "
+                        f"{str(m.get('data_sha256'))[:12]}..., --data has {digest[:12]}...)")
+    if ckpt.s != s or ckpt.d != d:
+        raise _CliError(f"--resume file {args.resume!r} has s={ckpt.s}, d={ckpt.d}; "
+                        f"expected s={s}, d={d}")
+    rule = m.get("sigma_rule")
+    same_sigma = (args.sigma_arg == "median" and rule == "median") or (
+        args.sigma_arg != "median" and rule == "given" and np.ndim(m.get("sigma")) == 0
+        and np.isclose(float(m["sigma"]), args.sigma_arg, rtol=1e-12, atol=0.0))
+    if m.get("kernel") != kernel or not same_sigma:
+        raise _CliError(f"--resume file {args.resume!r} was designed for kernel="
+                        f"{m.get('kernel')!r}, sigma={m.get('sigma')} ({rule}); not kernel="
+                        f"{kernel!r}, sigma={args.sigma_arg}")
+    # the same subsamples as the run it continues: its seed and sizes
+    for key in ("seed", "n_train", "n_validation"):
+        if opts[key] is None:
+            opts[key] = m.get(f"cli_{key}", m.get(key))
+        elif m.get(f"cli_{key}", m.get(key)) not in (None, opts[key]):
+            raise _CliError(f"--resume file {args.resume!r} was designed with --"
+                            f"{key.replace('_', '-')} {m.get(f'cli_{key}', m.get(key))}; "
+                            f"got {opts[key]}")
+    init = ckpt
+    done_iter = int(m.get("iterations", 0))
+    origin = m
+    return init, done_iter, origin
+
+
+def _report(seq, out, d, kernel, interrupted):
+    """The line on stdout that ends an adaptive design."""
+    m = seq.meta
+    ref = m.get("orf_validation_error")
+    vs_orf = (f"ORF {ref:.4e}, ratio to ORF {m['ratio_to_orf']:.3g}" if ref else
+              "no ORF reference for this kernel")
+    sig = (f"{float(m['sigma']):.6g}" if np.ndim(m["sigma"]) == 0 else "per coordinate")
+    train = m.get("train_error")
+    print(f"{'interrupted: saved the best validated iterate' if interrupted else 'wrote'} {out}: "
+          f"adaptive design, s={seq.s}, d={d}, {kernel} kernel, sigma={sig}; validation Gram "
+          f"error {m['validation_error']:.4e} ({vs_orf}; start {m['start_validation_error']:.4e})"
+          + (f", training {train:.4e}" if train is not None else "")
+          + f"; {m['iterations']} iterations, stop: {m.get('stop_reason')}")

@@ -1,0 +1,92 @@
+"""``qmc-orff generate``: QMC points mapped to frequencies (or raw unit-cube points)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ._common import _CliError, _check_output_path, _positive_int, _scramble_arg
+
+
+def _cmd_generate(args):
+    from ..densities import get_density
+    from ..design import _EPS_UNIT, to_frequencies
+    from ..generators import Halton, Lattice, Sobol
+    from ..sequence import Sequence
+
+    d, n = args.d, args.n
+    _check_output_path(args.output, "-o/--output")
+    if args.scramble == "deterministic" and args.generator != "halton":
+        raise _CliError(f"--scramble deterministic (RR2) applies to halton only; got "
+                        f"{args.generator!r}")
+    if args.generator == "halton":
+        scramble = args.scramble if args.scramble else False
+        engine = Halton(d, scramble=scramble, rng=args.seed)
+    elif args.generator == "sobol":
+        engine = Sobol(d, scramble=bool(args.scramble), rng=args.seed)
+    else:
+        engine = Lattice(d, shift=bool(args.scramble), rng=args.seed)
+    policy = "scrambled/shifted, clipped into [2^-53, 1 - 2^-53]"
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # Sobol' balance warning for n != 2^m
+        if args.generator == "lattice":
+            t = engine.random(n)
+            if not args.scramble:
+                t = np.mod(t + 0.5 / n, 1.0)
+                policy = "lattice shifted by 1/(2n) (no point at 0)"
+        else:
+            if not args.scramble:
+                engine.fast_forward(1)
+                policy = "index 0 (the origin) skipped"
+            t = engine.random(n)
+    t = np.asarray(t, dtype=np.float64)
+    out = args.output
+    if args.unit_cube:
+        _write_array(out, t)
+        print(f"wrote {n} x {d} {args.generator} points in [0, 1)^d to {out}")
+        return 0
+    density = get_density(args.kernel)
+    t = np.clip(t, _EPS_UNIT, 1.0 - _EPS_UNIT)
+    W = to_frequencies(t, density, 1.0)
+    if out.endswith(".npz"):
+        seq = Sequence(W, None, {"method": args.generator, "init": args.generator,
+                                 "density": density.name, "scramble": args.scramble,
+                                 "seed": args.seed, "unit_cube_policy": policy})
+        seq.save(out)
+    else:
+        _write_array(out, W)
+    print(f"wrote {n} {args.generator} frequencies (d={d}, {density.name} density, unit "
+          f"bandwidth; {policy}) to {out}")
+    return 0
+
+
+def _write_array(path, arr):
+    from ..sequence import atomic_write
+
+    if path.endswith(".npy"):
+        atomic_write(path, lambda fh: np.save(fh, arr))
+    elif path.endswith((".txt", ".csv")):
+        sep = "," if path.endswith(".csv") else " "
+        atomic_write(path, lambda fh: np.savetxt(fh, arr, fmt="%.17g", delimiter=sep))
+    else:
+        raise _CliError(f"output file must end in .npz, .npy, .txt or .csv; got {path!r}")
+
+
+def add_parser(sub):
+    """Add the ``generate`` subcommand's parser to ``sub`` (the command's subparsers); return it."""
+    g = sub.add_parser("generate", help="write QMC points mapped to frequencies",
+                       description="Write n QMC points as frequencies of the kernel's density at "
+                       "unit bandwidth (.npz sequence, .npy, .txt or .csv), or the raw unit-cube "
+                       "points with --unit-cube.  Unscrambled Halton/Sobol' skip index 0 (the "
+                       "origin); an unshifted lattice is shifted by 1/(2n).")
+    g.add_argument("generator", choices=("halton", "sobol", "lattice"))
+    g.add_argument("--d", type=_positive_int, required=True, help="dimension")
+    g.add_argument("--n", type=_positive_int, required=True, help="number of points")
+    g.add_argument("--scramble", nargs="?", const=True, default=False, type=_scramble_arg,
+                   metavar="{true,false,random,deterministic}",
+                   help="scramble the points (no value: true; Halton: 'random' or "
+                   "'deterministic' RR2 permutations; lattice: a random shift); default: false")
+    g.add_argument("--seed", type=int, default=None, help="seed for scrambling")
+    g.add_argument("--kernel", choices=("gaussian", "laplacian"), default="gaussian")
+    g.add_argument("--unit-cube", action="store_true", help="write the points in [0, 1)^d")
+    g.add_argument("-o", "--output", required=True, help="output file (.npz, .npy, .txt, .csv)")
+    return g

@@ -1,0 +1,252 @@
+"""The seedless default map (the best of fixed draws of the ``"auto"`` source) and the fit-time
+check of a supplied sequence, with the fixed row samples and Gram errors both rank maps by."""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._cos_sin import cos_sin_features
+from .._validation import check_choice
+from ..kernels import Gaussian, Laplacian, Matern, SkewedChi2
+from ..threads import _blas_limited, _row_workers, get_num_threads
+from ._params import _resolve_seed
+from .frequencies import ORF_QMC_SEED, _auto_source, make_frequencies
+
+
+# --------------------------------------------------------------------------- fit-time check
+_CHECKS = ("warn", "raise", "off")
+#: The fit-time check of a supplied sequence samples at most this many rows of ``X``
+#: (at most ``CHECK_BLOCK_ROWS // p`` for an operator-valued map with ``p`` outputs).
+CHECK_SAMPLES = 128
+CHECK_BLOCK_ROWS = 512
+#: ... and compares with the mean of this many seeded reference maps ...
+CHECK_REFERENCE_SEEDS = 3
+#: ... flagging the sequence when its Gram error exceeds the reference's by this factor
+#: (the margin absorbs the sampling noise of a 256-row estimate; an ORF draw passed as an
+#: array stays below it).
+CHECK_MARGIN = 1.1
+
+
+def _sample_indices(n, m):
+    """The rows :func:`_sample_rows` takes from ``n`` rows: all, or ``m`` fixed ones (sorted)."""
+    if n <= m:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(0).choice(n, m, replace=False))
+
+
+def _sample_rows(X, m):
+    """A fixed sample (seed 0, sorted) of at most ``m`` rows of ``X``, dense float64."""
+    if X.shape[0] > m:
+        X = X[_sample_indices(X.shape[0], m)]
+    return np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+
+
+def _shuffled_sample(X, m):
+    """:func:`_sample_rows` in a fixed random order (seed 1): its two halves are random
+    halves whatever the order of the rows of ``X`` (the cross-block ranking of the
+    default maps' draws)."""
+    Xs = _sample_rows(X, m)
+    return Xs[np.random.default_rng(1).permutation(Xs.shape[0])]
+
+
+def _selection_rows(p):
+    """Rows of ``X`` the seedless ORFF default ranks its draws on (``p`` outputs)."""
+    return max(2, CHECK_BLOCK_ROWS // max(1, p))
+
+
+def _check_rows(p):
+    """Rows of ``X`` the fit-time check samples for a map with ``p`` outputs."""
+    return min(CHECK_SAMPLES, _selection_rows(p))
+
+
+def _orff_fit_rows(orff, p):
+    """How many rows of ``X`` fitting ``orff`` (``p`` outputs) reads: the fixed sample of its
+    seedless default's selection or of its fit-time check, else 1 (the column count only).
+
+    A fit on those rows (:func:`_sample_rows` of ``X``) gives the same map as a fit on ``X``:
+    how :class:`~qmc_orff.ORFFRidge` fits the map to a Dask array without computing it.
+    """
+    sequence = orff.sequence
+    if isinstance(sequence, str):
+        seeded = _resolve_seed(orff.seed, orff.random_state) is not None
+        return _selection_rows(p) if sequence == "auto" and not seeded else 1
+    return 1 if orff.check == "off" else _check_rows(p)
+
+
+def _gram_errors(Y, K, maps, cross=False):
+    """Relative Gram errors ``||Z Z^T - K||_F / ||K||_F`` of several scalar maps on the same rows.
+
+    ``Y`` (m, d) rows (after the map's input transform), ``K`` (m, m) their exact Gram
+    matrix, ``maps`` a list of ``(W, xi)``.  One feature pass for all maps; each map's
+    Gram matrix ``C C^T + S S^T`` from its cosine and sine columns.  ``cross=True``: the
+    error of the block between the first ``h = m // 2`` rows and the others only
+    (``Z_A Z_B^T`` against ``K[:h, h:]``): ``h (m - h)`` distinct pairs, half of all, for a
+    quarter of the products (the diagonal, ``sum(xi)`` for every map, is left out; a way to
+    rank maps with normalised weights, not a Gram error).  Single-threaded BLAS
+    (see :func:`qmc_orff._cos_sin.cos_sin_features`); the maps are shared among
+    the library's threads, each error computed by the same operations whatever their number.
+    """
+    W = np.concatenate([w for w, _ in maps])
+    scale = np.sqrt(np.concatenate([xi for _, xi in maps]))
+    total = W.shape[0]
+    Z = cos_sin_features(Y, W, scale)
+    h = Y.shape[0] // 2 if cross else Y.shape[0]
+    A, B = (slice(0, h), slice(h, None)) if cross else (slice(None), slice(None))
+    K = K[A, B]
+    nK = float(np.linalg.norm(K))
+    offsets = np.cumsum([0] + [w.shape[0] for w, _ in maps])
+
+    def error(c):
+        C = Z[:, offsets[c]:offsets[c + 1]]
+        S = Z[:, total + offsets[c]:total + offsets[c + 1]]
+        G = C[A] @ C[B].T
+        G += S[A] @ S[B].T
+        G -= K
+        return float(np.linalg.norm(G)) / nK
+
+    n_threads = min(get_num_threads(), len(maps))
+    with _blas_limited(1):
+        if n_threads == 1:
+            return [error(c) for c in range(len(maps))]
+        return list(_row_workers().map(error, range(len(maps))))
+
+
+def _check_supplied_sequence(fitted, X, reference, p=1, Y=None):
+    """The fit-time check of :class:`FourierFeatures` / :class:`ORFF` (``check`` != "off").
+
+    ``fitted`` was built from a user-supplied Sequence or array; compare its Gram error on a
+    sample of the rows of ``X`` with that of the same map drawn from ``reference``
+    (``"orf"`` where defined, else ``"mc"``), mean of ``CHECK_REFERENCE_SEEDS`` seeds.
+    ``Y``: the rows the scalar map reads (``X`` after its input transform; default ``X``).
+    Returns ``(error, reference_error, n_rows)``; warns or raises when the sequence is worse.
+    """
+    import warnings
+
+    check = check_choice(fitted.check, "check", _CHECKS)
+    if check == "off" or X.shape[0] < 2:
+        return None
+    m = min(X.shape[0], _check_rows(p))
+    Xs = _sample_rows(X, m)  # the same rows on every fit: reproducible verdicts
+    s = fitted.frequencies_.shape[0]
+    if hasattr(fitted, "approximate_kernel"):  # operator-valued: the (m p, m p) block Gram matrix
+        from sklearn.base import clone
+
+        K = fitted.kernel_.block(Xs)
+        nK = float(np.linalg.norm(K))
+        with _blas_limited(1):
+            errors = [float(np.linalg.norm(fm.approximate_kernel(Xs, block=True) - K)) / nK
+                      for fm in [fitted] + [
+                          clone(fitted).set_params(sequence=reference, n_components=s, seed=k,
+                                                   random_state=None, check="off").fit(Xs)
+                          for k in range(CHECK_REFERENCE_SEEDS)]]
+    else:
+        Ys = Xs if Y is None else _sample_rows(Y, m)
+        kernel = fitted.kernel_
+        name = {Gaussian: "gaussian", Laplacian: "laplacian", Matern: "matern",
+                SkewedChi2: "skewed_chi2"}[type(kernel)]
+        with _blas_limited(1):  # small LAPACK/BLAS calls: one thread (see _gram_errors)
+            maps = [(fitted.frequencies_, fitted.weights_)] + [
+                make_frequencies(name, s, X.shape[1], sigma=fitted.sigma_, sequence=reference,
+                                 seed=k, nu=fitted.nu) for k in range(CHECK_REFERENCE_SEEDS)]
+            errors = _gram_errors(Ys, _exact_gram(kernel, Xs), maps)
+    own = errors[0]
+    ref_err = float(np.mean(errors[1:]))
+    if own > CHECK_MARGIN * ref_err:
+        msg = (f"the supplied 'sequence' gives a Gram error of {own:.3g} on {m} rows of X, worse "
+               f"than {reference!r} frequencies of the same size ({ref_err:.3g}, mean of "
+               f"{CHECK_REFERENCE_SEEDS} seeds): it was designed for other data (box, dimension "
+               "or bandwidth). Use the default sequence, or pass check='off' to keep it silently.")
+        if check == "raise":
+            raise ValueError(msg)
+        warnings.warn(msg, UserWarning, stacklevel=3)
+    return own, ref_err, m
+
+
+def _exact_gram(kernel, X):
+    """The exact Gram matrix of the rows of ``X``; the Gaussian one by one BLAS product.
+
+    ``|x|^2 + |z|^2 - 2 x.z`` loses digits for nearby points (the library's kernels form
+    the differences instead), but the check and the selection compare errors of order
+    1e-3..1: a relative error of 1e-12 in ``K`` does not matter, and ``O(m^2 d)``
+    difference tensors would cost more than everything else at d in the hundreds.
+    """
+    if isinstance(kernel, Gaussian):
+        Y = X / np.asarray(kernel.sigma, dtype=np.float64)
+        sq = np.einsum("ij,ij->i", Y, Y)
+        D2 = sq[:, None] + sq[None, :] - 2.0 * (Y @ Y.T)
+        np.maximum(D2, 0.0, out=D2)
+        np.fill_diagonal(D2, 0.0)
+        return np.exp(-0.5 * D2)
+    return np.asarray(kernel(X), dtype=np.float64)
+
+
+# --------------------------------------------------------------------------- the default map
+#: ``sequence="auto"`` without a seed: the number of fixed seeded draws of the rule's source
+#: whose Gram errors on a sample of the training rows are compared (the lowest is kept).
+DEFAULT_CANDIDATES = 8
+#: ... on at most this many rows of ``X`` (a fixed sample: the same map on every fit).
+DEFAULT_SAMPLES = 512
+
+
+def _select_default(kernel, n_components, X, exact, *, sigma, nu):
+    """The default map's frequencies: the best of ``DEFAULT_CANDIDATES`` fixed draws.
+
+    ``"auto"`` resolves to a randomisable source (``"orf-qmc"`` or scrambled Sobol');
+    ``DEFAULT_CANDIDATES`` draws with the fixed seeds ``0..K-1`` are scored by their Gram
+    error on a fixed sample of at most ``DEFAULT_SAMPLES`` rows of ``X`` (the block between
+    two random halves of the sample: :func:`_gram_errors` with ``cross=True``) and the best
+    is kept: deterministic given ``X``, no seed needed.  A single draw of orthogonal random
+    features is within about +-15% of their mean error; the selection removes the bad
+    draws (see ``benchmarks/bench_default_map.py``).  Returns ``(None, None)`` when the
+    rule is deterministic (Halton for the Laplacian and skewed chi-squared kernels) or
+    ``X`` has fewer than 2 rows.
+    """
+    if n_components is None or X.shape[0] < 2:
+        return None, None
+    d = X.shape[1]
+    source = _auto_source(kernel, "spectral", int(n_components), d)
+    if source not in ("orf-qmc", "sobol"):
+        return None, None
+    Xs = _shuffled_sample(X, DEFAULT_SAMPLES)
+    with _blas_limited(1):  # small LAPACK/BLAS calls: one thread (see _gram_errors)
+        candidates = [make_frequencies(kernel, n_components, d, sigma=sigma, sequence="auto",
+                                       seed=ORF_QMC_SEED + k, nu=nu)
+                      for k in range(DEFAULT_CANDIDATES)]
+        errors = _gram_errors(Xs, _exact_gram(exact, Xs), candidates, cross=True)
+    return candidates[int(np.argmin(errors))]  # the first of equal errors, as before
+
+
+def _select_default_operator(est, exact, X, factors, sigma, measure):
+    """ORFF's default map without a seed: the best of ``DEFAULT_CANDIDATES`` fixed draws.
+
+    As :func:`_select_default`, scored by the operator-valued Gram error: the block
+    ``K~(X_A, X_B)`` between two random halves of a fixed sample of at most
+    ``CHECK_BLOCK_ROWS // p`` rows (``p`` outputs), against ``K(X_A, X_B)``.  Returns
+    ``(None, None)`` when the rule is deterministic or ``X`` has fewer than 2 rows.
+    """
+    import copy
+
+    d = X.shape[1]
+    if est.n_components is None or X.shape[0] < 2:
+        return None, None
+    if _auto_source("gaussian", measure, int(est.n_components), d) not in ("orf-qmc", "sobol"):
+        return None, None
+    p = exact.output_dim(d)
+    Xs = _shuffled_sample(X, _selection_rows(p))
+    h = Xs.shape[0] // 2
+    XA, XB = Xs[:h], Xs[h:]
+    K = exact.block(XA, XB)
+    nK = float(np.linalg.norm(K))
+    best, best_err = (None, None), np.inf
+    with _blas_limited(1):
+        for k in range(DEFAULT_CANDIDATES):
+            W, xi = make_frequencies("gaussian", est.n_components, d, sigma=sigma,
+                                     sequence="auto", seed=ORF_QMC_SEED + k, measure=measure)
+            cand = copy.copy(est)
+            cand.frequencies_, cand.weights_ = W, xi
+            cand.amplitudes_, cand.factors_ = factors(W, xi)
+            cand.n_outputs_, cand.rank_, cand.kernel_ = p, cand.factors_.shape[-1], exact
+            e = float(np.linalg.norm(cand.approximate_kernel(XA, XB, block=True) - K)) / nK
+            if e < best_err:  # the first of equal errors
+                best, best_err = (W, xi), e
+    return best

@@ -1,0 +1,288 @@
+"""Scalar random Fourier features: :class:`FourierFeatures`."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .. import _dask
+from .._cos_sin import cos_sin_features
+from .._validation import check_choice, check_phases
+from ..kernels import Gaussian, Laplacian, Matern, SkewedChi2
+from ._params import _resolve_seed, _scalar_param
+from .adaptive_maps import _adaptive_frequencies, _is_adaptive
+from .default_source import _CHECKS, _check_supplied_sequence, _select_default
+from .frequencies import make_frequencies
+
+if TYPE_CHECKING:  # names used in type hints only
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+    from scipy.sparse import spmatrix
+
+__all__ = ["FourierFeatures"]
+
+_SCALAR_KERNELS = ("gaussian", "laplacian", "matern", "skewed_chi2")
+#: other names accepted for a kernel (scikit-learn's RBFSampler calls the Gaussian "rbf")
+_KERNEL_ALIASES = {"rbf": "gaussian"}
+
+
+def _sigma_from_gamma(kernel, sigma, gamma):
+    """The bandwidth from ``sigma`` or RBFSampler's ``gamma = 1 / (2 sigma^2)`` (not both)."""
+    if gamma is None:
+        return 1.0 if sigma is None else sigma
+    if sigma is not None:
+        raise ValueError(f"give 'sigma' or 'gamma' (gamma = 1 / (2 sigma^2)), not both; got "
+                         f"sigma={sigma!r}, gamma={gamma!r}.")
+    if kernel != "gaussian":
+        raise ValueError(f"'gamma' applies to the Gaussian kernel (kernel='gaussian' or 'rbf') "
+                         f"only; use 'sigma' for kernel={kernel!r}.")
+    if isinstance(gamma, (bool, np.bool_)):
+        raise ValueError(f"'gamma' must be a positive real number or array; got {gamma!r}.")
+    try:
+        g = np.asarray(gamma, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"'gamma' must be a positive real number or array; got {gamma!r}.") \
+            from None
+    if g.ndim > 1 or g.size == 0 or not np.all(np.isfinite(g)) or not np.all(g > 0):
+        raise ValueError(f"'gamma' must be positive and finite (a scalar or one per "
+                         f"coordinate); got {gamma!r}.")
+    sig = 1.0 / np.sqrt(2.0 * g)
+    return float(sig) if g.ndim == 0 else sig
+
+
+# --------------------------------------------------------------------------- scalar maps
+class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Fourier features of a shift-invariant kernel, from random or QMC frequencies.
+
+    ``transform(X) = [sqrt(xi) cos(X W^T), sqrt(xi) sin(X W^T)]``, so that
+    ``transform(x) . transform(z) = sum_j xi_j cos<x - z, w_j> ~= k(x, z)``.
+
+    .. warning::
+       ``n_components`` counts **frequencies**, not columns: the output has
+       **2 n_components columns** (a cosine and a sine per frequency).
+       scikit-learn's ``RBFSampler(n_components=m)`` has ``m`` columns, so
+       ``FourierFeatures(n_components=m // 2)`` is the map of equal width.
+
+    Parameters
+    ----------
+    kernel : {"gaussian", "rbf", "laplacian", "matern", "skewed_chi2"}, default="gaussian"
+        ``exp(-|x - z|^2 / (2 sigma^2))`` (``"rbf"`` is another name for it),
+        ``exp(-|x - z|_1 / sigma)``, the Matern kernel with smoothness ``nu``
+        and length scale ``sigma``, or the skewed chi-squared kernel with
+        skewness ``c`` (features of ``log(x + c)``; inputs must satisfy
+        ``x + c > 0``).  See :mod:`qmc_orff.kernels`.
+    sigma : float or array_like of shape (d,) or None, default=None
+        Bandwidth / length scale (per coordinate allowed).  ``None`` means
+        1.0, or the value given by ``gamma``.
+    gamma : float or array_like of shape (d,) or None, default=None
+        The Gaussian kernel's ``exp(-gamma |x - z|^2)`` (RBFSampler's
+        parameter): ``gamma = 1 / (2 sigma^2)``, so ``sigma = 1 / sqrt(2 gamma)``.
+        Give ``sigma`` or ``gamma``, not both.
+    n_components : int or None, default=256
+        Number ``s`` of **frequencies**; the output has **2 s columns**.
+        ``None`` takes all the points of a Sequence or array ``sequence``.
+    sequence : {"auto", "orf-qmc", "halton", "sobol", "lattice", "mc", "orf", "adaptive"}, Sequence or array_like, default="auto"
+        Point source; see :func:`qmc_orff.make_frequencies`.  ``"auto"``: orthogonal
+        directions with stratified radii (``"orf-qmc"``), scrambled Sobol' points in low
+        dimension (``d <= 10``, ``s >= 32 d``), RR2 Halton for the Laplacian and skewed
+        chi-squared kernels.  Without a seed, ``fit(X)`` keeps the best of
+        ``DEFAULT_CANDIDATES`` fixed draws by their Gram error on a fixed sample of ``X``: the
+        same map on every fit, and on real data at least as accurate as orthogonal random
+        features (``benchmarks/bench_default_map.py``).
+        ``"adaptive"``: a data-dependent map (as scikit-learn's ``Nystroem``): ``fit(X)``
+        designs the frequencies on ``X`` by :func:`qmc_orff.adaptive_sequence`
+        (Gaussian, Laplacian and Matern kernels), reproducibly with ``seed``.
+    seed : None, int, SeedSequence or Generator, default=None
+        Randomness of ``"mc"``/``"orf"``/``"adaptive"`` and of the QMC scrambling; for
+        ``"auto"`` and ``"orf-qmc"``, ``None`` gives the fixed default map and a seed a
+        randomised one.
+    random_state : None, int, SeedSequence, Generator or RandomState, default=None
+        scikit-learn's name for ``seed``; when given, it is used instead of ``seed``.
+        An int means the same as ``seed``; a ``RandomState`` is drawn from once per fit.
+    scramble : "auto", bool or "deterministic", default="auto"
+        Scrambling of the QMC points (see :func:`qmc_orff.maps.frequencies.source_points`):
+        by default Halton points get the deterministic RR2 permutations, so the
+        default map is the same on every fit, with no seed.
+    nu : float, default=1.5
+        Matern smoothness.
+    c : float, default=1.0
+        Skewness of the skewed chi-squared kernel.
+    check : {"warn", "raise", "off"}, default="warn"
+        Fit-time check of a supplied Sequence or array (named sources are not checked):
+        ``fit(X)`` compares the map's Gram error on at most 256 rows of ``X`` with that
+        of orthogonal random features of the same size (i.i.d. features for non-Gaussian
+        kernels; mean of 3 seeds) and warns (``"warn"``) or raises ``ValueError``
+        (``"raise"``) with both numbers when it is more than 10% worse.
+    design_options : dict or None, default=None
+        Keyword arguments for :func:`qmc_orff.adaptive_sequence` with
+        ``sequence="adaptive"`` (e.g. ``{"maxiter": 100, "n_train": 500}``);
+        ignored otherwise.
+
+    Attributes
+    ----------
+    frequencies_ : ndarray of shape (s, d)
+    weights_ : ndarray of shape (s,)
+        Quadrature weights ``xi`` (``1/s`` unless a weighted Sequence was given).
+    design_ : Sequence
+        With ``sequence="adaptive"`` only: the designed sequence (its ``meta``
+        has the validation errors of the start, of ORF and of the result).
+    sigma_ : float or ndarray of shape (d,)
+        The bandwidth used (from ``sigma`` or ``gamma``).
+    kernel_ : qmc_orff.kernels.Kernel
+        The exact kernel approximated.
+    check_ : tuple or None
+        ``(error, reference_error, n_rows)`` of the fit-time check, ``None`` when it did
+        not run (named source or ``check="off"``).
+    n_features_in_ : int
+
+    Notes
+    -----
+    A fitted map depends on the data only through ``d`` (``n_features_in_``):
+    ``transform`` is a pure function of each row, so it can be applied chunk by
+    chunk, in any order, on any scheduler, with the same result.  Sparse
+    ``X`` (scipy.sparse CSR/CSC) is accepted by ``fit`` and ``transform``:
+    ``X W^T`` is a sparse-dense product; the output is dense (not for
+    ``kernel="skewed_chi2"``, whose ``log(x + c)`` is dense).
+
+    Notes
+    -----
+    Avron et al. (2016), Algorithm 1 (and section 5 for weights).  The product
+    ``X W^T`` is one BLAS call writing into the output's second half; the sine
+    and cosine of each argument are then computed together in one vectorised
+    pass, in place (:mod:`qmc_orff._cos_sin`), so the peak memory is
+    the output.  Values agree with numpy's ``cos``/``sin`` to one ulp.  The
+    output dtype is the input's (float32 or float64; anything else becomes
+    float64); float32 arguments are evaluated in float64 and rounded once.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qmc_orff import FourierFeatures
+    >>> X = np.random.default_rng(0).normal(size=(5, 3))
+    >>> ff = FourierFeatures(sigma=2.0, n_components=512, seed=0).fit(X)
+    >>> ff.transform(X).shape
+    (5, 1024)
+    """
+
+    def __init__(self, kernel="gaussian", *, sigma=None, gamma=None, n_components=256,
+                 sequence="auto", seed=None, random_state=None, scramble="auto", nu=1.5,
+                 c=1.0, check="warn", design_options=None):
+        self.kernel = kernel
+        self.sigma = sigma
+        self.gamma = gamma
+        self.n_components = n_components
+        self.sequence = sequence
+        self.seed = seed
+        self.random_state = random_state
+        self.scramble = scramble
+        self.nu = nu
+        self.c = c
+        self.check = check
+        self.design_options = design_options
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        tags.input_tags.sparse = True
+        return tags
+
+    def _input(self, X, reset):
+        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=reset,
+                          accept_sparse=("csr", "csc"))
+        if sp.issparse(X):
+            if self.kernel == "skewed_chi2":
+                raise ValueError("sparse 'X' is not supported for kernel='skewed_chi2' "
+                                 "(log(X + c) is dense); pass a dense array.")
+            return X.tocsr()
+        if self.kernel == "skewed_chi2":
+            # log(X + c) in X's dtype, checking X + c > 0
+            X = SkewedChi2(_scalar_param(self.c, "c")).log_transform(X)
+        return np.ascontiguousarray(X)
+
+    def fit(self, X: ArrayLike | spmatrix, y: Any = None) -> FourierFeatures:
+        """Draw the frequencies for inputs like ``X``.
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n, d)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        kernel = check_choice(self.kernel, "kernel", _SCALAR_KERNELS + tuple(_KERNEL_ALIASES))
+        kernel = _KERNEL_ALIASES.get(kernel, kernel)
+        sigma = _sigma_from_gamma(kernel, self.sigma, self.gamma)
+        seed = _resolve_seed(self.seed, self.random_state)
+        X_raw = X
+        X = self._input(X, reset=True)
+        if kernel == "skewed_chi2" and not isinstance(self.sequence, str):
+            X_raw = validate_data(self, X_raw, dtype=np.float64, reset=False)
+        else:
+            X_raw = X  # the map reads the rows as they are
+        d = X.shape[1]
+        if kernel == "gaussian":
+            exact = Gaussian(sigma)
+        elif kernel == "laplacian":
+            exact = Laplacian(sigma)
+        elif kernel == "matern":
+            exact = Matern(self.nu, sigma)
+        else:
+            exact = SkewedChi2(_scalar_param(self.c, "c"), sigma)
+        W = None
+        if _is_adaptive(self.sequence):
+            W, xi, self.design_ = _adaptive_frequencies(self, kernel, X, sigma, seed)
+        elif isinstance(self.sequence, str) and self.sequence == "auto" and seed is None:
+            W, xi = _select_default(kernel, self.n_components, X, exact, sigma=sigma,
+                                    nu=self.nu)
+        if W is None:
+            W, xi = make_frequencies(kernel, self.n_components, d, sigma=sigma,
+                                     sequence=self.sequence, seed=seed,
+                                     scramble=self.scramble, nu=self.nu)
+        self.frequencies_ = W
+        self.weights_ = xi
+        self.sigma_ = sigma
+        self.kernel_ = exact
+        self._n_features_out = 2 * W.shape[0]
+        check_choice(self.check, "check", _CHECKS)
+        if not isinstance(self.sequence, str):
+            self.check_ = _check_supplied_sequence(self, X_raw, "orf" if kernel == "gaussian"
+                                                   else "mc", Y=X)
+        else:
+            self.check_ = None
+        return self
+
+    def transform(self, X: ArrayLike | spmatrix) -> np.ndarray:
+        """Feature matrix ``[sqrt(xi) cos(X W^T), sqrt(xi) sin(X W^T)]``.
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} or dask.array.Array of shape (n, d)
+            A Dask array gives a Dask array, lazily: one task per row chunk,
+            ``2 s`` columns in one chunk (see :mod:`qmc_orff._dask`).
+
+        Returns
+        -------
+        ndarray of shape (n, 2 s), dtype of ``X`` (float32 or float64)
+            Dense, also for sparse ``X``.
+        """
+        check_is_fitted(self)
+        if _dask.is_dask_collection(X):
+            return _dask.map_rows(self, "transform", X)
+        X = self._input(X, reset=False)
+        # no NaN features from overflowing phases (sparse X: its row 1-norms give the same bound)
+        if sp.issparse(X):
+            with np.errstate(over="ignore"):  # an overflowing norm is inf: check_phases raises
+                norms = np.asarray(abs(X).sum(axis=1), dtype=X.dtype).reshape(-1, 1)
+            check_phases(norms, self.frequencies_)
+        else:
+            check_phases(X, self.frequencies_)
+        dt = X.dtype
+        W = np.ascontiguousarray(self.frequencies_, dtype=dt)
+        scale = np.ascontiguousarray(np.sqrt(self.weights_), dtype=dt)
+        return cos_sin_features(X, W, scale)

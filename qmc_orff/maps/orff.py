@@ -1,0 +1,424 @@
+"""Operator-valued random Fourier features: :class:`ORFF` and the factors ``B(w)`` of its kernels."""
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+from scipy.sparse.linalg import LinearOperator
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .. import _dask
+from .._cos_sin import cos_sin_features
+from .._validation import check_choice, check_phases
+from ..kernels import CurlFree, Decomposable, DivFree, Gaussian, check_psd_matrix
+from ._params import _resolve_seed, _scalar_param
+from .adaptive_maps import _adaptive_operator_frequencies, _is_adaptive
+from .default_source import _CHECKS, _check_supplied_sequence, _select_default_operator
+from .frequencies import make_frequencies
+from .operators import _FeatureOperator
+
+if TYPE_CHECKING:  # names used in type hints only
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+
+__all__ = ["ORFF", "householder_complement"]
+
+_ORFF_KERNELS = ("decomposable", "curl_free", "div_free")
+_ORFF_MEASURES = ("spectral", "bounded", "trace")
+
+
+def _orff_factors(kernel, measure, radial, W, xi, sig_arr, sigma, d, A):
+    """ORFF amplitudes ``(s,)`` and factors ``B(w_j)`` ``(s, p, r)`` of frequencies ``W``.
+
+    ``A~(w) = B(w) B(w)^T`` (Brault et al. 2016; Minh 2016): ``A`` for the decomposable
+    kernel, ``w w^T`` (curl-free) and ``|w|^2 I - w w^T`` (div-free) in the spectral
+    measure; the trace measure replaces ``|w|`` by ``sqrt(d) / sigma``.
+    """
+    amp = np.sqrt(xi)
+    if measure == "bounded":
+        # sqrt(rho_0 / rho) = 2^(d/4) exp(-sigma^2 |w|^2 / 8)
+        amp = amp * 2.0 ** (d / 4.0) * np.exp(-np.sum((W * sig_arr) ** 2, axis=1) / 8.0)
+    if kernel == "decomposable":
+        lam, V = np.linalg.eigh(A)
+        keep = lam > lam[-1] * A.shape[0] * np.finfo(np.float64).eps
+        return amp, np.ascontiguousarray(V[:, keep] * np.sqrt(lam[keep]))
+    norm = np.sqrt(np.sum(W * W, axis=1))
+    if kernel == "curl_free":
+        if radial:
+            safe = np.where(norm > 0, norm, 1.0)
+            B = (math.sqrt(d) / sigma) * (W / safe[:, None])
+        else:
+            B = W.copy()
+        B = B[:, :, None]
+    else:
+        Q = householder_complement(W)
+        scale = np.full(W.shape[0], math.sqrt(d) / sigma) if radial else norm
+        B = Q * scale[:, None, None]
+    return amp, np.ascontiguousarray(B)
+
+
+def householder_complement(W):
+    """Orthonormal bases ``Q(w)`` of the complements ``w^perp``.
+
+    Parameters
+    ----------
+    W : ndarray of shape (s, d), d >= 2
+
+    Returns
+    -------
+    ndarray of shape (s, d, d - 1)
+        ``Q[j]`` has orthonormal columns orthogonal to ``W[j]`` (for ``w = 0``:
+        those orthogonal to ``e_1``).
+
+    Notes
+    -----
+    Columns 2..d of the Householder reflection ``H = I - 2 v v^T / v^T v``,
+    ``v = w^ + sign(w^_1) e_1``, which maps ``e_1`` to ``-sign(w^_1) w^``.  In
+    2-D this is ``+-(-w_2, w_1) / |w|``.  ``O(d^2)`` per frequency.
+    """
+    s, d = W.shape
+    norm = np.sqrt(np.sum(W * W, axis=1))
+    U = np.zeros_like(W)
+    ok = norm > 0
+    U[ok] = W[ok] / norm[ok, None]
+    U[~ok, 0] = 1.0
+    sign = np.where(U[:, 0] >= 0, 1.0, -1.0)
+    V = U.copy()
+    V[:, 0] += sign
+    vv = np.sum(V * V, axis=1)  # = 2 (1 + |u_1|) >= 2
+    H = np.eye(d)[None] - (2.0 / vv)[:, None, None] * V[:, :, None] * V[:, None, :]
+    return np.ascontiguousarray(H[:, :, 1:])
+
+
+class ORFF(TransformerMixin, BaseEstimator):
+    """Operator-valued random Fourier features (ORFF) of Gaussian matrix-valued kernels.
+
+    ``Phi(x)^T Phi(z) = sum_j xi_j cos<x - z, w_j> A~(w_j) ~= K(x, z)`` with
+    ``A~(w) = B(w) B(w)^T`` (Brault et al. 2016, Proposition 2.3).
+
+    Parameters
+    ----------
+    kernel : {"decomposable", "curl_free", "div_free"}, default="decomposable"
+        ``k_0(delta) A``; ``-Hess k_0``; ``(Hess - Laplacian I) k_0`` with
+        ``k_0(delta) = exp(-|delta|^2 / (2 sigma^2))``; see
+        :class:`~qmc_orff.kernels.Decomposable`, :class:`~qmc_orff.kernels.CurlFree`,
+        :class:`~qmc_orff.kernels.DivFree`.  Curl- and div-free need ``p = d``
+        (div-free ``d >= 2``).
+    sigma : float, default=1.0
+        Bandwidth of ``k_0`` (``gamma = 1 / (2 sigma^2)``).  Per coordinate
+        allowed for the decomposable kernel.
+    A : array_like of shape (p, p) or None, default=None
+        Output matrix of the decomposable kernel (symmetric PSD); ``None`` is
+        the identity of size ``d``.  Ignored by the other kernels.
+    n_components : int or None, default=256
+        Number ``s`` of frequencies.
+    sequence : {"auto", "orf-qmc", "halton", "sobol", "lattice", "mc", "orf", "adaptive"}, Sequence or array_like, default="auto"
+        Point source; see :func:`qmc_orff.make_frequencies` and :class:`FourierFeatures`.
+        ``"auto"`` without a seed: the best of ``DEFAULT_CANDIDATES`` fixed draws by the
+        operator-valued Gram error on a fixed sample of ``X`` (a deterministic map).
+        ``"adaptive"``: designed on the data given to ``fit`` (see ``design_options``).
+    measure : {"spectral", "bounded", "trace"}, default="spectral"
+        The probability measure ``rho`` the frequencies follow, and ``A~ = mu / rho``:
+
+        - ``"spectral"``: ``rho_0 = N(0, sigma^-2 I)``; ``A~(w) = A``, ``w w^T``,
+          ``|w|^2 I - w w^T`` (unbounded for curl/div; Brault et al. 2016).
+        - ``"bounded"``: ``rho = N(0, 2 sigma^-2 I)``, ``A~ = A(w) rho_0 / rho =
+          A(w) 2^(d/2) exp(-sigma^2 |w|^2 / 4)`` (Minh 2016, eq. 39-42).
+        - ``"trace"``: the trace-normalised measure (Minh 2016, Theorem 9,
+          Corollary 10), ``rho = sigma^2 |w|^2 rho_0 / d`` for curl/div, with
+          ``A~ = (d / sigma^2) w^ w^T`` (curl) and ``(d / sigma^2)(I - w^ w^T)``
+          (div), ``w^ = w / |w|``; for the decomposable kernel it is ``rho_0``.
+    seed : None, int, SeedSequence or Generator, default=None
+    random_state : None, int, SeedSequence, Generator or RandomState, default=None
+        scikit-learn's name for ``seed`` (used instead of it when given); see
+        :class:`FourierFeatures`.
+    scramble : "auto", bool or "deterministic", default="auto"
+        As in :class:`FourierFeatures`.
+    check : {"warn", "raise", "off"}, default="warn"
+        As in :class:`FourierFeatures`, on the block Gram matrix of at most
+        ``512 // p`` rows of ``X`` (reference: ``"orf"``, or ``"mc"`` for the trace measure).
+    design_options : dict or None, default=None
+        With ``sequence="adaptive"`` (measures ``"spectral"`` and ``"trace"``):
+        keyword arguments of :func:`qmc_orff.adaptive_operator_sequence`, which
+        designs the frequencies on the ``X`` given to ``fit`` by minimising the
+        block Gram error; ignored otherwise.
+    flatten : bool, default=False
+        ``transform`` returns the 2-D feature matrix of shape ``(n, 2 s r p)``
+        (row ``i`` is ``Phi(x_i)`` flattened in C order) that a linear model,
+        a ``Pipeline`` or ``set_output`` can take, with
+        :meth:`get_feature_names_out`; ``False`` keeps the 3-D ``(n, 2 s r, p)``.
+
+    Attributes
+    ----------
+    frequencies_ : ndarray of shape (s, d)
+    weights_ : ndarray of shape (s,)
+        Quadrature weights ``xi``.
+    amplitudes_ : ndarray of shape (s,)
+        ``sqrt(xi_j)`` times the scalar part of ``B(w_j)`` (the bounded
+        measure's factor for the decomposable kernel).
+    factors_ : ndarray of shape (s, p, r), or (p, r) for the decomposable kernel
+        ``B(w_j)`` (``B = V_A diag(sqrt(lambda_A))`` on the nonzero eigenvalues of ``A``
+        for the decomposable kernel, so ``r = rank(A)``; ``r = 1`` curl-free;
+        ``r = d - 1`` div-free, ``B(w) = |w| Q(w)``).
+    n_outputs_ : int
+        ``p``.
+    rank_ : int
+        ``r``, the column count of ``B(w)``.
+    kernel_ : qmc_orff.kernels.OperatorKernel
+        The exact kernel approximated.
+    n_features_in_ : int
+
+    Notes
+    -----
+    ``transform`` materialises ``Phi(X)`` of shape ``(n, 2 s r, p)``; learning
+    should use :meth:`operator` (``theta -> Phi(X)^T theta`` and its adjoint in
+    ``O(n s p + s p r)`` per product, never forming ``Phi(X)``; Brault et al.
+    2016, appendix D, Table 2) or :class:`qmc_orff.ORFFRidge`.
+    """
+
+    def __init__(self, kernel="decomposable", *, sigma=1.0, A=None, n_components=256,
+                 sequence="auto", measure="spectral", seed=None, random_state=None,
+                 scramble="auto", flatten=False, check="warn", design_options=None):
+        self.kernel = kernel
+        self.sigma = sigma
+        self.A = A
+        self.n_components = n_components
+        self.sequence = sequence
+        self.measure = measure
+        self.seed = seed
+        self.random_state = random_state
+        self.scramble = scramble
+        self.check = check
+        self.design_options = design_options
+        self.flatten = flatten
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64"]
+        return tags
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X: ArrayLike, y: Any = None) -> ORFF:
+        """Draw the frequencies and the factors ``B(w_j)`` for inputs like ``X``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n, d)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        kernel = check_choice(self.kernel, "kernel", _ORFF_KERNELS)
+        measure = check_choice(self.measure, "measure", _ORFF_MEASURES)
+        X = validate_data(self, X, dtype=np.float64, reset=True)
+        d = X.shape[1]
+        if kernel == "div_free" and d < 2:
+            raise ValueError(f"'X' must have d >= 2 columns for kernel='div_free'; got d={d}.")
+        sigma = self.sigma
+        if kernel != "decomposable" or np.ndim(sigma) == 0:
+            sig = _scalar_param(sigma, "sigma")
+            if not sig > 0:
+                raise ValueError(f"'sigma' must be positive; got {sig!r}.")
+            sigma = sig
+        if kernel == "decomposable":
+            A = np.eye(d) if self.A is None else check_psd_matrix(self.A, "A")
+            exact = Decomposable(Gaussian(sigma), A)
+        elif kernel == "curl_free":
+            exact = CurlFree(sigma)
+        else:
+            exact = DivFree(sigma)
+        sig_arr = np.asarray(Gaussian(sigma).sigma, dtype=np.float64)
+
+        radial = measure == "trace" and kernel != "decomposable"
+        if radial and not isinstance(self.sequence, (str, np.ndarray, list, tuple)):
+            raise ValueError("'sequence' must be a named source ('halton', 'sobol', 'lattice', "
+                             "'mc') or an array for measure='trace': a Sequence holds points of "
+                             "the spectral measure (use measure='spectral' or 'bounded').")
+        freq_sigma = sig_arr / math.sqrt(2.0) if measure == "bounded" else sig_arr
+        if not isinstance(self.flatten, (bool, np.bool_)):
+            raise TypeError(f"'flatten' must be a bool; got {self.flatten!r}.")
+        seed = _resolve_seed(self.seed, self.random_state)
+        frequency_measure = "radial" if radial else "spectral"
+        freq_sig = freq_sigma if freq_sigma.ndim else float(freq_sigma)
+
+        def factors(W, xi):  # amplitudes (s,) and B(w_j) (s, p, r) of frequencies W
+            return _orff_factors(kernel, measure, radial, W, xi, sig_arr, sigma, d,
+                                 A if kernel == "decomposable" else None)
+
+        W = None
+        if _is_adaptive(self.sequence):
+            W, xi, self.design_ = _adaptive_operator_frequencies(self, kernel, measure, X, sigma,
+                                                                 A if kernel == "decomposable" else None)
+        elif isinstance(self.sequence, str) and self.sequence == "auto" and seed is None:
+            W, xi = _select_default_operator(self, exact, X, factors, freq_sig, frequency_measure)
+        if W is None:
+            W, xi = make_frequencies("gaussian", self.n_components, d, sigma=freq_sig,
+                                     sequence=self.sequence, seed=seed, scramble=self.scramble,
+                                     measure=frequency_measure)
+        amp, B = factors(W, xi)
+        self.frequencies_ = W
+        self.weights_ = xi
+        self.amplitudes_ = amp
+        self.factors_ = B
+        self.n_outputs_ = exact.output_dim(d)
+        self.rank_ = B.shape[-1]
+        self.kernel_ = exact
+        check_choice(self.check, "check", _CHECKS)
+        if not isinstance(self.sequence, str):
+            self.check_ = _check_supplied_sequence(self, X, "mc" if radial else "orf",
+                                                   p=self.n_outputs_)
+        else:
+            self.check_ = None
+        return self
+
+    # ------------------------------------------------------------------ evaluation
+    def _checked(self, X, name="X"):
+        check_is_fitted(self)
+        X = np.ascontiguousarray(validate_data(self, X, dtype=np.float64, reset=False))
+        check_phases(X, self.frequencies_, name)   # no NaN features from overflowing phases
+        return X
+
+    def scalar_features(self, X: ArrayLike) -> np.ndarray:
+        """``F(X) = [a cos(X W^T), a sin(X W^T)]`` of shape ``(n, 2 s)``, ``a = amplitudes_``."""
+        X = self._checked(X)
+        return cos_sin_features(X, self.frequencies_, self.amplitudes_)
+
+    def _factor_stack(self):
+        """``B(w_j)`` as ``(s, p, r)`` (materialised for the decomposable kernel)."""
+        B = self.factors_
+        if B.ndim == 2:
+            return np.broadcast_to(B, (self.frequencies_.shape[0],) + B.shape)
+        return B
+
+    def transform(self, X: ArrayLike) -> np.ndarray:
+        """The feature matrices ``Phi(x_i)``.
+
+        Parameters
+        ----------
+        X : array_like or dask.array.Array of shape (n, d)
+            A Dask array gives a Dask array, lazily (one task per row chunk).
+
+        Returns
+        -------
+        ndarray of shape (n, 2 s r, p), or (n, 2 s r p) when ``flatten``
+            Row ``(c s + j) r + k`` of ``Phi(x)`` is ``F(x)[c s + j] B(w_j)[:, k]``;
+            flattened, that is column ``((c s + j) r + k) p + a``.
+        """
+        if _dask.is_dask_collection(X):
+            check_is_fitted(self)
+            return _dask.map_rows(self, "transform", X)
+        F = self.scalar_features(X)
+        n, s2 = F.shape
+        s = s2 // 2
+        Bt = np.swapaxes(self._factor_stack(), 1, 2)  # (s, r, p)
+        r, p = Bt.shape[1], Bt.shape[2]
+        Phi = F.reshape(n, 2, s, 1, 1) * Bt[None, None]
+        if self.flatten:
+            return Phi.reshape(n, 2 * s * r * p)
+        return Phi.reshape(n, 2 * s * r, p)
+
+    def get_feature_names_out(self, input_features: ArrayLike | None = None) -> np.ndarray:
+        """Names of the columns of the flattened ``transform`` (``flatten=True``).
+
+        Parameters
+        ----------
+        input_features : array_like of str or None, default=None
+            Only checked against the names seen in ``fit``.
+
+        Returns
+        -------
+        ndarray of str of shape (2 s r p,)
+            ``orff_cos_w{j}_b{k}_y{a}`` then ``orff_sin_w{j}_b{k}_y{a}``: the
+            cosine or sine of frequency ``j``, column ``k`` of ``B(w_j)``, output
+            ``a`` (column ``((c s + j) r + k) p + a`` of the flattened matrix).
+
+        Raises
+        ------
+        ValueError
+            If ``flatten=False`` (the 3-D output has no column names).
+        """
+        check_is_fitted(self)
+        from sklearn.utils.validation import _check_feature_names_in
+
+        _check_feature_names_in(self, input_features, generate_names=False)
+        if not self.flatten:
+            raise ValueError("feature names need flatten=True: with flatten=False, transform "
+                             "returns the 3-D (n, 2 s r, p) array, which has no columns.")
+        s, r, p = self.frequencies_.shape[0], self.rank_, self.n_outputs_
+        names = [f"orff_{part}_w{j}_b{k}_y{a}" for part in ("cos", "sin") for j in range(s)
+                 for k in range(r) for a in range(p)]
+        return np.asarray(names, dtype=object)
+
+    def _A_tilde(self):
+        """``A~(w_j) = B_j B_j^T``, shape (s, p, p) (or (p, p) decomposable)."""
+        B = self.factors_
+        if B.ndim == 2:
+            return B @ B.T
+        return np.einsum("jak,jbk->jab", B, B)
+
+    def approximate_kernel(self, X: ArrayLike, Z: ArrayLike | None = None, *,
+                           block: bool = False) -> np.ndarray:
+        """``K~(x_i, z_l) = Phi(x_i)^T Phi(z_l) = sum_j xi_j cos<x_i - z_l, w_j> A~(w_j)``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n, d)
+        Z : array_like of shape (m, d), default=None
+            ``None`` means ``Z = X``.
+        block : bool, default=False
+            Return the flattened block matrix ``(n p, m p)`` (as
+            :meth:`~qmc_orff.kernels.OperatorKernel.block`).
+
+        Returns
+        -------
+        ndarray of shape (n, m, p, p), or (n p, m p) when ``block``
+        """
+        FX = self.scalar_features(X)
+        FZ = FX if Z is None else self.scalar_features(Z)
+        A = self._A_tilde()
+        n, m = FX.shape[0], FZ.shape[0]
+        p = self.n_outputs_
+        if A.ndim == 2:
+            K = (FX @ FZ.T)[:, :, None, None] * A
+        else:
+            K = np.empty((n, m, p, p))
+            for a in range(p):
+                for b in range(a, p):
+                    coef = np.concatenate([A[:, a, b], A[:, a, b]])
+                    K[:, :, a, b] = (FX * coef) @ FZ.T
+                    if b != a:
+                        K[:, :, b, a] = K[:, :, a, b]
+        if block:
+            return np.ascontiguousarray(K.transpose(0, 2, 1, 3).reshape(n * p, m * p))
+        return K
+
+    def operator(self, X: ArrayLike) -> LinearOperator:
+        """``P_X: theta -> Phi(X)^T theta`` as a LinearOperator, without forming ``Phi(X)``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n, d)
+
+        Returns
+        -------
+        scipy.sparse.linalg.LinearOperator of shape (n p, 2 s r)
+            ``matvec(theta)[i p + a] = (Phi(x_i)^T theta)[a]``; ``rmatvec`` is the
+            adjoint ``y -> sum_i Phi(x_i) y_i``.
+
+        Notes
+        -----
+        With ``F = F(X)`` (n, 2 s) computed once (``O(n s d)``): ``matvec`` forms
+        ``V[c s + j] = B(w_j) theta_{c s + j}`` (``O(s p r)``) and returns ``F V``
+        (``O(n s p)``); ``rmatvec`` forms ``G = F^T Y`` (``O(n s p)``) and
+        ``theta_{c s + j} = B(w_j)^T G[c s + j]`` (``O(s p r)``).  For the
+        decomposable kernel ``matvec`` is ``(F Theta) B^T`` (``O(n s r + n r p)``).
+        Per point this is Brault et al.'s Table 2, with ``O(s p)`` instead of
+        ``O(s p^2)`` for the div-free map.
+        """
+        F = self.scalar_features(X)
+        return _FeatureOperator(F, self.factors_)
