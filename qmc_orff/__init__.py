@@ -6,12 +6,8 @@ and optional heavy imports (cvxpy, the numba kernels) happen on first use.
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
 
-try:  # the installed distribution's version (pyproject.toml), never a second copy of it
-    __version__ = importlib.metadata.version("qmc_orff")
-except importlib.metadata.PackageNotFoundError:  # a source tree on sys.path, not installed
-    __version__ = "0+unknown"
+from ._version import __version__
 
 # public name -> module that defines it
 _LAZY = {

@@ -2,7 +2,7 @@
 objectives); the names this module defined are forwarded there."""
 from __future__ import annotations
 
-from ._moved import forwarder
+from ._lazy import forward
 
 _MOVES = {name: "qmc_orff._cos_sin" for name in (
     "_INVPIO2", "_PIO2_1", "_PIO2_2", "_PIO2_2T", "_PIO2_3", "_PIO2_3T", "_TOINT", "_REDUCE_MAX",
@@ -11,4 +11,4 @@ _MOVES = {name: "qmc_orff._cos_sin" for name in (
     "_F_SP0", "_F_SP1", "_F_SP2", "_F_CP0", "_F_CP1", "_F_CP2", "_F_HALF", "_F_ONE",
     "_F32_REDUCE_MAX", "_sincosf", "cos_sin_inplace_f32", "BLOCK_OUTPUTS", "MIN_BLOCK_ROWS",
     "block_rows", "cos_sin_features")}
-__getattr__ = forwarder(__name__, _MOVES, warn=False)
+__getattr__ = forward(__name__, _MOVES, (), "qmc_orff._cos_sin")

@@ -14,20 +14,19 @@ import sys
 import warnings
 
 
-def _from_the_package():
-    """Whether the code that asked for a name (past importlib's frames) is qmc_orff's own.
+def _caller():
+    """``(stacklevel, package)`` of the code that asked for a name: the first frame past this
+    module and importlib's (``from old import name`` goes through importlib's frames).
 
-    The package's modules that still import through an old path (until they are
-    rewired) do not warn the user; ``python -m qmc_orff.cli`` runs as ``__main__``
-    with ``__package__ == "qmc_orff"``.
+    ``python -m qmc_orff.cli`` runs as ``__main__`` with ``__package__ == "qmc_orff"``.
     """
-    frame = sys._getframe(2)
+    level, frame = 3, sys._getframe(3)
     while frame is not None and "importlib" in frame.f_code.co_filename:
-        frame = frame.f_back
+        level, frame = level + 1, frame.f_back
     if frame is None:
-        return False
+        return level, ""
     package = frame.f_globals.get("__package__") or frame.f_globals.get("__name__", "")
-    return package == "qmc_orff" or package.startswith("qmc_orff.")
+    return level, package
 
 
 def forward(old, homes, public, new, modules=()):
@@ -64,9 +63,12 @@ def forward(old, homes, public, new, modules=()):
                     break
             else:
                 raise AttributeError(f"module {old!r} has no attribute {name!r}")
-        if name in public and not _from_the_package():
-            warnings.warn(f"{old} is deprecated; import {new_name} from {new}",
-                          DeprecationWarning, stacklevel=2)
+        if name in public:
+            # the library's own modules are rewired, not deprecated: they do not warn
+            level, package = _caller()
+            if package != "qmc_orff" and not package.startswith("qmc_orff."):
+                warnings.warn(f"{old} is deprecated; import {new_name} from {new}",
+                              DeprecationWarning, stacklevel=level)
         return value
 
     return __getattr__

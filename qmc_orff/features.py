@@ -2,7 +2,7 @@
 ``ORFF``, ``householder_complement``); the names this module defined are forwarded there."""
 from __future__ import annotations
 
-from ._moved import forwarder
+from ._lazy import forward
 
 _MOVES = {
     '_SCALAR_KERNELS': 'qmc_orff.maps.fourier_features',
@@ -41,4 +41,4 @@ _MOVES = {
     '_FeatureOperator': 'qmc_orff.maps.operators',
     '_AdjointOperator': 'qmc_orff.maps.operators',
 }
-__getattr__ = forwarder(__name__, _MOVES)
+__getattr__ = forward(__name__, _MOVES, [n for n in _MOVES if not n.startswith("_")], "qmc_orff.maps")

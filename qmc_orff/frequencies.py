@@ -2,7 +2,7 @@
 (``unit_points`` is now ``source_points``); the names this module defined are forwarded there."""
 from __future__ import annotations
 
-from ._moved import forwarder
+from ._lazy import forward
 
 _MOVES = {
     'KERNELS': 'qmc_orff.maps.frequencies',
@@ -36,4 +36,4 @@ _MOVES = {
     '_quiet_sobol': 'qmc_orff.maps.frequencies',
     'make_frequencies': 'qmc_orff.maps.frequencies',
 }
-__getattr__ = forwarder(__name__, _MOVES)
+__getattr__ = forward(__name__, _MOVES, [n for n in _MOVES if not n.startswith("_")], "qmc_orff.maps")

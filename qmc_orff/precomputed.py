@@ -389,8 +389,9 @@ def _build_entry(directory, name, d, s, r, method, mi, keep_ratio):
 
     A module-level function, so that an executor's worker process can run it.
     """
-    from .design import global_sequence, weighted_sequence
-    from .discrepancy import BoxDiscrepancy
+    from .designs.global_design import global_sequence
+    from .designs.weighted import weighted_sequence
+    from .objectives.box import BoxDiscrepancy
 
     t0 = time.perf_counter()
     obj = BoxDiscrepancy(np.full(d, r), kernel=DENSITY, sigma=np.ones(d), d=d)

@@ -4,7 +4,7 @@ Read from the source (AST), nothing imported:
 
 * no import cycle among the modules of ``qmc_orff`` (lazy imports inside functions count);
 * every import goes to the importing module's layer or a lower one (:data:`LAYERS`);
-* no library module imports an old path that moved (a shim built by ``qmc_orff._moved``);
+* no library module imports an old path that moved (a shim built by ``qmc_orff._lazy.forward``);
 * no library module over :data:`MAX_LINES` lines;
 * no run of :data:`RUN` or more non-blank, non-comment lines (stripped) that occurs twice
   in ``qmc_orff/``.
@@ -34,7 +34,8 @@ RUN = 6
 #: package").
 LAYERS = (
     ("foundation", ("qmc_orff._validation", "qmc_orff._jit", "qmc_orff.threads", "qmc_orff._dask",
-                    "qmc_orff._cos_sin", "qmc_orff._moved")),
+                    "qmc_orff._cos_sin", "qmc_orff._lazy",
+                    "qmc_orff._version")),
     ("generators", ("qmc_orff.generators",)),
     ("densities and kernels", ("qmc_orff.densities", "qmc_orff._density_kernels",
                                "qmc_orff.kernels")),
@@ -50,19 +51,6 @@ LAYERS = (
     ("command line", ("qmc_orff.cli", "qmc_orff.__main__", "qmc_orff")),
 )
 
-#: The checks that modules of the layout's other half (helper LA: objectives/, designs/,
-#: densities/) fail until that half is merged: xfail(strict=False); the lead removes them then.
-_PENDING = {
-    "cycle": ("qmc_orff._data_design", "qmc_orff.adaptive", "qmc_orff.design"),
-    "layers": ("qmc_orff._data_design", "qmc_orff.adaptive", "qmc_orff.data_discrepancy",
-               "qmc_orff.design"),
-    "old_path": ("qmc_orff._data_design", "qmc_orff.adaptive", "qmc_orff.data_discrepancy"),
-    "size": ("qmc_orff.design",),
-    "repeats": ("qmc_orff.adaptive", "qmc_orff.design", "qmc_orff.generators._cbc_kernels",
-                "qmc_orff.generators._halton", "qmc_orff.generators.lattice",
-                "qmc_orff.generators.sobol", "qmc_orff.kernels"),
-}
-_PENDING_REASON = "issue 19, other half (objectives/, designs/, densities/): not merged yet"
 
 
 def _module_name(path):
@@ -135,19 +123,18 @@ def _layer(name):
 
 
 def _is_shim(name):
-    """A moved module's old path: ``__getattr__ = forwarder(...)`` at module level."""
+    """A moved module's old path: ``__getattr__ = forward(...)`` at module level."""
     for node in _TREES[name].body:
         if (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__getattr__"
                                                  for t in node.targets)
                 and isinstance(node.value, ast.Call)
-                and getattr(node.value.func, "id", None) == "forwarder"):
+                and getattr(node.value.func, "id", None) == "forward"):
             return True
     return False
 
 
 def _params(check, names):
-    return [pytest.param(n, id=n, marks=pytest.mark.xfail(reason=_PENDING_REASON, strict=False))
-            if n in _PENDING[check] else n for n in names]
+    return list(names)
 
 
 def _cycles():

@@ -43,7 +43,7 @@ __all__ = ["main"]
 
 # --------------------------------------------------------------------------- parser
 def build_parser():
-    from qmc_orff import __version__
+    from .._version import __version__
 
     p = _Parser(prog="qmc-orff", description="QMC sequence design for random Fourier features.")
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -159,7 +159,7 @@ def _run(argv):
         sys.stderr.write(f"qmc-orff: error: {msg}\n")
         return EXIT_USAGE
     except (KeyboardInterrupt, SystemError) as exc:
-        from ..design import _is_interrupt
+        from ..designs._optimizer import _is_interrupt
 
         if not _is_interrupt(exc):
             raise

@@ -37,8 +37,8 @@ def _cmd_design(args):
     _check_output_path(args.output, "-o/--output", inputs=(args.resume,))
     if args.lattice_txt is not None:
         _check_output_path(args.lattice_txt, "--lattice-txt", inputs=(args.resume, args.output))
-    from .. import design
-    from ..discrepancy import BoxDiscrepancy
+    from .. import designs
+    from ..objectives.box import BoxDiscrepancy
 
     if args.method == "adaptive":
         return _cmd_design_adaptive(args)
@@ -59,15 +59,15 @@ def _cmd_design(args):
         def checkpoint(partial):
             save(partial, final=False)
 
-        seq = design.greedy_sequence(obj, s, d=d, init=args.init, method=args.optimizer,
-                                     maxiter=args.maxiter, progress=progress, prefix=prefix,
-                                     checkpoint=checkpoint if every else None,
-                                     checkpoint_every=every or None)
+        seq = designs.greedy_sequence(obj, s, d=d, init=args.init, method=args.optimizer,
+                                      maxiter=args.maxiter, progress=progress, prefix=prefix,
+                                      checkpoint=checkpoint if every else None,
+                                      checkpoint_every=every or None)
     elif args.method == "weighted":
-        seq = design.weighted_sequence(obj, s, d=d, init=args.init, solver=args.solver,
-                                       sum_to_one=not args.unconstrained_weights)
+        seq = designs.weighted_sequence(obj, s, d=d, init=args.init, solver=args.solver,
+                                        sum_to_one=not args.unconstrained_weights)
     else:
-        seq = design.lattice_sequence(obj, s, d=d)
+        seq = designs.lattice_sequence(obj, s, d=d)
     interrupted = seq.meta.get("stop_reason") == "interrupted"
     _save_result(seq, out, save, interrupted)
     _report(args, seq, d, out, interrupted)
@@ -136,7 +136,9 @@ def _saver(out):
 def _global_design(args, obj, box, s, d, init, resumed, save, progress):
     """The global design with checkpoints every ``--checkpoint-every`` iterations; the
     history of a resumed run continues the checkpoint's."""
-    from .. import design
+    from ..designs._optimizer import _scaled
+    from ..designs.global_design import global_sequence
+    from ..designs.start_points import initial_points, to_frequencies
     from ..sequence import Sequence
 
     done_iter, history0, nhistory0 = resumed
@@ -145,9 +147,9 @@ def _global_design(args, obj, box, s, d, init, resumed, save, progress):
     log_scale = float(np.sum(np.log(np.broadcast_to(box, (d,)) / np.pi)))
     if every and args.resume is None:
         # a fresh run: its initial D^2 opens the checkpoints' history
-        U0 = design.to_frequencies(design.unit_points(init, s, d), obj.density, 1.0)
+        U0 = to_frequencies(initial_points(init, s, d), obj.density, 1.0)
         n0 = float(obj.value_and_grad(U0, normalize=True)[0])
-        ck_hist, ck_nhist = [design._scaled(n0, log_scale)], [n0]
+        ck_hist, ck_nhist = [_scaled(n0, log_scale)], [n0]
     else:
         ck_hist, ck_nhist = list(history0 or []), list(nhistory0 or [])
 
@@ -155,7 +157,7 @@ def _global_design(args, obj, box, s, d, init, resumed, save, progress):
         if not every:
             return False
         # the normalised value, from the raw one where it is representable
-        nd2 = (design._scaled(d2, -log_scale) if d2 not in (None, 0.0)
+        nd2 = (_scaled(d2, -log_scale) if d2 not in (None, 0.0)
                else float(obj(W, normalize=True)))
         ck_hist.append(d2)
         ck_nhist.append(nd2)
@@ -170,7 +172,7 @@ def _global_design(args, obj, box, s, d, init, resumed, save, progress):
             save(partial, final=False)
         return False
 
-    seq = design.global_sequence(obj, s, d=d, init=init, method=args.optimizer,
+    seq = global_sequence(obj, s, d=d, init=init, method=args.optimizer,
                                  maxiter=remaining, tol=args.tol, callback=callback,
                                  progress=progress)
     meta = dict(seq.meta)

@@ -76,7 +76,7 @@ class _AdaptiveProgress:
     iteration, training and validation Gram errors, best / ORF start."""
 
     def __init__(self, total, stream=None):
-        from ..design import _Progress
+        from ..designs._optimizer import _Progress
 
         self.bar = _Progress(total, None, stream=stream, width=20)
         self.shown = False
@@ -92,13 +92,14 @@ class _AdaptiveProgress:
 
 
 def _adaptive_defaults():
-    from ..adaptive import adaptive_sequence
+    from ..designs.adaptive import adaptive_sequence
 
     return adaptive_sequence.__kwdefaults__
 
 
 def _cmd_design_adaptive(args):
-    from ..adaptive import adaptive_sequence, data_sha256
+    from ..designs.adaptive import adaptive_sequence
+    from ..objectives.data import data_sha256
     from ..sequence import Sequence
 
     _check_adaptive_args(args)
@@ -181,7 +182,7 @@ def _cmd_design_adaptive(args):
             if bar is not None:
                 bar.close()
     except (KeyboardInterrupt, SystemError) as exc:  # outside the optimiser (e.g. the weights)
-        from ..design import _is_interrupt
+        from ..designs._optimizer import _is_interrupt
 
         if not _is_interrupt(exc) or "seq" not in latest:
             raise

@@ -9,7 +9,7 @@ from ._common import _positive_floats, _read_points
 
 
 def _cmd_discrepancy(args):
-    from ..discrepancy import BoxDiscrepancy
+    from ..objectives.box import BoxDiscrepancy
 
     seq = _read_points(args.file)
     d = seq.d

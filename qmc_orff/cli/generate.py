@@ -8,7 +8,7 @@ from ._common import _CliError, _check_output_path, _positive_int, _scramble_arg
 
 def _cmd_generate(args):
     from ..densities import get_density
-    from ..design import _EPS_UNIT, to_frequencies
+    from ..designs.start_points import _EPS_UNIT, to_frequencies
     from ..generators import Halton, Lattice, Sobol
     from ..sequence import Sequence
 

@@ -121,7 +121,7 @@ def _subsamples(X, make, sigma, n_train, n_validation, split_rng, sigma_rng, *, 
 
 def _orthogonal_unit(kernel, s, d, nu, rng):
     """Orthogonal random features at unit bandwidth for the Gaussian or Matern kernel."""
-    from ..frequencies import _orthogonal
+    from ..maps.frequencies import _orthogonal
 
     U = _orthogonal(s, d, rng)
     if kernel == "matern":  # multivariate t: rows (marginally N(0, I)) over sqrt(chi2(2 nu) / 2 nu)
@@ -149,7 +149,7 @@ def _init_points(init, s, d, kernel, nu, rng, density):
                                  f"got kernel={kernel!r}: use init='mc' or 'halton'.")
             return _orthogonal_unit("matern" if kernel == "matern" else "gaussian", s, d, nu,
                                     rng), "orf"
-        from ..frequencies import make_frequencies
+        from ..maps.frequencies import make_frequencies
 
         W, _ = make_frequencies(density, s, d, sigma=1.0, sequence=init, seed=rng, nu=nu)
         return W, init

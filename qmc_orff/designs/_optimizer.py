@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 
-from .. import __version__
+from .._version import __version__
 from .._validation import MAX_DESIGN_POINTS, check_choice, check_dimension, check_int
 from .._validation import check_positive_real
 from ..sequence import Sequence

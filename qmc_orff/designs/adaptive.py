@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .. import __version__
+from .._version import __version__
 from .._validation import as_generator, check_int, check_positive_real
 from ..objectives.data import KERNELS, DataDiscrepancy, data_sha256
 from ..objectives.operator_data import OPERATOR_KERNELS, OperatorDataDiscrepancy
@@ -366,7 +366,7 @@ def _operator_start(init, s, d, kernel, measure, rng):
             U0 = _orthogonal_unit("gaussian", s, d, 1.5, rng)
             U0 *= (np.sqrt(rng.chisquare(d + 2, size=s)) / np.linalg.norm(U0, axis=1))[:, None]
         else:
-            from ..frequencies import make_frequencies
+            from ..maps.frequencies import make_frequencies
 
             U0, _ = make_frequencies("gaussian", s, d, sigma=1.0, sequence=init, seed=rng,
                                      measure="radial")

@@ -88,7 +88,7 @@ def start_frequencies(init, s, unit, seed=None):
     d = unit.sigma.shape[0]
     if unit.kernel is None or (unit.density is not None and init in _INITS):
         return to_frequencies(initial_points(init, s, d, seed=seed), unit.density, 1.0)
-    from ..frequencies import make_frequencies
+    from ..maps.frequencies import make_frequencies
 
     if init == "halton-rr2":
         init, scramble = "halton", "deterministic"

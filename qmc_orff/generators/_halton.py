@@ -36,6 +36,13 @@ def _first_digits(q, bases, ndig):
     return digits
 
 
+@njit(cache=True)
+def _chunk_bounds(c, chunk, n):
+    """Rows ``lo .. hi - 1`` of chunk ``c`` of ``n`` rows in chunks of ``chunk``."""
+    lo = c * chunk
+    return lo, min(lo + chunk, n)
+
+
 @njit(cache=True, parallel=True)
 def halton_plain(start, n, bases, weights, chunk, out):
     """Unscrambled Halton points ``start .. start + n - 1`` into ``out`` (n, d).
@@ -47,8 +54,7 @@ def halton_plain(start, n, bases, weights, chunk, out):
     d = bases.shape[0]
     n_chunks = (n + chunk - 1) // chunk
     for c in prange(n_chunks):
-        lo = c * chunk
-        hi = min(lo + chunk, n)
+        lo, hi = _chunk_bounds(c, chunk, n)
         ndig = np.zeros(d, dtype=np.int64)
         digits = _first_digits(start + lo, bases, ndig)
         for i in range(lo, hi):
@@ -88,8 +94,7 @@ def halton_permuted(start, n, bases, weights, counts, offsets, strides, perms, c
     d = bases.shape[0]
     n_chunks = (n + chunk - 1) // chunk
     for c in prange(n_chunks):
-        lo = c * chunk
-        hi = min(lo + chunk, n)
+        lo, hi = _chunk_bounds(c, chunk, n)
         digits = _first_digits(start + lo, bases, np.empty(d, dtype=np.int64))
         for i in range(lo, hi):
             for j in range(d):

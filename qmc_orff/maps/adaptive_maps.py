@@ -25,7 +25,7 @@ def _design_options(options, forbidden):
 
 def _adaptive_frequencies(est, kernel, X, sigma, seed):
     """``sequence="adaptive"``: design the frequencies on ``X`` (:func:`qmc_orff.adaptive_sequence`)."""
-    from ..adaptive import adaptive_sequence
+    from ..designs.adaptive import adaptive_sequence
 
     if kernel not in ("gaussian", "laplacian", "matern"):
         raise ValueError(f"sequence='adaptive' needs kernel 'gaussian', 'laplacian' or 'matern'; "
@@ -43,7 +43,7 @@ def _adaptive_frequencies(est, kernel, X, sigma, seed):
 
 def _adaptive_operator_frequencies(est, kernel, measure, X, sigma, A):
     """ORFF ``sequence="adaptive"``: :func:`qmc_orff.adaptive_operator_sequence` on ``X``."""
-    from ..adaptive import adaptive_operator_sequence
+    from ..designs.adaptive import adaptive_operator_sequence
 
     if measure == "bounded":
         raise ValueError("sequence='adaptive' needs measure='spectral' or 'trace'; got 'bounded'.")

@@ -34,7 +34,7 @@ import math
 
 import numpy as np
 
-from .._features_kernels import cos_sin_features
+from .._cos_sin import cos_sin_features
 from .._validation import (
     as_float_array,
     as_points,

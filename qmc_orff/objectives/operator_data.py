@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._features_kernels import cos_sin_features
+from .._cos_sin import cos_sin_features
 from .._validation import as_points, as_positive, as_weights, check_choice
 from .data import DataDiscrepancy, _check_data
 
