@@ -11,6 +11,8 @@ import warnings
 
 import qmc_orff
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # _gallery_order
+
 project = "qmc_orff"
 author = "qmc_orff developers"
 copyright = "2026, qmc_orff developers"
@@ -27,7 +29,7 @@ extensions = [
 ]
 
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "_cli", "DOCSTRING_FIXES.md", "gallery/README.rst", "Thumbs.db", ".DS_Store"]
+exclude_patterns = ["_build", "_cli", "_gallery_order.py", "DOCSTRING_FIXES.md", "gallery/README.rst", "Thumbs.db", ".DS_Store"]
 root_doc = "index"
 default_role = "literal"
 
@@ -35,6 +37,7 @@ default_role = "literal"
 autosummary_generate = True
 autosummary_imported_members = True
 autodoc_default_options = {"members": False}
+toc_object_entries_show_parents = "hide"  # "value_and_grad()", not "BoxDiscrepancy.value_and_grad()"
 autodoc_typehints = "none"  # the numpydoc Parameters sections carry the types
 numpydoc_show_class_members = False  # the class template lists the methods itself
 numpydoc_class_members_toctree = False
@@ -44,8 +47,14 @@ numpydoc_validation_checks = set()
 # -- no network ---------------------------------------------------------------------------------
 intersphinx_mapping = {}  # no inventory fetches: links to NumPy/SciPy/scikit-learn are plain text
 
-# -- MathJax: served from the theme's CDN is a network fetch at *view* time only; the build stays offline
-mathjax3_config = {"tex": {"macros": {"R": r"\mathbb{R}"}}}
+# -- MathJax: Sphinx's default loads MathJax 3 from a CDN when a page is *viewed* (the build
+# itself is offline).  To read the pages offline, point QMC_ORFF_DOCS_MATHJAX at a local
+# MathJax 2, e.g. Debian's libjs-mathjax:
+#   QMC_ORFF_DOCS_MATHJAX="file:///usr/share/javascript/mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML"
+if os.environ.get("QMC_ORFF_DOCS_MATHJAX"):
+    mathjax_path = os.environ["QMC_ORFF_DOCS_MATHJAX"]
+    mathjax2_config = {"tex2jax": {"inlineMath": [["\\(", "\\)"]],
+                                   "displayMath": [["\\[", "\\]"]], "processEscapes": True}}
 
 # -- gallery ------------------------------------------------------------------------------------
 os.environ.setdefault("MPLBACKEND", "Agg")
@@ -55,7 +64,7 @@ sphinx_gallery_conf = {
     "filename_pattern": r"/plot_",
     "download_all_examples": False,
     "remove_config_comments": True,
-    "within_subsection_order": "FileNameSortKey",
+    "within_subsection_order": "_gallery_order.GalleryOrder",
     "reference_url": {},          # no doc linking that would fetch inventories
     "backreferences_dir": None,
     "show_memory": False,

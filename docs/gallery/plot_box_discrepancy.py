@@ -8,6 +8,7 @@ frequencies in :math:`d = 4`, box half-width :math:`b = 2\\sigma`, for Monte Car
 points, and the global design that minimises :math:`D^2` (started from Halton).
 """
 import matplotlib.pyplot as plt
+from matplotlib.ticker import NullLocator
 import numpy as np
 
 import qmc_orff
@@ -33,9 +34,12 @@ for s in sizes:
 fig, ax = plt.subplots(figsize=(6, 4.5), layout="constrained")
 for (name, values), marker in zip(rows.items(), "osD^"):
     ax.loglog(sizes, values, marker=marker, label=name)
-ax.loglog(sizes, [objective.expected_mc(s) for s in sizes], "k--", label="E[D^2], Monte Carlo")
+expected = [objective.expected_mc(s) for s in sizes]
+ax.loglog(sizes, expected, "k--", label="$E[D^2]$, Monte Carlo")
 ax.set(xlabel="number of frequencies s", ylabel="$D^2$",
        title=f"Gaussian kernel, d = {d}, box b = {b:g} sigma")
+ax.xaxis.set_minor_locator(NullLocator())
+ax.set_xticks(sizes, [str(s) for s in sizes])
 ax.legend()
 plt.show()
 

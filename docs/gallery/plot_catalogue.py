@@ -9,6 +9,7 @@ the designs gain most in low dimension and for small boxes; only entries below 1
 shipped.
 """
 import matplotlib.pyplot as plt
+from matplotlib.ticker import NullLocator
 
 import qmc_orff
 
@@ -22,6 +23,9 @@ for ax, method in zip(axes, ("global", "weighted")):
             ax.semilogy(*zip(*rows), marker=marker, label=f"d = {d}")
     ax.axhline(1.0, color="k", lw=0.8)
     ax.set(xscale="log", xlabel="box / bandwidth", title=f"{method}, s = 256")
+    ax.xaxis.set_minor_locator(NullLocator())
+    boxes = (0.125, 0.25, 0.5, 1.0)
+    ax.set_xticks(boxes, [f"{b:g}" for b in boxes])
 axes[0].set_ylabel("Gram error / ORF's")
 axes[0].legend()
 plt.show()
@@ -29,4 +33,5 @@ plt.show()
 # %%
 # Loading an entry: the nearest box on a log scale, checked against its SHA-256.
 seq = qmc_orff.load_catalogue(d=4, s=256, box_over_sigma=0.25, method="global")
-print(seq.meta["catalogue"])
+for key, value in seq.meta["catalogue"].items():
+    print(f"{key}: {value}")

@@ -28,7 +28,7 @@ fig, axes = plt.subplots(1, 4, figsize=(13, 3.6), layout="constrained")
 for ax, (name, seq) in zip(axes, designs.items()):
     weights = seq.weights if seq.weights is not None else np.full(s, 1.0 / s)
     ax.scatter(seq.points[:, 0], seq.points[:, 1], s=600 * weights, alpha=0.8)
-    ax.set(title=f"{name}: D^2 / Halton = {seq.meta['d2'] / halton:.2f}",
+    ax.set(title=f"{name}: $D^2$ / Halton's = {seq.meta['d2'] / halton:.1e}",
            xlim=(-3.5, 3.5), ylim=(-3.5, 3.5), aspect="equal")
 axes[0].set_ylabel("frequency $w_2$ (unit bandwidth)")
 plt.show()
