@@ -102,6 +102,6 @@ os.makedirs(_CLI_DIR, exist_ok=True)
 for _name, _args in {"main": [], "generate": ["generate"], "discrepancy": ["discrepancy"],
                      "design": ["design"], "catalogue": ["catalogue"]}.items():
     _out = subprocess.run([sys.executable, "-m", "qmc_orff", *_args, "--help"], check=True,
-                          capture_output=True, text=True, env={**os.environ, "COLUMNS": "90"})
+                          capture_output=True, text=True, env={**os.environ, "COLUMNS": "66"})
     with open(os.path.join(_CLI_DIR, f"{_name}.txt"), "w", encoding="utf-8") as _f:
         _f.write(_out.stdout)

@@ -3,7 +3,7 @@ The four box designs side by side
 =================================
 
 Thirty-two Gaussian-kernel frequencies in two dimensions, box half-width
-:math:`b = 2\\sigma`, from each design of :mod:`qmc_orff`: the global design (all points
+:math:`b = 2\\sigma`, from each design of ``qmc_orff``: the global design (all points
 optimised at once), the greedy sequence (Avron et al. 2016, eq. 15: every prefix is a
 design), Halton points with the optimal weights of eq. 17 (marker area proportional to the
 weight) and the component-by-component lattice. Each title gives :math:`D^2` relative to
