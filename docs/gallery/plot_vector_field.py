@@ -39,7 +39,7 @@ def fit(kernel, field, n, seed):
     rng = np.random.default_rng(seed)
     X = rng.uniform(-1.5, 1.5, size=(n, 2))
     Y = field(X) + 0.05 * rng.standard_normal(X.shape)
-    orff = qmc_orff.ORFF(kernel, sigma=0.5, n_components=200)
+    orff = qmc_orff.ORFF(kernel, sigma=0.5, n_components=200, seed=seed)
     return qmc_orff.ORFFRidge(orff, alpha=1e-2).fit(X, Y)
 
 
@@ -66,7 +66,7 @@ plt.show()
 
 # %%
 # Relative error on the grid against the number of samples (mean of 5 draws of the
-# samples; the same bandwidth and regularisation for every kernel):
+# samples and of the frequencies; the same bandwidth and regularisation for every kernel):
 sizes = [20, 40, 80, 160]
 curves = {}
 fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True, layout="constrained")
@@ -84,7 +84,8 @@ axes[0].set_ylabel("relative error on the grid")
 plt.show()
 
 # %%
-# The structured kernels are more accurate with 20 samples; with more samples the two
-# kernels come close (both are consistent for these smooth fields):
+# The structured kernels are more accurate with 20 samples (about 20% lower error); from
+# 40 samples on the two kernels are within about 10% of each other, either way: these
+# fields are smooth, and the decomposable kernel learns them too once samples suffice.
 for (name, kernel), errs in curves.items():
     print(f"{name:10s} {kernel:13s}", "  ".join(f"{e:.3f}" for e in errs))
