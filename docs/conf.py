@@ -29,7 +29,8 @@ extensions = [
 ]
 
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "_cli", "_gallery_order.py", "DOCSTRING_FIXES.md", "gallery/README.rst", "Thumbs.db", ".DS_Store"]
+exclude_patterns = ["_build", "_cli", "_gallery_order.py", "DOCSTRING_FIXES.md",
+                    "gallery/README.rst", "Thumbs.db", ".DS_Store"]
 root_doc = "index"
 default_role = "literal"
 
@@ -37,7 +38,8 @@ default_role = "literal"
 autosummary_generate = True
 autosummary_imported_members = True
 autodoc_default_options = {"members": False}
-toc_object_entries_show_parents = "hide"  # "value_and_grad()", not "BoxDiscrepancy.value_and_grad()"
+# the right-hand table of contents says "value_and_grad()", not "BoxDiscrepancy.value_and_grad()"
+toc_object_entries_show_parents = "hide"
 autodoc_typehints = "none"  # the numpydoc Parameters sections carry the types
 numpydoc_show_class_members = False  # the class template lists the methods itself
 numpydoc_class_members_toctree = False
@@ -50,7 +52,8 @@ intersphinx_mapping = {}  # no inventory fetches: links to NumPy/SciPy/scikit-le
 # -- MathJax: Sphinx's default loads MathJax 3 from a CDN when a page is *viewed* (the build
 # itself is offline).  To read the pages offline, point QMC_ORFF_DOCS_MATHJAX at a local
 # MathJax 2, e.g. Debian's libjs-mathjax:
-#   QMC_ORFF_DOCS_MATHJAX="file:///usr/share/javascript/mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML"
+#   QMC_ORFF_DOCS_MATHJAX=\
+#     "file:///usr/share/javascript/mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML"
 if os.environ.get("QMC_ORFF_DOCS_MATHJAX"):
     mathjax_path = os.environ["QMC_ORFF_DOCS_MATHJAX"]
     mathjax2_config = {"tex2jax": {"inlineMath": [["\\(", "\\)"]],
