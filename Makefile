@@ -9,7 +9,7 @@ VENV_MIN ?= .venv-min
 PY_MIN   := $(VENV_MIN)/bin/python
 MIN_WHEELS := numpy,scipy,numba,llvmlite,cvxpy,scikit-learn,pandas
 
-.PHONY: demo test test-min test-slow bench catalogue clean help
+.PHONY: demo test test-min test-slow bench catalogue docs clean help
 
 help:
 	@echo "make demo       set up .venv and run the end-to-end demo"
@@ -18,6 +18,7 @@ help:
 	@echo "make test-slow  also run the slow tests (examples at --quick size, long checks)"
 	@echo "make bench      run the benchmarks in benchmarks/"
 	@echo "make catalogue  rebuild sequences/ (resumable; about two hours on two cores)"
+	@echo "make docs       build the documentation site into docs/_build/html (offline, warnings as errors)"
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -55,8 +56,20 @@ test-slow: $(VENV)/.installed-test
 bench: $(VENV)/.installed-test
 	for f in benchmarks/bench_*.py; do $(PY) $$f || exit 1; done
 
+$(VENV)/.installed-docs: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e ".[docs,examples]"
+	touch $@
+
+# Sphinx with warnings as errors (-W --keep-going lists them all before failing); no network:
+# no intersphinx inventories, the gallery (docs/gallery/plot_*.py) uses bundled data only.
+# `-E`: a full rebuild, so that a warning of an unchanged page is never skipped.
+SPHINXOPTS ?= -W --keep-going -E -j 1
+docs: $(VENV)/.installed-docs
+	rm -rf docs/generated docs/auto_examples docs/_build/html
+	MPLBACKEND=Agg $(PY) -m sphinx -b html $(SPHINXOPTS) docs docs/_build/html
+
 catalogue: $(VENV)/.installed-demo
 	$(VENV)/bin/qmc-orff catalogue build --resume
 
 clean:
-	rm -rf $(VENV) $(VENV_MIN) build *.egg-info .pytest_cache
+	rm -rf $(VENV) $(VENV_MIN) build *.egg-info .pytest_cache docs/_build docs/generated docs/auto_examples

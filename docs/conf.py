@@ -1,0 +1,110 @@
+"""Sphinx configuration of the qmc_orff documentation.
+
+Built by ``make docs`` (warnings as errors, no network): numpydoc docstrings, an
+autosummary page per public name of ``qmc_orff.__all__`` (listed under their public
+names, so moving a name between private modules does not change its page), and a
+sphinx-gallery of the scripts in ``docs/gallery/`` run at small sizes.
+"""
+import os
+import sys
+import warnings
+
+import qmc_orff
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # _gallery_order
+
+project = "qmc_orff"
+author = "qmc_orff developers"
+copyright = "2026, qmc_orff developers"
+release = qmc_orff.__version__
+version = ".".join(release.split(".")[:2])
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "sphinx.ext.intersphinx",
+    "numpydoc",
+    "sphinx_gallery.gen_gallery",
+]
+
+templates_path = ["_templates"]
+exclude_patterns = ["_build", "_cli", "_gallery_order.py", "DOCSTRING_FIXES.md",
+                    "gallery/README.rst", "Thumbs.db", ".DS_Store"]
+root_doc = "index"
+default_role = "literal"
+
+# -- API pages ----------------------------------------------------------------------------------
+autosummary_generate = True
+autosummary_imported_members = True
+autodoc_default_options = {"members": False}
+# the right-hand table of contents says "value_and_grad()", not "BoxDiscrepancy.value_and_grad()"
+toc_object_entries_show_parents = "hide"
+autodoc_typehints = "none"  # the numpydoc Parameters sections carry the types
+numpydoc_show_class_members = False  # the class template lists the methods itself
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+numpydoc_validation_checks = set()
+
+# -- no network ---------------------------------------------------------------------------------
+intersphinx_mapping = {}  # no inventory fetches: links to NumPy/SciPy/scikit-learn are plain text
+
+# -- MathJax: Sphinx's default loads MathJax 3 from a CDN when a page is *viewed* (the build
+# itself is offline).  To read the pages offline, point QMC_ORFF_DOCS_MATHJAX at a local
+# MathJax 2, e.g. Debian's libjs-mathjax:
+#   QMC_ORFF_DOCS_MATHJAX=\
+#     "file:///usr/share/javascript/mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML"
+if os.environ.get("QMC_ORFF_DOCS_MATHJAX"):
+    mathjax_path = os.environ["QMC_ORFF_DOCS_MATHJAX"]
+    mathjax2_config = {"tex2jax": {"inlineMath": [["\\(", "\\)"]],
+                                   "displayMath": [["\\[", "\\]"]], "processEscapes": True}}
+
+# -- gallery ------------------------------------------------------------------------------------
+os.environ.setdefault("MPLBACKEND", "Agg")
+sphinx_gallery_conf = {
+    "examples_dirs": "gallery",
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r"/plot_",
+    "download_all_examples": False,
+    "remove_config_comments": True,
+    "within_subsection_order": "_gallery_order.GalleryOrder",
+    "reference_url": {},          # no doc linking that would fetch inventories
+    "backreferences_dir": None,
+    "show_memory": False,
+    "plot_gallery": "True",
+    "abort_on_example_error": True,
+    "image_scrapers": ("matplotlib",),
+    "matplotlib_animations": False,
+}
+# matplotlib's Agg backend under sphinx-gallery: plt.show() is a no-op and would warn
+warnings.filterwarnings("ignore", category=UserWarning,
+                        message="FigureCanvasAgg is non-interactive, and thus cannot be shown")
+
+# -- HTML ---------------------------------------------------------------------------------------
+html_theme = "pydata_sphinx_theme"
+html_title = f"qmc_orff {release}"
+html_static_path = []
+html_show_sourcelink = False
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+    "navbar_end": ["theme-switcher", "navbar-icon-links"],
+    "icon_links": [],
+    "footer_start": ["copyright"],
+    "footer_end": ["sphinx-version"],
+    "secondary_sidebar_items": ["page-toc"],
+}
+html_context = {"default_mode": "light"}
+html_sidebars = {"index": [], "papers": []}
+
+# -- the command line's --help, captured at build time (docs/_cli/*.txt, included by cli.rst) ---
+import subprocess  # noqa: E402
+
+_CLI_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_cli")
+os.makedirs(_CLI_DIR, exist_ok=True)
+for _name, _args in {"main": [], "generate": ["generate"], "discrepancy": ["discrepancy"],
+                     "design": ["design"], "catalogue": ["catalogue"]}.items():
+    _out = subprocess.run([sys.executable, "-m", "qmc_orff", *_args, "--help"], check=True,
+                          capture_output=True, text=True, env={**os.environ, "COLUMNS": "66"})
+    with open(os.path.join(_CLI_DIR, f"{_name}.txt"), "w", encoding="utf-8") as _f:
+        _f.write(_out.stdout)
