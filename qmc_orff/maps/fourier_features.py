@@ -141,15 +141,14 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
 
     Notes
     -----
-    A fitted map depends on the data only through ``d`` (``n_features_in_``):
-    ``transform`` is a pure function of each row, so it can be applied chunk by
-    chunk, in any order, on any scheduler, with the same result.  Sparse
+    With a data-independent source a fitted map depends on the data only through ``d``
+    (``n_features_in_``); the seedless default and ``"adaptive"`` look at the training rows
+    once, in ``fit``.  ``transform`` is always a pure function of each row, so it can be
+    applied chunk by chunk, in any order, on any scheduler, with the same result.  Sparse
     ``X`` (scipy.sparse CSR/CSC) is accepted by ``fit`` and ``transform``:
     ``X W^T`` is a sparse-dense product; the output is dense (not for
     ``kernel="skewed_chi2"``, whose ``log(x + c)`` is dense).
 
-    Notes
-    -----
     Avron et al. (2016), Algorithm 1 (and section 5 for weights).  The product
     ``X W^T`` is one BLAS call writing into the output's second half; the sine
     and cosine of each argument are then computed together in one vectorised
