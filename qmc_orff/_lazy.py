@@ -14,19 +14,13 @@ import sys
 import warnings
 
 
-def _caller():
-    """``(stacklevel, package)`` of the code that asked for a name: the first frame past this
-    module and importlib's (``from old import name`` goes through importlib's frames).
-
-    ``python -m qmc_orff.cli`` runs as ``__main__`` with ``__package__ == "qmc_orff"``.
-    """
+def _stacklevel():
+    """The ``stacklevel`` of the code that asked for a name: the first frame past this module
+    and importlib's (``from old import name`` goes through importlib's frames)."""
     level, frame = 3, sys._getframe(3)
     while frame is not None and "importlib" in frame.f_code.co_filename:
         level, frame = level + 1, frame.f_back
-    if frame is None:
-        return level, ""
-    package = frame.f_globals.get("__package__") or frame.f_globals.get("__name__", "")
-    return level, package
+    return level
 
 
 def forward(old, homes, public, new, modules=()):
@@ -42,7 +36,8 @@ def forward(old, homes, public, new, modules=()):
     public : iterable of str
         The names that warn (the old module's public API).
     new : str
-        The public path to import from instead (for the message).
+        The public package that exports the moved public names (for the message, which
+        names the defining module when the package does not export the name).
     modules : tuple of str, default=()
         Modules searched, in order, for a name not in ``homes`` (the private
         names of a module that moved whole).
@@ -64,11 +59,10 @@ def forward(old, homes, public, new, modules=()):
             else:
                 raise AttributeError(f"module {old!r} has no attribute {name!r}")
         if name in public:
-            # the library's own modules are rewired, not deprecated: they do not warn
-            level, package = _caller()
-            if package != "qmc_orff" and not package.startswith("qmc_orff."):
-                warnings.warn(f"{old} is deprecated; import {new_name} from {new}",
-                              DeprecationWarning, stacklevel=level)
+            exported = hasattr(importlib.import_module(new), new_name)
+            warnings.warn(f"{old} is deprecated; import {new_name} from "
+                          f"{new if exported else module}", DeprecationWarning,
+                          stacklevel=_stacklevel())
         return value
 
     return __getattr__

@@ -11,6 +11,7 @@ import pytest
 import qmc_orff
 import qmc_orff.precomputed as cat
 from qmc_orff import BoxDiscrepancy
+from qmc_orff.designs.start_points import initial_points, to_frequencies
 from qmc_orff.sequence import load_sequence
 
 ENTRIES = cat.catalogue()
@@ -87,8 +88,7 @@ def test_stored_d2_recomputed(d, s, r, method):
     seq = cat.load_catalogue(d, s, r, method)
     obj = box(r, d)
     assert seq.meta["d2"] == pytest.approx(obj(seq.points, seq.weights), rel=1e-9)
-    halton = qmc_orff.design.to_frequencies(qmc_orff.design.unit_points("halton", s, d),
-                                            obj.density, 1.0)
+    halton = to_frequencies(initial_points("halton", s, d), obj.density, 1.0)
     assert seq.meta["halton_d2"] == pytest.approx(obj(halton), rel=1e-9)
     assert seq.meta["d2"] < seq.meta["halton_d2"]
     assert seq.meta["catalogue"] == {"file": cat.entry_name(d, s, r, method),

@@ -11,7 +11,7 @@ import pytest
 
 from qmc_orff import BoxDiscrepancy
 from qmc_orff.cli import main
-from qmc_orff.design import weighted_sequence
+from qmc_orff import weighted_sequence
 from qmc_orff.sequence import Sequence, load_sequence, read_lattice
 
 

@@ -79,13 +79,3 @@ def test_objectives_implement_the_protocol():
         assert isinstance(obj, Objective)
         unit = obj.unit_bandwidth(2)
         assert isinstance(unit.objective, Objective) and unit.sigma.shape == (2,)
-
-
-def test_the_package_own_stragglers_do_not_warn():
-    # a qmc_orff module not yet rewired (until the merge) must not warn the user
-    code = "from qmc_orff.design import global_sequence\nimport qmc_orff.weights as w\nw.optimal_weights"
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        exec(code, {"__name__": "qmc_orff.straggler", "__package__": "qmc_orff"})
-    with pytest.warns(DeprecationWarning):
-        exec(code, {"__name__": "user_code", "__package__": None})

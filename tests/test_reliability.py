@@ -296,7 +296,6 @@ def test_cli_adaptive_design_on_a_full_disk_exits_2_with_one_line(tmp_path):
 
 
 # --------------------------------------------------------------------------- Medium: data weights
-@pending("qmc_orff.weights (optimal_weights with DataDiscrepancy, normalize=False)")
 def test_optimal_weights_with_the_data_objective():
     rng = np.random.default_rng(8)
     obj = qmc_orff.DataDiscrepancy(rng.normal(size=(40, 3)))
