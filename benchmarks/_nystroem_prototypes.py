@@ -363,3 +363,92 @@ def select_by_dictionary(Xs, U_pool, C, s, width, ridge=1e-8):
     score = (Phi * Phi).sum(0) * (L * L).sum(1)
     score = score[:N] + score[N:]
     return np.argsort(score)[::-1][:s]
+
+
+# ----------------------------------------------------------------------------- cross-fitted objective
+def crossfit_value_grad(u, Xf, Cf, Xv, Kv, s):
+    """Validation error of the reweighted map as a function of the frequencies.
+
+    ``M = Phi_f^+ K_f Phi_f^+T`` fitted on rows ``Xf`` (``K_f = Cf Cf^T``), error on
+    rows ``Xv``: ``E = ||K_v - Phi_v M Phi_v^T||_F^2 / ||K_v||_F^2``.  With
+    ``R = K_v - Phi_v M Phi_v^T``, ``Gm = dE/dM = -2 Phi_v^T R Phi_v / ||K_v||^2``,
+    ``H = K_f Phi_f^+T Gm``, ``Gi = (Phi_f^T Phi_f)^-1``:
+
+        dE/dPhi_v = -4 R Phi_v M / ||K_v||^2
+        dE/dPhi_f = 2 [ -(Phi_f^+ H Phi_f^+)^T + (I - P_f) H Gi ]
+
+    (``d Phi^+ = -Phi^+ dPhi Phi^+ + Gi dPhi^T (I - P)`` for full column rank).
+    """
+    d = Xf.shape[1]
+    U = u.reshape(s, d)
+    Pf, Pv = Xf @ U.T, Xv @ U.T
+    cf, sf, cv, sv = np.cos(Pf), np.sin(Pf), np.cos(Pv), np.sin(Pv)
+    Phf, Phv = np.hstack([cf, sf]), np.hstack([cv, sv])
+    Q, Rq = np.linalg.qr(Phf)
+    Rinv = sla.solve_triangular(Rq, np.eye(Rq.shape[0]), lower=False)
+    pinv = Rinv @ Q.T                                  # Phi_f^+ (m, n_f)
+    B = Cf.T @ pinv.T                                  # Cf^T Phi_f^+T (r, m)
+    M = B.T @ B
+    A = Phv @ M                                        # (n_v, m)
+    nK2 = float(np.sum(Kv * Kv))
+    R = Kv - A @ Phv.T
+    E = float(np.sum(R * R)) / nK2
+    GPv = (-4.0 / nK2) * (R @ A)
+    Gm = (-2.0 / nK2) * (Phv.T @ (R @ Phv))
+    H = Cf @ (B @ Gm)                                  # K_f Phi_f^+T Gm (n_f, m)
+    Gi = Rinv @ Rinv.T
+    HP = H - Q @ (Q.T @ H)                             # (I - P_f) H
+    GPf = 2.0 * (-(pinv @ H @ pinv).T + HP @ Gi)
+    dPf = -GPf[:, :s] * sf + GPf[:, s:] * cf
+    dPv = -GPv[:, :s] * sv + GPv[:, s:] * cv
+    return E, (dPf.T @ Xf + dPv.T @ Xv).ravel()
+
+
+def fit_crossfit(Xs, U0, *, maxiter=40, frac=0.5, seed=0, C_of=None, folds=2):
+    """L-BFGS-B on the cross-fitted error, averaged over ``folds`` random 2-way splits."""
+    s, d = U0.shape
+    rng = np.random.default_rng(seed)
+    C_of = C_of or exact_factor
+    parts = []
+    for _ in range(folds):
+        perm = rng.permutation(Xs.shape[0])
+        nf = int(frac * Xs.shape[0])
+        Xf, Xv = Xs[perm[:nf]], Xs[perm[nf:]]
+        parts.append((Xf, C_of(Xf), Xv, gauss(Xv, Xv)))
+        parts.append((Xv, C_of(Xv), Xf, gauss(Xf, Xf)))
+
+    def fun(u):
+        f, g = 0.0, 0.0
+        for Xf, Cf, Xv, Kv in parts:
+            fi, gi = crossfit_value_grad(u, Xf, Cf, Xv, Kv, s)
+            f, g = f + fi, g + gi
+        return f / f0, g / f0
+
+    f0 = 1.0
+    f0 = fun(U0.ravel())[0]
+    res = sopt.minimize(fun, U0.ravel(), jac=True, method="L-BFGS-B",
+                        options={"maxiter": maxiter, "maxcor": 10, "gtol": 1e-12, "ftol": 1e-12})
+    return res.x.reshape(s, d), {"nit": res.nit, "fun": res.fun * f0, "f0": f0}
+
+
+RIDGES = (1e-8, 1e-6, 1e-4, 1e-3, 1e-2, 3e-2, 1e-1)
+
+
+def fit_reweighted_cv(Xs, U, C_of=None, *, ridges=RIDGES, frac=0.75, seed=0, C=None):
+    """:func:`fit_reweighted` with the ridge picked on a validation split.
+
+    ``L`` is fitted on a random ``frac`` of the rows for each ridge, its Gram error
+    measured on the others; the best ridge is refitted on all rows (``C`` their
+    factor).  Guards the near-interpolation regime (2 s close to the row count),
+    where the unregularised reweighting amplifies (double descent)."""
+    C_of = C_of or exact_factor
+    rng = np.random.default_rng(seed)
+    perm = rng.permutation(Xs.shape[0])
+    nf = int(frac * Xs.shape[0])
+    Xf, Xv = Xs[perm[:nf]], Xs[perm[nf:]]
+    Cf, Kv = C_of(Xf), gauss(Xv, Xv)
+    Phi = cos_sin(Xf, U)
+    errs = [heldout_error(Xv, Kv, U, reweight(Phi, Cf, ridge=r)) for r in ridges]
+    best = ridges[int(np.argmin(errs))]
+    C = C_of(Xs) if C is None else C
+    return reweight(cos_sin(Xs, U), C, ridge=best), best
