@@ -452,3 +452,46 @@ def fit_reweighted_cv(Xs, U, C_of=None, *, ridges=RIDGES, frac=0.75, seed=0, C=N
     best = ridges[int(np.argmin(errs))]
     C = C_of(Xs) if C is None else C
     return reweight(cos_sin(Xs, U), C, ridge=best), best
+
+
+def reweight_prior(Phi, C, M0, rho, width=None):
+    """``L`` (m, k) with ``L L^T`` the PSD part of the minimiser of
+    ``||K - Phi M Phi^T||_F^2 + lam ||M - M0||_F^2`` (``lam = rho mean(g)^2``, ``g`` the
+    eigenvalues of ``G = Phi^T Phi = V diag(g) V^T``): in ``V``'s coordinates the
+    normal equations ``G M G + lam M = Phi^T K Phi + lam M0`` are diagonal,
+
+        (V^T M V)_ij = ((V^T Phi^T C)(V^T Phi^T C)^T + lam V^T M0 V)_ij / (g_i g_j + lam).
+
+    ``rho -> 0``: the projection ``Phi^+ K Phi^+T``; ``rho -> inf``: ``M0`` (the plain
+    map's weights).  Shrinking towards ``M0`` rather than 0 keeps the map unbiased
+    where the training rows do not determine ``M``."""
+    m = Phi.shape[1]
+    width = m if width is None else min(width, m)
+    g, V = np.linalg.eigh(Phi.T @ Phi)
+    g = np.maximum(g, 0.0)
+    lam = rho * g.mean() ** 2
+    A = V.T @ (Phi.T @ C)
+    Mt = (A @ A.T + lam * (V.T @ M0 @ V)) / (np.outer(g, g) + lam)
+    M = V @ ((Mt + Mt.T) / 2) @ V.T
+    t, Y = np.linalg.eigh(M)
+    t, Y = np.maximum(t[::-1][:width], 0.0), Y[:, ::-1][:, :width]
+    return Y * np.sqrt(t)
+
+
+RHOS = (1e-10, 1e-8, 1e-6, 1e-4, 1e-3, 1e-2, 1e-1, 1.0, 1e2)
+
+
+def fit_reweighted_prior_cv(Xs, U, xi, C_of=None, *, rhos=RHOS, frac=0.75, seed=0, C=None):
+    """:func:`reweight_prior` towards ``M0 = diag(xi, xi)``, ``rho`` picked on a split."""
+    C_of = C_of or exact_factor
+    M0 = np.diag(np.concatenate([xi, xi]))
+    rng = np.random.default_rng(seed)
+    perm = rng.permutation(Xs.shape[0])
+    nf = int(frac * Xs.shape[0])
+    Xf, Xv = Xs[perm[:nf]], Xs[perm[nf:]]
+    Cf, Kv = C_of(Xf), gauss(Xv, Xv)
+    Phi = cos_sin(Xf, U)
+    errs = [heldout_error(Xv, Kv, U, reweight_prior(Phi, Cf, M0, r)) for r in rhos]
+    best = rhos[int(np.argmin(errs))]
+    C = C_of(Xs) if C is None else C
+    return reweight_prior(cos_sin(Xs, U), C, M0, best), best

@@ -25,6 +25,9 @@ with ``min(800, n // 2)`` held-out rows (as ``bench_adaptive.py``), s in
   reweighting ``L L^T = Phi^+ K Phi^+T`` on the fitting rows, ridge-regularised
   (ridge picked on a 75/25 split of the fitting rows: without it the reweighting
   blows up where 2 s nears the row count, 19-87x Nystroem);
+- ``orf+Lp``, ``adapt+Lp``: the reweighting shrunk towards the map's own weights
+  (``min ||K - Phi M Phi^T||^2 + lam ||M - diag(xi, xi)||^2``, ``lam`` picked on the
+  split) instead of towards 0: never much worse than the plain map;
 - ``vp``: variable projection (frequencies optimised for ``||K - P K P||_F``
   from ORF on 75% of the fitting rows, the iterate with the least error on the
   other 25% kept, ``--vp-iters`` L-BFGS-B iterations), then ``L`` on all rows;
@@ -73,8 +76,9 @@ from qmc_orff import FourierFeatures, gram_error  # noqa: E402
 from qmc_orff.adaptive import median_heuristic  # noqa: E402
 from qmc_orff.kernels import Gaussian  # noqa: E402
 
-ALL_METHODS = ("nys", "kpca", "orf", "auto", "adapt", "orf+L", "adapt+L", "vp", "vpA", "dict16")
-SEEDED = {"nys", "orf", "orf+L", "vp", "vpA"}
+ALL_METHODS = ("nys", "kpca", "orf", "auto", "adapt", "orf+L", "adapt+L", "orf+Lp", "adapt+Lp",
+               "vp", "vpA", "dict16")
+SEEDED = {"nys", "orf", "orf+L", "orf+Lp", "vp", "vpA"}
 NEW = "vp"          # the candidate whose floors are printed
 
 
@@ -123,19 +127,18 @@ def split(X, seed=0):
 class Target:
     """Per-data-set precomputation shared by the reweighted maps (unit bandwidth)."""
 
-    def __init__(self, pool, sigma):
+    def __init__(self, pool, sigma, r=2000, exact_max=2500):
         self.sigma = sigma
         self.Xs = pool / sigma
         n = self.Xs.shape[0]
         rng = np.random.default_rng(12345)
-        self.C_of = lambda Z: (proto.exact_factor(Z) if Z.shape[0] <= 2500
-                               else proto.nystroem_factor(Z, 2000, np.random.default_rng(1)))
+        self.C_of = lambda Z: (proto.exact_factor(Z) if Z.shape[0] <= exact_max
+                               else proto.nystroem_factor(Z, r, np.random.default_rng(1)))
         self.C = self.C_of(self.Xs)
         perm = rng.permutation(n)
         nf = int(0.75 * n)
         self.Xf, self.Xv = self.Xs[perm[:nf]], self.Xs[perm[nf:]]
-        self.Cf = proto.exact_factor(self.Xf) if nf <= 2500 else proto.nystroem_factor(
-            self.Xf, 2000, rng)
+        self.Cf = self.C_of(self.Xf)
         self.Kv = proto.gauss(self.Xv, self.Xv)
 
 
@@ -156,6 +159,14 @@ def fit_method(method, pool, sigma, s, seed, tgt, vp_iters):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return FourierFeatures(sigma=sigma, n_components=s, sequence=seq, seed=seed).fit(pool), {}
+    if method in ("orf+Lp", "adapt+Lp"):
+        seq = "adaptive" if method == "adapt+Lp" else "orf"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ff = FourierFeatures(sigma=sigma, n_components=s, sequence=seq, seed=seed).fit(pool)
+        U = ff.frequencies_ * sigma
+        L, rho = proto.fit_reweighted_prior_cv(tgt.Xs, U, ff.weights_, tgt.C_of, C=tgt.C)
+        return proto.LinearFourierMap(U / sigma, L), {"rho": rho}
     if method in ("orf+L", "adapt+L", "vp", "vpA"):
         seq = "adaptive" if method == "adapt+L" else "orf"
         with warnings.catch_warnings():
@@ -194,7 +205,7 @@ def gram_rows(name, sizes, methods, n_seeds, vp_iters, max_cost, out, vp_seeds=1
         for m in methods:
             if m == "dict16" and 32 * s > max_cost:
                 continue
-            if m in ("adapt", "adapt+L") and s > adapt_max_s:
+            if m in ("adapt", "adapt+L", "adapt+Lp") and s > adapt_max_s:
                 continue
             vals = []
             n_rep = (vp_seeds if m in ("vp", "vpA") else n_seeds) if m in SEEDED else 1
@@ -262,7 +273,8 @@ def timing(methods, vp_iters, s=256):
             continue
         # the shared target is part of the reweighted maps' fit
         def fit():
-            tgt = Target(pool, sigma) if m in ("orf+L", "adapt+L", "vp", "vpA") else None
+            tgt = (Target(pool, sigma, r=4 * s, exact_max=0) if m in ("orf+L", "adapt+L", "vp", "vpA")
+                   else None)
             return fit_method(m, pool, sigma, s, 0, tgt, vp_iters)[0]
         rep = 1 if m in ("adapt", "adapt+L", "vp", "vpA") else 3
         tf = best_of(fit, rep)
@@ -295,7 +307,7 @@ def downstream(methods, sizes, vp_iters):
     for s in sizes:
         line = []
         for m in methods:
-            if m in ("kpca", "dict16") or (m in ("adapt", "adapt+L") and s > 256):
+            if m in ("kpca", "dict16") or (m in ("adapt", "adapt+L", "vp", "vpA") and s > 256):
                 continue
             fm, _ = fit_method(m, pool, sigma, s, 0, tgt, vp_iters)
             Ztr, Zte = fm.transform(X[tr]), fm.transform(X[te])
