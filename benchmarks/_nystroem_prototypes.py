@@ -25,6 +25,24 @@ Constructions
   by the kernel energy their two columns add to the span.
 - :func:`fit_dictionary`: the issue's 30-line prototype (cos/sin of ``m s``
   frequencies, compressed to ``2 s`` columns); transform costs ``m`` times more.
+
+Findings (2-core machine under load average 3-10: times are noisy)
+------------------------------------------------------------------
+``bench_vs_nystroem.py`` (digits, breast cancer, diamonds, MNIST raw; s = 32..512;
+held-out error / Nystroem, geometric mean over cells): kernel PCA 0.68, dict16 1.01
+(12 cells), today's adaptive 1.88 (16 cells), adaptive + ridge-CV reweighting 2.26,
+vp (40 iterations, validated) 2.65, ORF + reweighting 4.41, ORF 5.08, default 4.89.
+The floors (<= 1.0, every cell <= 1.15) are met by none of the s-frequency maps.
+Variable projection overfits its rows (digits, 750 rows: best validated iterate at
+13-28; training projection error 0.68x Nystroem's held-out error, held-out 1.8-3.4x)
+and is data-hungry: MNIST raw s = 64: 2.4x (1000 rows, 40 it), 1.51x (4200 rows,
+40 it), 1.18x (2200 rows, 150 it), 0.99x (4200 rows, 150 it, still improving);
+diamonds s = 64: 4.0x / 2.8x / 1.45x at 1000 / 4000 / 16000 rows.  Its fit costs
+~280x Nystroem at s = 256 (3000 x 64).  The unregularised reweighting peaks where
+2 s nears the row count (19-87x, double descent) and hurts on low-d data with a
+fast spectral decay (diamonds); a ridge picked on a split, shrinking towards the
+map's own weights (:func:`reweight_prior`), removes the peaks.  Greedy pool
+selection by captured trace is worse than plain ORF + reweighting.
 """
 from __future__ import annotations
 

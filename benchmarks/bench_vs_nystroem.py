@@ -273,7 +273,7 @@ def timing(methods, vp_iters, s=256):
             continue
         # the shared target is part of the reweighted maps' fit
         def fit():
-            tgt = (Target(pool, sigma, r=4 * s, exact_max=0) if m in ("orf+L", "adapt+L", "vp", "vpA")
+            tgt = (Target(pool, sigma, r=4 * s, exact_max=0) if m not in ("nys", "orf", "auto", "adapt")
                    else None)
             return fit_method(m, pool, sigma, s, 0, tgt, vp_iters)[0]
         rep = 1 if m in ("adapt", "adapt+L", "vp", "vpA") else 3
