@@ -53,7 +53,11 @@ test-min: $(VENV_MIN)/.installed-min
 test-slow: $(VENV)/.installed-test
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-bench: $(VENV)/.installed-test
+$(VENV)/.installed-bench: pyproject.toml $(VENV)/.installed-test
+	$(PY) -m pip install --quiet -e ".[test,examples,bench]"
+	touch $@
+
+bench: $(VENV)/.installed-bench
 	for f in benchmarks/bench_*.py; do $(PY) $$f || exit 1; done
 
 $(VENV)/.installed-docs: pyproject.toml | $(PY)

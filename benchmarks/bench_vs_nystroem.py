@@ -73,7 +73,7 @@ sys.path.insert(0, str(ROOT))
 
 import _nystroem_prototypes as proto  # noqa: E402
 from qmc_orff import FourierFeatures, gram_error  # noqa: E402
-from qmc_orff.adaptive import median_heuristic  # noqa: E402
+from qmc_orff.designs.adaptive import median_heuristic  # noqa: E402
 from qmc_orff.kernels import Gaussian  # noqa: E402
 
 ALL_METHODS = ("nys", "kpca", "orf", "auto", "adapt", "orf+L", "adapt+L", "orf+Lp", "adapt+Lp",
