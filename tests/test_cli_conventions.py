@@ -178,7 +178,7 @@ class _Stream(io.StringIO):
 
 
 def test_progress_in_a_log_prints_lines_not_frames():
-    from qmc_orff.design import _Progress
+    from qmc_orff.designs._optimizer import _Progress
 
     log = _Stream(tty=False)
     bar = _Progress(200, 1.0, stream=log, seconds=1e9)
@@ -206,10 +206,10 @@ def test_progress_in_a_log_prints_lines_not_frames():
 
 
 def test_progress_on_a_terminal_redraws_one_line():
-    from qmc_orff.design import _Progress
+    from qmc_orff.designs._optimizer import _Progress
 
     tty = _Stream(tty=True)
-    bar = _Progress(10, 1.0, stream=tty)
+    bar = _Progress(10, 1.0, stream=tty, mininterval=0.0)
     for it in range(1, 11):
         bar.update(it, 0.5)
     bar.close()
