@@ -52,7 +52,8 @@ if TYPE_CHECKING:  # names used in type hints only
     from typing import Any, Callable, Iterable
 
 __all__ = ["catalogue", "load_catalogue", "build_catalogue", "user_catalogue_dir",
-           "default_maxiter", "score_entry", "D_VALUES", "S_VALUES", "BOX_OVER_SIGMA", "METHODS", "CATALOGUE_VERSION"]
+           "default_maxiter", "score_entry", "D_VALUES", "S_VALUES", "BOX_OVER_SIGMA", "METHODS",
+           "CATALOGUE_VERSION"]
 
 D_VALUES = (2, 4, 8, 16)
 S_VALUES = (64, 128, 256, 512, 1024)
