@@ -73,7 +73,7 @@ docs: $(VENV)/.installed-docs
 	MPLBACKEND=Agg $(PY) -m sphinx -b html $(SPHINXOPTS) docs docs/_build/html
 
 catalogue: $(VENV)/.installed-demo
-	$(VENV)/bin/qmc-orff catalogue build --resume
+	$(VENV)/bin/qmc-orff catalogue build --resume --dir sequences
 
 clean:
 	rm -rf $(VENV) $(VENV_MIN) build *.egg-info .pytest_cache docs/_build docs/generated docs/auto_examples

@@ -77,10 +77,10 @@ CASES = {
         "from qmc_orff import Halton",
         "",
         "Halton(4, scramble=True, seed=0).random(64)"),
-    "Sobol(4).random(64)": (
+    "Sobol(4, scramble=False).random(64)": (
         "from qmc_orff import Sobol",
         "",
-        "Sobol(4, seed=0).random(64)"),
+        "Sobol(4, scramble=False).random(64)"),
     "Lattice(4).random(64)": (
         "from qmc_orff import Lattice",
         "",

@@ -89,10 +89,12 @@ def main(argv=None):
     n_sobol, n_halton, n_lat = 2 ** 20 // div, 2 ** 18 // div, 2 ** 20 // div
 
     cases = [
-        ("Sobol'", n_sobol, lambda: Sobol(d), lambda: qmc.Sobol(d, scramble=False), "scipy"),
+        ("Sobol'", n_sobol, lambda: Sobol(d, scramble=False),
+         lambda: qmc.Sobol(d, scramble=False), "scipy"),
         ("Sobol' scrambled", n_sobol, lambda: Sobol(d, scramble=True, rng=1),
          lambda: qmc.Sobol(d, scramble=True, rng=1), "scipy"),
-        ("Halton", n_halton, lambda: Halton(d), lambda: qmc.Halton(d, scramble=False), "scipy"),
+        ("Halton", n_halton, lambda: Halton(d, scramble=False),
+         lambda: qmc.Halton(d, scramble=False), "scipy"),
         ("Halton scrambled", n_halton, lambda: Halton(d, scramble=True, rng=1),
          lambda: qmc.Halton(d, scramble=True, rng=1), "scipy"),
     ]

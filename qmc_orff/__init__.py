@@ -40,6 +40,7 @@ _LAZY = {
     "catalogue": "qmc_orff.precomputed",
     "load_catalogue": "qmc_orff.precomputed",
     "build_catalogue": "qmc_orff.precomputed",
+    "user_catalogue_dir": "qmc_orff.precomputed",
     # feature maps and learning
     "make_frequencies": "qmc_orff.maps.frequencies",
     "FourierFeatures": "qmc_orff.maps.fourier_features",

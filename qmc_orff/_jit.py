@@ -13,14 +13,62 @@ A ``parallel=True`` kernel takes several times longer to compile than its serial
 build (the parfor passes and the gufunc); :func:`parallel_pays` lets a caller run
 the serial build where the parallel one cannot pay, so that a small first call
 compiles only the serial build.
+
+Where numba keeps the cache: the package's ``__pycache__`` folders when they are
+writable, else (a site-packages owned by root) numba's user-wide cache,
+``$XDG_CACHE_HOME/numba`` or ``~/.cache/numba`` (its locators probe each folder by
+creating a file there).  Where neither is writable (a read-only install and a read-only
+home: containers, serverless) numba has no place at all, and every ``cache=True``
+decoration -- hence ``import qmc_orff`` -- raises "cannot cache function ...: no locator
+available"; importing this module then points ``numba.config.CACHE_DIR`` at a folder in
+the temporary directory (:func:`_ensure_cache_location`).  Every module with cached
+kernels imports this one before its first decoration.  ``NUMBA_CACHE_DIR`` is always
+obeyed.
 """
 from __future__ import annotations
 
+import os
+import tempfile
 import types
 
 import numba
 
 __all__ = ["renamed", "parallel_pays"]
+
+
+def _cache_probe():
+    """Never called: numba's cache locators look at this module's file through it."""
+
+
+def _ensure_cache_location():
+    """Give numba a writable cache folder when it would find none (see the module notes).
+
+    Returns the folder set as ``numba.config.CACHE_DIR``, or None when numba's own
+    choice stands (``NUMBA_CACHE_DIR`` given, or a writable ``__pycache__`` or user-wide
+    cache).  Changes numba's configuration for the process only where every
+    ``cache=True`` function of this package would otherwise fail to be defined.
+    """
+    if numba.config.CACHE_DIR:   # NUMBA_CACHE_DIR: the user's choice
+        return None
+    from numba.core.caching import FunctionCache
+
+    try:
+        FunctionCache(_cache_probe)   # numba's own locator chain, on this package's files
+        return None
+    except RuntimeError:              # "no locator available"
+        pass
+    user = getattr(os, "getuid", lambda: "user")()
+    folder = os.path.join(tempfile.gettempdir(), f"qmc_orff-numba-cache-{user}")
+    try:
+        os.makedirs(folder, exist_ok=True)
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError:   # nothing writable at all: numba's own error will say so
+        return None
+    numba.config.CACHE_DIR = folder
+    return folder
+
+
+_ensure_cache_location()
 
 
 def renamed(func, name, **constants):

@@ -23,15 +23,20 @@ and mix-ups, not tampering: whoever can rewrite the files can rewrite
 The files are package data of ``qmc_orff.sequences`` (the ``sequences/``
 folder of a source checkout, installed with the wheel), read through
 :mod:`importlib.resources`.  ``qmc-orff catalogue build`` (or
-:func:`build_catalogue`) recomputes them; with ``resume=True`` it keeps the
-files that are already complete and valid for the same settings.
+:func:`build_catalogue`) computes a catalogue into a folder of the user's
+(:func:`user_catalogue_dir`: ``$QMC_ORFF_CATALOGUE_DIR``, else the platform's user
+data folder), never into the installed package; :func:`catalogue` and
+:func:`load_catalogue` read it with ``directory=``.  With ``resume=True`` a build
+keeps the files that are already complete and valid for the same settings.
 """
 from __future__ import annotations
 
 import json
 import math
 import os
+import pathlib
 import re
+import sys
 import time
 import warnings
 from importlib import resources
@@ -46,8 +51,9 @@ if TYPE_CHECKING:  # names used in type hints only
     from concurrent.futures import Executor
     from typing import Any, Callable, Iterable
 
-__all__ = ["catalogue", "load_catalogue", "build_catalogue", "default_maxiter", "score_entry",
-           "D_VALUES", "S_VALUES", "BOX_OVER_SIGMA", "METHODS", "CATALOGUE_VERSION"]
+__all__ = ["catalogue", "load_catalogue", "build_catalogue", "user_catalogue_dir",
+           "default_maxiter", "score_entry", "D_VALUES", "S_VALUES", "BOX_OVER_SIGMA", "METHODS",
+           "CATALOGUE_VERSION"]
 
 D_VALUES = (2, 4, 8, 16)
 S_VALUES = (64, 128, 256, 512, 1024)
@@ -200,13 +206,14 @@ def _checked_entry(k, e, *, for_loading=False):
     return e
 
 
-def _load_entry(e):
-    """Load the file of a checked index entry, confined to the catalogue folder, pinned to
-    the entry's SHA-256 and checked against the entry's ``d``, ``s``, ``box_over_sigma``
-    and ``method``."""
+def _load_entry(e, directory=None):
+    """Load the file of a checked index entry, confined to the catalogue folder
+    (``directory``, None: the package's), pinned to the entry's SHA-256 and checked
+    against the entry's ``d``, ``s``, ``box_over_sigma`` and ``method``."""
     e = _checked_entry("chosen", e, for_loading=True)
     name = e["file"]
-    with resources.as_file(_package_dir()) as root:
+    folder = _package_dir() if directory is None else pathlib.Path(directory)
+    with resources.as_file(folder) as root:
         root = os.path.realpath(os.fspath(root))
         path = os.path.join(root, name)
         # a symlink (or anything else) that leads out of the folder is refused
@@ -225,8 +232,9 @@ def _load_entry(e):
 
 
 def catalogue(*, d: int | None = None, s: int | None = None,
-              method: str | None = None) -> list[dict]:
-    """List the entries of the shipped catalogue.
+              method: str | None = None,
+              directory: str | os.PathLike | None = None) -> list[dict]:
+    """List the entries of the shipped catalogue, or of one built into ``directory``.
 
     Parameters
     ----------
@@ -234,6 +242,9 @@ def catalogue(*, d: int | None = None, s: int | None = None,
         Keep only entries of this dimension / size.
     method : str or None, default=None
         Keep only entries of this method.
+    directory : str, path or None, default=None
+        A folder written by :func:`build_catalogue` (e.g. :func:`user_catalogue_dir`);
+        ``None`` reads the catalogue shipped with the package.
 
     Returns
     -------
@@ -244,7 +255,8 @@ def catalogue(*, d: int | None = None, s: int | None = None,
         been built.
     """
     out = []
-    for k, e in enumerate(_read_index()):
+    directory = None if directory is None else os.fspath(directory)
+    for k, e in enumerate(_read_index(directory)):
         e = _checked_entry(k, e)
         if d is not None and e.get("d") != d:
             continue
@@ -258,7 +270,8 @@ def catalogue(*, d: int | None = None, s: int | None = None,
 
 
 def load_catalogue(d: int, s: int, box_over_sigma: float = 2.0,
-                   method: str = "global") -> Sequence:
+                   method: str = "global", *,
+                   directory: str | os.PathLike | None = None) -> Sequence:
     """Load the catalogue sequence nearest to the request.
 
     Parameters
@@ -271,6 +284,9 @@ def load_catalogue(d: int, s: int, box_over_sigma: float = 2.0,
         Box half-width over the kernel bandwidth; the entry with the nearest
         value on a log scale is chosen (ties go to the larger box).
     method : {"global", "weighted"}, default="global"
+    directory : str, path or None, default=None
+        Read the catalogue built into this folder by :func:`build_catalogue`
+        (e.g. :func:`user_catalogue_dir`); ``None``: the one shipped with the package.
 
     Returns
     -------
@@ -300,9 +316,12 @@ def load_catalogue(d: int, s: int, box_over_sigma: float = 2.0,
     s = check_int(s, "s", minimum=1)
     check_choice(method, "method", METHODS)
     r = check_positive_real(box_over_sigma, "box_over_sigma")
-    entries = catalogue(method=method)
+    directory = None if directory is None else os.fspath(directory)
+    entries = catalogue(method=method, directory=directory)
     if not entries:
-        raise ValueError("the catalogue is empty; build it with `qmc-orff catalogue build`.")
+        where = "" if directory is None else f" in {directory!r}"
+        raise ValueError(f"the catalogue{where} is empty; build it with `qmc-orff catalogue "
+                         "build`.")
     ds = sorted({e["d"] for e in entries})
     if d not in ds:
         raise ValueError(f"'d' must be one of the catalogue's dimensions {ds}; got {d}.")
@@ -326,7 +345,7 @@ def load_catalogue(d: int, s: int, box_over_sigma: float = 2.0,
         warnings.warn(f"no catalogue entry with box_over_sigma={r:g} for d={d}, s={s}, "
                       f"method={method!r}; using the log-nearest, box_over_sigma={chosen:g} "
                       f"({best['file']}){score}.", UserWarning, stacklevel=2)
-    seq = _load_entry(best)
+    seq = _load_entry(best, directory)
     meta = dict(seq.meta)
     meta["catalogue"] = {"file": best["file"], "requested_box_over_sigma": r,
                          "chosen_box_over_sigma": chosen}
@@ -334,10 +353,39 @@ def load_catalogue(d: int, s: int, box_over_sigma: float = 2.0,
 
 
 # --------------------------------------------------------------------------- building
-def _default_directory():
-    """The writable ``sequences/`` folder (source checkout or installed package)."""
-    with resources.as_file(_package_dir()) as path:
-        return os.fspath(path)
+def user_catalogue_dir() -> str:
+    """The folder :func:`build_catalogue` writes into by default (created there, not here).
+
+    ``$QMC_ORFF_CATALOGUE_DIR`` when set; otherwise ``qmc_orff/sequences`` in the
+    platform's user data folder, as ``platformdirs.user_data_dir`` places it:
+    ``$XDG_DATA_HOME`` or ``~/.local/share`` (Linux and other POSIX systems),
+    ``~/Library/Application Support`` (macOS), ``%LOCALAPPDATA%`` (Windows).
+
+    Returns
+    -------
+    str
+        An absolute path.
+
+    Examples
+    --------
+    >>> from unittest import mock
+    >>> import qmc_orff
+    >>> with mock.patch.dict("os.environ", {"QMC_ORFF_CATALOGUE_DIR": "/data/qmc"}):
+    ...     qmc_orff.user_catalogue_dir()
+    '/data/qmc'
+    """
+    env = os.environ.get("QMC_ORFF_CATALOGUE_DIR")
+    if env:
+        return os.path.abspath(os.path.expanduser(env))
+    home = os.path.expanduser("~")
+    if os.name == "nt":
+        base = os.environ.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local")
+    elif sys.platform == "darwin":
+        base = os.path.join(home, "Library", "Application Support")
+    else:   # XDG base directory spec: a relative $XDG_DATA_HOME is to be ignored
+        xdg = os.environ.get("XDG_DATA_HOME", "")
+        base = xdg if os.path.isabs(xdg) else os.path.join(home, ".local", "share")
+    return os.path.join(base, "qmc_orff", "sequences")
 
 
 def _valid_existing(path, d, s, r, method, maxiter):
@@ -440,8 +488,9 @@ def build_catalogue(directory: str | os.PathLike | None = None, *,
 
     Parameters
     ----------
-    directory : str or None, default=None
-        Output folder; ``None`` means the package's ``sequences/`` folder.
+    directory : str, path or None, default=None
+        Output folder; ``None`` means :func:`user_catalogue_dir` (never the installed
+        package; ``make catalogue`` passes the checkout's ``sequences/``).
     d_values, s_values, box_over_sigma, methods : sequences
         The grid (defaults: the full catalogue).
     maxiter : int, callable or None, default=None
@@ -486,7 +535,7 @@ def build_catalogue(directory: str | os.PathLike | None = None, *,
     worker but missing from the index is found and kept).  The files are the
     same with or without an executor (each design is deterministic).
     """
-    directory = _default_directory() if directory is None else os.fspath(directory)
+    directory = user_catalogue_dir() if directory is None else os.fspath(directory)
     os.makedirs(directory, exist_ok=True)
     # temporary files of a build killed mid-write (SIGKILL skips the clean-up in atomic_write)
     for name in os.listdir(directory):

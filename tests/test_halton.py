@@ -46,7 +46,7 @@ def ref_halton_permuted(idx, bases, perms_per_dim, counts):
 
 class TestPlainEngine(EngineChecks):
     def make(self, d):
-        return Halton(d)
+        return Halton(d, scramble=False)
 
 
 class TestRandomEngine(EngineChecks):
@@ -64,7 +64,7 @@ class TestDeterministicEngine(EngineChecks):
 @pytest.mark.parametrize("d", [1, 2, 10, 64, 1000])
 def test_plain_equals_scipy(d):
     n = 2 ** 14 if d <= 64 else 2 ** 10
-    ours, theirs = Halton(d), qmc.Halton(d, scramble=False)
+    ours, theirs = Halton(d, scramble=False), qmc.Halton(d, scramble=False)
     np.testing.assert_array_equal(ours.random(n), theirs.random(n))
     # continuing, after fast_forward and after reset
     ours.fast_forward(1000)
@@ -78,7 +78,7 @@ def test_plain_equals_scipy(d):
 def test_plain_first_points():
     # Halton (1960): radical inverses in bases 2 and 3
     np.testing.assert_array_equal(
-        Halton(2).random(5),
+        Halton(2, scramble=False).random(5),
         [[0, 0], [1 / 2, 1 / 3], [1 / 4, 2 / 3], [3 / 4, 1 / 9], [1 / 8, 4 / 9]])
 
 
@@ -95,7 +95,7 @@ def test_random_scramble_equals_scipy_with_same_seed(d):
 
 
 def test_large_index_matches_scipy():
-    ours, theirs = Halton(4), qmc.Halton(4, scramble=False)
+    ours, theirs = Halton(4, scramble=False), qmc.Halton(4, scramble=False)
     ours.fast_forward(2 ** 40 + 3)
     theirs.num_generated = 2 ** 40 + 3   # SciPy's draw is stateless in the index too
     np.testing.assert_array_equal(ours.random(50), theirs.random(50))
@@ -172,7 +172,7 @@ def test_rr2_equals_numpy_reference():
 # --- kernels: chunked/parallel equals serial ---------------------------------------
 
 def test_plain_kernel_chunking_invariant():
-    e = Halton(7)
+    e = Halton(7, scramble=False)
     serial = np.empty((5000, 7))
     chunked = np.empty((5000, 7))
     _halton.halton_plain(12345, 5000, e.base, e._weights, 5000, serial)
@@ -223,7 +223,7 @@ def test_bad_seed():
 
 def test_plain_equals_numpy_reference():
     d = 9
-    e = Halton(d).fast_forward(10 ** 6)
+    e = Halton(d, scramble=False).fast_forward(10 ** 6)
     got = e.random(500)
     bases = ref_primes(d)
     ident = [[np.arange(b)] * 64 for b in bases]
@@ -270,8 +270,8 @@ def ref_radical_inverse(i, b):
 def test_index_bound_is_checked_before_drawing():
     # indices >= 2^63 used to give silently wrong points ([0, 0] for 2^64 - 2)
     with pytest.raises(ValueError, match=r"At most 2\*\*53=9007199254740992 Halton points"):
-        Halton(2).fast_forward(2 ** 64 - 2)
-    e = Halton(2).fast_forward(2 ** 53 - 1)
+        Halton(2, scramble=False).fast_forward(2 ** 64 - 2)
+    e = Halton(2, scramble=False).fast_forward(2 ** 53 - 1)
     last = e.random(1)          # index 2^53 - 1: the last one allowed
     np.testing.assert_allclose(   # exact value, up to float64 summation
         last, [[ref_radical_inverse(2 ** 53 - 1, 2), ref_radical_inverse(2 ** 53 - 1, 3)]],
@@ -312,11 +312,11 @@ def test_huge_n_is_a_value_error_naming_n():
     # used to try to allocate 16 TiB (MemoryError)
     with pytest.raises(ValueError,
                        match=r"'n' must be <= 134217728 for rows of width 2 \(at most 2\*\*28"):
-        Halton(2).random(2 ** 40)
+        Halton(2, scramble=False).random(2 ** 40)
     with pytest.raises(ValueError, match=r"'n' must be <="):
-        Halton(2).integers(5, n=2 ** 40)
+        Halton(2, scramble=False).integers(5, n=2 ** 40)
     with pytest.raises(TypeError, match="'n' must be an integer; got True"):
-        Halton(2).random(True)
+        Halton(2, scramble=False).random(True)
 
 
 # --- SciPy's keywords: rng, seed (legacy), optimization, d = 0 (issue 11, item 12) ----

@@ -11,12 +11,14 @@ checks SciPy's Lloyd optimizer, which our engines' ``optimization="lloyd"`` reus
 
 Nothing differs today: no test is marked ``xfail`` for our engines (SciPy's own
 ``xfail`` marks are kept).  The engines' remaining differences from SciPy's are
-outside what these tests check: the default ``scramble=False`` (SciPy: True),
-``seed`` and ``rng`` given together with one of them None is accepted (SciPy
-raises), and ``seed=True`` is rejected (SciPy takes it as 1).
+outside what these tests check: ``seed`` and ``rng`` given together with one of
+them None is accepted (SciPy raises), and ``seed=True`` is rejected (SciPy takes
+it as 1).  The defaults are SciPy's (``scramble=True``), tested below.
 """
+import inspect
 import types
 
+import numpy as np
 import pytest
 from scipy.stats import qmc
 
@@ -66,3 +68,30 @@ def test_swap_is_in_place():
     assert sq.qmc.discrepancy is qmc.discrepancy
     assert TestScipySobol().engine(d=2, scramble=False).__class__ is Sobol
     assert TestScipyHalton().engine(d=2, scramble=True).__class__ is Halton
+
+
+@pytest.mark.parametrize("ours, theirs", [(Sobol, qmc.Sobol), (Halton, qmc.Halton)])
+def test_defaults_are_scipys(ours, theirs):
+    # scramble defaults to True as in scipy.stats.qmc, so rng (and legacy seed) are honoured
+    for name in ("scramble", "optimization", "rng", "seed"):
+        assert (inspect.signature(ours).parameters[name].default
+                == inspect.signature(theirs).parameters[name].default), name
+    np.testing.assert_array_equal(ours(3, rng=0).random(16), theirs(3, rng=0).random(16))
+    np.testing.assert_array_equal(ours(3, seed=7).random(16), theirs(3, seed=7).random(16))
+    assert not np.array_equal(ours(3, rng=0).random(16), ours(3, rng=1).random(16))
+    assert np.any(ours(3, rng=3).random(1) != 0.0)   # the plain sequences start at 0
+
+
+@pytest.mark.parametrize("inv_transform", [True, False])
+def test_multivariate_normal_with_our_default_engine_is_scipys(inv_transform):
+    # SciPy's MultivariateNormalQMC builds Sobol(d, scramble=True, bits=30, rng=rng) when no
+    # engine is given; ours with its defaults is that engine, so the draws agree bit for bit
+    # (with an unscrambled engine the first draw was the clipped origin, [-6.47, -6.47]).
+    mean, cov = [1.0, -2.0], [[2.0, 0.5], [0.5, 1.0]]
+    with_ours = qmc.MultivariateNormalQMC(mean, cov, inv_transform=inv_transform,
+                                          engine=Sobol(2, rng=5)).random(8)
+    scipys = qmc.MultivariateNormalQMC(mean, cov, inv_transform=inv_transform,
+                                       rng=5).random(8)
+    np.testing.assert_array_equal(with_ours, scipys)
+    first = qmc.MultivariateNormalQMC([0.0, 0.0], engine=Sobol(2, rng=11)).random(1)
+    assert np.all(np.abs(first) < 6.0), first

@@ -46,7 +46,7 @@ def ref_lms(sv, ltm, bits):
 
 class TestPlainEngine(EngineChecks):
     def make(self, d):
-        return Sobol(d)
+        return Sobol(d, scramble=False)
 
 
 class TestScrambledEngine(EngineChecks):
@@ -59,7 +59,7 @@ class TestScrambledEngine(EngineChecks):
 @pytest.mark.parametrize("d", [1, 2, 10, 64, 1000])
 def test_plain_equals_scipy(d):
     n = 2 ** 14 if d <= 64 else 2 ** 11
-    ours, theirs = Sobol(d), qmc.Sobol(d, scramble=False)
+    ours, theirs = Sobol(d, scramble=False), qmc.Sobol(d, scramble=False)
     np.testing.assert_array_equal(ours.random(n), theirs.random(n))
     ours.fast_forward(1000)
     theirs.fast_forward(1000)
@@ -71,7 +71,8 @@ def test_plain_equals_scipy(d):
 
 def test_plain_equals_scipy_near_maxdim():
     d = 21201
-    np.testing.assert_array_equal(Sobol(d).random(64), qmc.Sobol(d, scramble=False).random(64))
+    np.testing.assert_array_equal(Sobol(d, scramble=False).random(64),
+                                  qmc.Sobol(d, scramble=False).random(64))
     # all 30 direction numbers of every dimension, against SciPy's initialiser
     v = np.zeros((d, 30), dtype=np.uint32)
     _initialize_v(v, dim=d, bits=30)
@@ -80,7 +81,7 @@ def test_plain_equals_scipy_near_maxdim():
 
 def test_high_index_equals_scipy():
     # bits 20..29 of the index exercise the last direction numbers
-    ours, theirs = Sobol(3), qmc.Sobol(3, scramble=False)
+    ours, theirs = Sobol(3, scramble=False), qmc.Sobol(3, scramble=False)
     theirs.fast_forward(2 ** 29 + 5)      # SciPy walks the Gray code (about 1 s)
     ours.fast_forward(2 ** 29 + 5)
     np.testing.assert_array_equal(ours.random(300), theirs.random(300))
@@ -99,7 +100,7 @@ def test_scrambled_equals_scipy_with_same_seed(d):
 def test_first_points():
     # Sobol' (1967) with Joe-Kuo numbers; SciPy's documented example
     np.testing.assert_array_equal(
-        Sobol(2).random_base2(3),
+        Sobol(2, scramble=False).random_base2(3),
         [[0, 0], [0.5, 0.5], [0.75, 0.25], [0.25, 0.75],
          [0.375, 0.375], [0.875, 0.875], [0.625, 0.125], [0.125, 0.625]])
 
@@ -153,8 +154,8 @@ def test_scrambled_first_point_not_zero():
 
 def test_balance_warning():
     with pytest.warns(UserWarning, match=BALANCE):
-        Sobol(2).random(3)
-    e = Sobol(2)
+        Sobol(2, scramble=False).random(3)
+    e = Sobol(2, scramble=False)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         e.random(4)
@@ -162,21 +163,21 @@ def test_balance_warning():
 
 
 def test_random_base2_requires_power_of_two_total():
-    e = Sobol(2)
+    e = Sobol(2, scramble=False)
     e.random(4)
     with pytest.raises(ValueError, match=r"n=4\+2\*\*1=6"):
         e.random_base2(1)
     with pytest.raises(ValueError, match="'m' must be >= 0; got -1"):
-        Sobol(2).random_base2(-1)
+        Sobol(2, scramble=False).random_base2(-1)
 
 
 def test_too_many_points():
-    e = Sobol(2).fast_forward(2 ** 30 - 1)
+    e = Sobol(2, scramble=False).fast_forward(2 ** 30 - 1)
     e.random(1)
     with pytest.raises(ValueError, match=r"At most 2\*\*30=1073741824 distinct points"):
         e.random(1)
     with pytest.raises(ValueError, match=r"At most 2\*\*30=1073741824 distinct points"):
-        Sobol(2).fast_forward(2 ** 30 + 1)
+        Sobol(2, scramble=False).fast_forward(2 ** 30 + 1)
 
 
 def test_bad_dimension():
@@ -220,18 +221,18 @@ def test_random_base2_checks_m_before_allocating():
     # used to allocate 32 GiB (2^31 x 2 float64) before its own 2^30 check
     with pytest.raises(ValueError, match=r"'m' must be <= bits=30: .*; got 31\. Consider "
                                          r"increasing `bits`"):
-        Sobol(2).random_base2(31)
+        Sobol(2, scramble=False).random_base2(31)
     with pytest.raises(ValueError, match=r"'m' must be <= bits=30"):
-        Sobol(2).random_base2(10 ** 12)        # 2**m is never formed
+        Sobol(2, scramble=False).random_base2(10 ** 12)        # 2**m is never formed
     with pytest.raises(ValueError, match=r"At most 2\*\*30=1073741824 distinct points"):
-        Sobol(1).fast_forward(2 ** 30 - 1).random(2)
+        Sobol(1, scramble=False).fast_forward(2 ** 30 - 1).random(2)
 
 
 def test_huge_n_is_a_value_error_naming_n():
     with pytest.raises(ValueError, match=r"'n' must be <= 268435456 \(at most 2\*\*28"):
-        Sobol(1, bits=64).random(2 ** 40)
+        Sobol(1, bits=64, scramble=False).random(2 ** 40)
     with pytest.raises(ValueError, match=r"'n' must be <="):
-        Sobol(3, bits=64).integers(4, n=2 ** 40)
+        Sobol(3, bits=64, scramble=False).integers(4, n=2 ** 40)
 
 
 # --- SciPy's keywords: bits, rng, seed (legacy), optimization, d = 0 (item 12) -----------
@@ -258,13 +259,13 @@ def test_bits_equal_scipy(d, bits, scramble):
 def test_few_bits_are_the_leading_bits(bits):
     # unscrambled points with b bits are the 30-bit points truncated to b bits
     d = 8
-    full = Sobol(d).random(2 ** bits)
-    np.testing.assert_array_equal(Sobol(d, bits=bits).random(2 ** bits),
+    full = Sobol(d, scramble=False).random(2 ** bits)
+    np.testing.assert_array_equal(Sobol(d, bits=bits, scramble=False).random(2 ** bits),
                                   np.floor(full * 2 ** bits) / 2 ** bits)
 
 
 def test_bits_limits():
-    e = Sobol(2, bits=3)
+    e = Sobol(2, bits=3, scramble=False)
     e.random(8)
     with pytest.raises(ValueError, match=r"At most 2\*\*3=8 .* Consider increasing `bits`"):
         e.random(1)

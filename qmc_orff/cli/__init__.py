@@ -14,8 +14,9 @@
 Bad arguments and unreadable or invalid files give a one-line error on stderr
 and exit status 2 (never a traceback).  ``python -m qmc_orff`` runs the same
 command.  ``design`` checks its output paths before any work (the folder
-exists and is writable, the path is not a folder nor the ``--resume`` file),
-shows its progress on stderr (a bar on a terminal, one line every few
+exists and is writable, the path is not a folder; it may be the ``--resume``
+file, which is read before the first write and replaced atomically), shows
+its progress on stderr (a bar with ETA and rate on a terminal, one line every few
 iterations or seconds in a log; ``D^2`` and its ratio to Halton's; ``design
 adaptive``: the training and validation Gram errors and the ratio to the ORF
 start), writes atomic checkpoints to the output file every ``K`` iterations

@@ -11,12 +11,13 @@ def _cmd_catalogue(args):
     from qmc_orff import precomputed as cat
 
     if args.action == "list":
-        entries = cat.catalogue(d=args.d, s=args.s, method=args.method)
+        entries = cat.catalogue(d=args.d, s=args.s, method=args.method, directory=args.directory)
         if args.json:
             print(json.dumps(entries, indent=1))
             return 0
         if not entries:
-            print("the catalogue is empty; build it with `qmc-orff catalogue build`")
+            where = "" if args.directory is None else f" in {args.directory!r}"
+            print(f"the catalogue{where} is empty; build it with `qmc-orff catalogue build`")
             return 0
         print(f"{'file':44s} {'d':>3s} {'s':>5s} {'b/sig':>5s} {'method':8s} {'D^2':>11s} "
               f"{'Halton':>11s} {'ratio':>8s}")
@@ -31,7 +32,8 @@ def _cmd_catalogue(args):
         import warnings
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            seq = cat.load_catalogue(args.d, args.s, args.box_over_sigma, args.method or "global")
+            seq = cat.load_catalogue(args.d, args.s, args.box_over_sigma, args.method or "global",
+                                     directory=args.directory)
         for w in caught:
             print(f"note: {w.message}", file=sys.stderr)
         meta = {k: v for k, v in seq.meta.items() if k != "history"}
@@ -43,9 +45,13 @@ def _cmd_catalogue(args):
     methods = args.methods or cat.METHODS
     boxes = args.box_values or cat.BOX_OVER_SIGMA
     log = None if args.quiet else (lambda msg: print(msg, flush=True))
+    out = cat.user_catalogue_dir() if args.directory is None else args.directory
+    if log is not None:
+        log(f"building the catalogue in {out}")
     if args.workers == 1:
-        cat.build_catalogue(args.out, d_values=d_values, s_values=s_values, box_over_sigma=boxes,
+        cat.build_catalogue(out, d_values=d_values, s_values=s_values, box_over_sigma=boxes,
                             methods=methods, maxiter=args.maxiter, resume=args.resume, log=log)
+        _built(out, log)
         return 0
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -53,17 +59,25 @@ def _cmd_catalogue(args):
     # "spawn": forking a process whose numba kernels already ran on OpenMP threads is unsafe
     with ProcessPoolExecutor(max_workers=args.workers,
                              mp_context=multiprocessing.get_context("spawn")) as pool:
-        cat.build_catalogue(args.out, d_values=d_values, s_values=s_values, box_over_sigma=boxes,
+        cat.build_catalogue(out, d_values=d_values, s_values=s_values, box_over_sigma=boxes,
                             methods=methods, maxiter=args.maxiter, resume=args.resume, log=log,
                             executor=pool)
+    _built(out, log)
     return 0
+
+
+def _built(out, log):
+    if log is not None:
+        log(f"read it with `qmc-orff catalogue list --dir {out}` or "
+            f"qmc_orff.load_catalogue(..., directory={out!r})")
 
 
 def add_parser(sub):
     """Add the ``catalogue`` subcommand's parser to ``sub`` (the command's subparsers); return it."""
-    c = sub.add_parser("catalogue", help="list, show or rebuild the shipped catalogue",
+    c = sub.add_parser("catalogue", help="list, show or build the catalogue of designs",
                        description="list: the entries; show: one entry's metadata (nearest "
-                       "box_over_sigma); build: recompute the files (resumable).")
+                       "box_over_sigma); build: compute the files into a folder of yours "
+                       "(resumable).")
     c.add_argument("action", choices=("list", "show", "build"),
                    help="list the entries, show one entry's metadata, or build the files")
     c.add_argument("--d", type=_positive_int, default=None,
@@ -76,7 +90,11 @@ def add_parser(sub):
     c.add_argument("--method", choices=("global", "weighted"), default=None,
                    help="list/show: design method of the entries (show default: global)")
     c.add_argument("--json", action="store_true", help="list: print the entries as JSON")
-    c.add_argument("--out", default=None, help="build: output folder (default: the package's)")
+    c.add_argument("--dir", "--out", dest="directory", default=None, metavar="FOLDER",
+                   help="the catalogue's folder: list/show read it (default: the shipped "
+                   "catalogue); build writes into it (default: $QMC_ORFF_CATALOGUE_DIR, else "
+                   "the user data folder, e.g. ~/.local/share/qmc_orff/sequences; never the "
+                   "installed package)")
     c.add_argument("--resume", action="store_true",
                    help="build: keep the files that are complete and valid for the same settings")
     c.add_argument("--maxiter", type=_nonneg_int, default=None,

@@ -34,7 +34,9 @@ def _resumed_history(path, meta):
 
 
 def _cmd_design(args):
-    _check_output_path(args.output, "-o/--output", inputs=(args.resume,))
+    # -o may name the --resume file: it is read in full before the first write, and every
+    # write (checkpoints, the result) replaces the file atomically
+    _check_output_path(args.output, "-o/--output")
     if args.lattice_txt is not None:
         _check_output_path(args.lattice_txt, "--lattice-txt", inputs=(args.resume, args.output))
     from .. import designs
@@ -303,7 +305,8 @@ def add_parser(sub):
                     help="write the current iterate to the output file every K iterations "
                     "(greedy: points); 0 disables")
     de.add_argument("--resume", default=None, metavar="FILE",
-                    help="continue a global/greedy design from a checkpoint or result file")
+                    help="continue a global, greedy or adaptive design from a checkpoint or "
+                    "result file; -o may name the same file (replaced atomically)")
     de.add_argument("--quiet", action="store_true",
                     help="no progress output (a bar on a terminal, otherwise one line every "
                     "few iterations or seconds)")

@@ -24,6 +24,8 @@ import math
 import numpy as np
 from numba import njit
 
+from .. import _jit  # noqa: F401  (numba's cache location, before the density kernels)
+
 _SQRT2 = math.sqrt(2.0)
 _SQRT2PI = math.sqrt(2.0 * math.pi)
 _x, _w = np.polynomial.legendre.leggauss(24)

@@ -9,6 +9,8 @@ import math
 import numpy as np
 from numba import njit
 
+from .. import _jit  # noqa: F401  (numba's cache location, before the line-search kernels)
+
 # ---------------------------------------------------------------- line search (MINPACK DCSRCH)
 # The Moré-Thuente line search of MINPACK-2 as SciPy (>= 1.13) writes it in Python
 # (scipy/optimize/_dcsrch.py, BSD-3-Clause): the same operations in the same order on

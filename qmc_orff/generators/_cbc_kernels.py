@@ -23,6 +23,8 @@ import math
 import numpy as np
 from numba import njit
 
+from .. import _jit  # noqa: F401  (numba's cache location, before the CBC kernels)
+
 _TWO_PI2 = 2.0 * math.pi ** 2
 _SIXTH = 1.0 / 6.0
 #: Block of the level sum (float64 entries): 16 KiB, stays in the L1 cache.

@@ -85,7 +85,7 @@ def _digit_count(base):
 
 
 class Halton(IndexedEngine):
-    """Halton sequence, optionally digit-permuted.
+    """Halton sequence, randomly digit-permuted by default as in SciPy.
 
     Coordinate ``j`` of point ``i`` is the radical inverse of ``i`` in the
     ``j``-th prime base ``b_j``, with each digit optionally passed through a
@@ -98,13 +98,13 @@ class Halton(IndexedEngine):
         ``scramble=True`` the random permutation tables (``sum_j b_j``
         entries per digit position, more than 2**28 from ``d`` near 4500) bound ``d``
         further; a larger ``d`` raises ``ValueError``.
-    scramble : {False, True, "random", "deterministic"}, default=False
+    scramble : {True, False, "random", "deterministic"}, default=True
+        - ``True`` (SciPy's default too) or ``"random"``: random digit
+          permutations, one per digit position and base (Owen 2017), drawn from
+          ``rng``.  With the same ``rng`` the points equal
+          ``scipy.stats.qmc.Halton(d, rng=rng)``.
         - ``False``: the plain Halton sequence, bit-for-bit equal to
           ``scipy.stats.qmc.Halton(d, scramble=False)`` (first point 0).
-        - ``True`` or ``"random"``: random digit permutations, one per digit
-          position and base (Owen 2017), drawn from ``seed``.  With the same
-          ``seed`` the points equal ``scipy.stats.qmc.Halton(d, scramble=True,
-          rng=seed)``.
         - ``"deterministic"``: the reverse-radix "RR2" permutations of Kocis and
           Whiten (1997), the same for every digit of a base (MATLAB's
           ``scramble(haltonset(d), 'RR2')``, as used by Avron et al.); no seed
@@ -121,7 +121,7 @@ class Halton(IndexedEngine):
     seed : None, int, Generator or RandomState, default=None
         SciPy's legacy keyword with SciPy's legacy meaning (an int seeds
         ``default_rng(seed)`` used directly, a RandomState is used as is), so that
-        ``Halton(d, scramble=True, seed=42)`` equals
+        ``Halton(d, seed=42)`` equals
         ``scipy.stats.qmc.Halton(d, seed=42)``.  At most one of ``rng`` and
         ``seed``.
 
@@ -146,14 +146,14 @@ class Halton(IndexedEngine):
     Examples
     --------
     >>> from qmc_orff.generators import Halton
-    >>> Halton(2).random(4)
+    >>> Halton(2, scramble=False).random(4)
     array([[0.        , 0.        ],
            [0.5       , 0.33333333],
            [0.25      , 0.66666667],
            [0.75      , 0.11111111]])
     """
 
-    def __init__(self, d, *, scramble=False, optimization=None, rng=None, seed=None):
+    def __init__(self, d, *, scramble=True, optimization=None, rng=None, seed=None):
         d = check_int(d, "d", minimum=0, maximum=MAX_DIM)   # d = 0: (n, 0) points, as SciPy
         if scramble is True or scramble is False or isinstance(scramble, np.bool_):
             mode = "random" if bool(scramble) else "none"
@@ -180,7 +180,7 @@ class Halton(IndexedEngine):
                 raise ValueError(
                     f"'d' is too large for scramble=True: the random digit permutations would "
                     f"take {entries} entries (more than 2**28, 1 GiB); got d={d}. Use "
-                    f"scramble='deterministic' or a smaller d.")
+                    f"scramble=False or 'deterministic', or a smaller d.")
             blocks = []
             for b, count in zip(self.base.tolist(), self._counts.tolist()):
                 if mode == "random":

@@ -96,20 +96,20 @@ def _lms_scramble(sv, ltm, bits):
 
 
 class Sobol(IndexedEngine):
-    """Sobol' sequence (Joe-Kuo direction numbers), optionally scrambled.
+    """Sobol' sequence (Joe-Kuo direction numbers), scrambled by default as in SciPy.
 
     Parameters
     ----------
     d : int
         Dimension, ``1 <= d <= 21201``.
         ``d = 0`` gives empty points, as in SciPy.
-    scramble : bool, default=False
+    scramble : bool, default=True
+        ``True`` (SciPy's default too): left linear matrix scrambling plus a
+        digital shift (LMS + shift, Matousek 1998), drawn from ``rng``; with
+        the same ``rng`` the points equal ``scipy.stats.qmc.Sobol(d, rng=rng)``.
         ``False``: the plain sequence, bit-for-bit equal to
-        ``scipy.stats.qmc.Sobol(d, scramble=False)``.  ``True``: left linear
-        matrix scrambling plus a digital shift (LMS + shift, Matousek 1998),
-        drawn from ``rng``; with the same ``rng`` the points equal
-        ``scipy.stats.qmc.Sobol(d, scramble=True, rng=rng)``.  (SciPy's
-        default is ``True``.)
+        ``scipy.stats.qmc.Sobol(d, scramble=False)`` (first point the origin);
+        ``rng`` is then unused.
     bits : int, default=None
         Number of bits of each coordinate, ``1 <= bits <= 64``; None means 30.
         At most ``2**bits`` points can be drawn.  As SciPy's.
@@ -121,7 +121,7 @@ class Sobol(IndexedEngine):
     seed : None, int, Generator or RandomState, default=None
         SciPy's legacy keyword with SciPy's legacy meaning (an int seeds
         ``default_rng(seed)`` used directly, a RandomState is used as is), so that
-        ``Sobol(d, scramble=True, seed=42)`` equals
+        ``Sobol(d, seed=42)`` equals
         ``scipy.stats.qmc.Sobol(d, seed=42)``.  At most one of ``rng`` and ``seed``.
 
     Notes
@@ -152,7 +152,7 @@ class Sobol(IndexedEngine):
     Examples
     --------
     >>> from qmc_orff.generators import Sobol
-    >>> Sobol(2).random_base2(2)
+    >>> Sobol(2, scramble=False).random_base2(2)
     array([[0.  , 0.  ],
            [0.5 , 0.5 ],
            [0.75, 0.25],
@@ -161,7 +161,7 @@ class Sobol(IndexedEngine):
 
     MAXDIM = MAXDIM
 
-    def __init__(self, d, *, scramble=False, bits=None, optimization=None, rng=None, seed=None):
+    def __init__(self, d, *, scramble=True, bits=None, optimization=None, rng=None, seed=None):
         d = check_int(d, "d", minimum=0)
         if d > MAXDIM:
             raise ValueError(f"'d' must be <= {MAXDIM}: Maximum supported dimensionality is "

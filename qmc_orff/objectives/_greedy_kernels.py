@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .. import _jit  # noqa: F401  (numba's cache location, before any cache=True)
 from ..densities._kernels import gauss_near_row
 from ._box_kernels import _dsinc_poly, _sinc_poly
 
