@@ -36,6 +36,7 @@ import numpy as np
 
 from .._cos_sin import cos_sin_features
 from .._validation import (
+    MAX_ELEMENTS,
     as_float_array,
     as_points,
     as_positive,
@@ -59,6 +60,27 @@ def _check_data(X, name="X"):
     if X.shape[1] < 1:
         raise ValueError(f"'{name}' must have at least one column; got shape {X.shape}.")
     return np.ascontiguousarray(X)
+
+
+#: The data objectives hold a few ``(m, m)`` arrays (the Gram matrix, the error ``E``, the
+#: kernel's temporaries): ``m`` is bounded so that they fit the size policy together.
+GRAM_ARRAYS = 4
+
+
+def max_rows(arrays=GRAM_ARRAYS):
+    """The most rows ``m`` a data objective holding ``arrays`` ``(m, m)`` float64 arrays
+    accepts: ``arrays * m^2 <= MAX_ELEMENTS`` (2**28 entries, 2 GiB, in all)."""
+    return math.isqrt(MAX_ELEMENTS // arrays)
+
+
+def check_rows(m, name="X", arrays=GRAM_ARRAYS):
+    """Refuse ``m`` rows (``ValueError`` naming ``name``) before any ``(m, m)`` array."""
+    limit = max_rows(arrays)
+    if m > limit:
+        raise ValueError(f"'{name}' must have at most {limit} rows for a data objective (it "
+                         f"holds {arrays} ({name} rows)^2 float64 arrays: at most 2**28 entries, "
+                         f"2 GiB, in all; subsample the data); got {m}.")
+    return m
 
 
 def scalar_kernel(kernel, sigma, nu=1.5):
@@ -140,6 +162,7 @@ class DataDiscrepancy:
 
     def __init__(self, X, *, kernel="gaussian", sigma=1.0, nu=1.5):
         X = _check_data(X)
+        check_rows(X.shape[0])
         self.X = X
         self.X.setflags(write=False)
         self.m, self.d = X.shape
