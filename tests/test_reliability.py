@@ -259,7 +259,6 @@ def _one_line_exit_2(capsys, argv):
     return err
 
 
-@pending("qmc_orff.cli (_read_data: check the .npy header against the file size)")
 def test_cli_data_header_claiming_a_huge_shape(tmp_path, capsys):
     data = tmp_path / "big.npy"
     data.write_bytes(_npy_claiming((2 ** 40, 10)))
@@ -268,7 +267,6 @@ def test_cli_data_header_claiming_a_huge_shape(tmp_path, capsys):
     assert "big.npy" in err
 
 
-@pending("qmc_orff.cli (_read_data: refuse non-regular files)")
 def test_cli_data_fifo_is_refused_without_hanging(tmp_path):
     fifo = tmp_path / "pipe.npy"
     os.mkfifo(fifo)
@@ -293,14 +291,14 @@ def _full_disk_run(tmp_path, method_args):
                           text=True, timeout=300, cwd=tmp_path)
 
 
-@pending("qmc_orff.cli (_cmd_design: the fallback save's OSError is not caught)")
 def test_cli_global_design_on_a_full_disk_exits_2_with_one_line(tmp_path):
     proc = _full_disk_run(tmp_path, ["global", "--d", "3", "--box-over-sigma", "1", "--maxiter",
                                      "1", "--s", "3000"])
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    # the fallback file is larger than the limit too: the one line says the result is lost
+    assert "out.npz" in proc.stderr and "nor a fallback file" in proc.stderr, proc.stderr
 
 
-@pending("qmc_orff.cli (design adaptive: fallback file as design global)")
 def test_cli_adaptive_design_on_a_full_disk_exits_2_with_one_line(tmp_path):
     X = np.random.default_rng(7).normal(size=(300, 3))
     np.save(tmp_path / "x.npy", X)
@@ -308,6 +306,8 @@ def test_cli_adaptive_design_on_a_full_disk_exits_2_with_one_line(tmp_path):
                                      "2", "--maxiter", "1", "--n-train", "20", "--n-validation",
                                      "10", "--s", "3000"])
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    # the fallback file is larger than the limit too: the one line says the result is lost
+    assert "out.npz" in proc.stderr and "nor a fallback file" in proc.stderr, proc.stderr
 
 
 # --------------------------------------------------------------------------- Medium: data weights
@@ -455,7 +455,6 @@ def _adaptive_run(tmp_path, out, *extra):
                      *extra])
 
 
-@pending("qmc_orff.cli (design adaptive --resume: check 'iterations')")
 @pytest.mark.parametrize("value", ["abc", -3, 10 ** 30, 2.5])
 def test_resume_with_a_malformed_iterations_entry(tmp_path, capsys, value):
     first = tmp_path / "a.npz"
@@ -469,7 +468,6 @@ def test_resume_with_a_malformed_iterations_entry(tmp_path, capsys, value):
     assert "'iterations'" in err and "invalid literal" not in err
 
 
-@pending("qmc_orff.cli (design adaptive --resume: keep the first run's history)")
 def test_resume_keeps_the_whole_history(tmp_path):
     first, second = tmp_path / "a.npz", tmp_path / "b.npz"
     assert _adaptive_run(tmp_path, first, "--maxiter", "3", "--patience", "100") == 0
@@ -479,3 +477,35 @@ def test_resume_keeps_the_whole_history(tmp_path):
     h1, h2 = m1["validation_history"], m2["validation_history"]
     assert len(h2) == m2["iterations"] + 1
     assert h2[:len(h1)] == h1
+
+
+@pytest.mark.parametrize("method", ["global", "adaptive"])
+def test_cli_design_writes_a_fallback_file_when_the_output_fails(tmp_path, capsys, monkeypatch,
+                                                                  method):
+    """The output file cannot be written (ENOSPC on that path only): the finished design goes
+    to a fallback file in the working folder, complete and equal to a normal run's."""
+    data = tmp_path / "x.npy"
+    np.save(data, np.random.default_rng(14).normal(size=(200, 3)))
+    args = (["adaptive", "--data", str(data), "--sigma", "2", "--n-train", "40",
+             "--n-validation", "20", "--maxiter", "3"] if method == "adaptive" else
+            ["global", "--d", "3", "--box-over-sigma", "1", "--maxiter", "3"])
+    args += ["--s", "8", "--quiet", "--seed", "0"]
+    assert cli_main(["design", *args, "-o", str(tmp_path / "ref.npz")]) == 0
+    out = tmp_path / "out.npz"
+    save = qmc_orff.Sequence.save
+
+    def failing_save(self, path, *a, **k):
+        if os.fspath(path) == str(out):
+            raise OSError(28, "No space left on device")
+        return save(self, path, *a, **k)
+
+    monkeypatch.setattr(qmc_orff.Sequence, "save", failing_save)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    err = _one_line_exit_2(capsys, ["design", *args, "-o", str(out)])
+    assert "No space left on device" in err and "saved the result to" in err, err
+    fallback = err.rsplit(" ", 1)[-1]
+    assert os.path.dirname(fallback) == str(tmp_path), err
+    got, ref = qmc_orff.load_sequence(fallback), qmc_orff.load_sequence(tmp_path / "ref.npz")
+    np.testing.assert_array_equal(got.points, ref.points)
+    assert got.meta["complete"] is True

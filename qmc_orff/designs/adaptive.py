@@ -245,6 +245,8 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
             "stop_reason": reason,
             "seconds": time.perf_counter() - t_start,
         })
+        m.setdefault("train_history", list(state["train_history"]))  # checkpoints: so far
+        m.setdefault("validation_history", list(state["val_history"]))
         if state.get("checkpoint_error"):  # the last failure of the 'checkpoint' callable
             m["checkpoint_error"] = state["checkpoint_error"]
         return Sequence(state["best_U"], xi, m)
