@@ -12,7 +12,8 @@ import numpy as np
 
 from .._cos_sin import cos_sin_features
 from .._validation import as_points, as_positive, as_weights, check_choice
-from .data import DataDiscrepancy, _check_data, check_rows
+from .data import (MAX_WEIGHT_SUM, DataDiscrepancy, _check_data, check_data_phases, check_rows,
+                   finite_result)
 
 #: ``(m, m)`` arrays the curl- and div-free objective holds at once: ``k / sigma^2``,
 #: ``|u|^2``, a block ``K^ab`` and its two difference factors, the error ``E``.
@@ -195,26 +196,33 @@ class OperatorDataDiscrepancy:
         grad_W += (self.X.T @ dP).T
         return value, grad_W, grad_xi
 
+    def _inputs(self, W, weights):
+        """Checked frequencies and weights (as :class:`DataDiscrepancy`)."""
+        W = as_points(W, "W", d=self.d)
+        check_data_phases(self.X, W)
+        xi = np.full(W.shape[0], 1.0 / W.shape[0]) if weights is None else \
+            as_weights(weights, W.shape[0], "weights", max_sum=MAX_WEIGHT_SUM)
+        return W, xi
+
     def __call__(self, W, weights=None, *, normalize=False):
         """``L(W, xi)``; see :class:`DataDiscrepancy` for the parameters."""
         scale = self._scale(normalize)
         if self.kernel_name == "decomposable":
-            return self._a2 * self._scalar(W, weights) * scale
-        W = as_points(W, "W", d=self.d)
-        xi = np.full(W.shape[0], 1.0 / W.shape[0]) if weights is None else \
-            as_weights(weights, W.shape[0], "weights")
-        return self._terms(W, xi, grad=False)[0] * scale
+            return finite_result(self._a2 * self._scalar(W, weights) * scale)
+        W, xi = self._inputs(W, weights)
+        with np.errstate(over="ignore", invalid="ignore"):  # checked on the result
+            return finite_result(self._terms(W, xi, grad=False)[0] * scale)
 
     def value_and_grad(self, W, weights=None, *, normalize=False):
         """``L``, ``dL/dW`` (s, d) and, when `weights` is given, ``dL/dweights`` (s,)."""
         scale = self._scale(normalize)
         if self.kernel_name == "decomposable":
             out = self._scalar.value_and_grad(W, weights)
-            return tuple([out[0] * self._a2 * scale] + [g * (self._a2 * scale) for g in out[1:]])
-        W = as_points(W, "W", d=self.d)
-        xi = np.full(W.shape[0], 1.0 / W.shape[0]) if weights is None else \
-            as_weights(weights, W.shape[0], "weights")
-        value, gW, gxi = self._terms(W, xi, grad=True)
+            return finite_result(tuple([out[0] * self._a2 * scale]
+                                       + [g * (self._a2 * scale) for g in out[1:]]))
+        W, xi = self._inputs(W, weights)
+        with np.errstate(over="ignore", invalid="ignore"):  # checked on the result
+            value, gW, gxi = finite_result(self._terms(W, xi, grad=True))
         if weights is None:
             return value * scale, gW * scale
         return value * scale, gW * scale, gxi * scale
