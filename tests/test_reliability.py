@@ -367,14 +367,19 @@ def test_complex_init_is_a_type_error():
         qmc_orff.adaptive_sequence(_X3, 8, sigma=2.0, init=_W8 + 1j, maxiter=1)
 
 
-@pending("qmc_orff.learning (partial_fit: skip a batch of zero weights)")
 def test_partial_fit_skips_a_batch_of_zero_weights():
     rng = np.random.default_rng(11)
     X, y = rng.normal(size=(30, 3)), rng.normal(size=(30, 3))
     r = qmc_orff.ORFFRidge(qmc_orff.ORFF(n_components=16, seed=0))
     before = r.partial_fit(X, y).predict(X[:4])
+    seen = r.n_samples_seen_
     after = r.partial_fit(X, y, sample_weight=np.zeros(30)).predict(X[:4])
     np.testing.assert_array_equal(after, before)
+    assert r.n_samples_seen_ == seen
+    # on the first batch there is nothing to keep: scikit-learn's error stands
+    with pytest.raises(ValueError, match="non-zero"):
+        qmc_orff.ORFFRidge(qmc_orff.ORFF(n_components=16, seed=0)).partial_fit(
+            X, y, sample_weight=np.zeros(30))
 
 
 def test_cbc_lattice_beyond_its_memory_is_a_value_error():
