@@ -78,9 +78,10 @@ def check_rows(m, name="X", arrays=GRAM_ARRAYS):
     """Refuse ``m`` rows (``ValueError`` naming ``name``) before any ``(m, m)`` array."""
     limit = max_rows(arrays)
     if m > limit:
-        raise ValueError(f"'{name}' must have at most {limit} rows for a data objective (it "
-                         f"holds {arrays} ({name} rows)^2 float64 arrays: at most 2**28 entries, "
-                         f"2 GiB, in all; subsample the data); got {m}.")
+        what = f"have at most {limit} rows" if name == "X" else f"be at most {limit}"
+        raise ValueError(f"'{name}' must {what} for a data objective (it holds {arrays} "
+                         "(m, m) float64 arrays for m rows: at most 2**28 entries, 2 GiB, in "
+                         f"all; subsample the data); got {m}.")
     return m
 
 
