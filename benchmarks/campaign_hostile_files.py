@@ -586,7 +586,7 @@ def _i21_headers(tmp):
     Sequence(np.random.default_rng(1).normal(size=(8, 3)), None,
              {"method": "global", "density": "gaussian", "box_over_sigma": 1.0}).save(src)
     edits = [("box_over_sigma=1e308", {"box_over_sigma": 1e308}),
-             ("unknown density", {"density": "no-such-density"}),
+             ("box_over_sigma of the wrong length", {"box_over_sigma": [1.0, 2.0]}),
              ("hostile generating_vector", {"generating_vector": [-1, 2 ** 70, 3],
                                             "lattice_n": 16}),
              ("hostile lattice_n", {"generating_vector": [1, 3, 5], "lattice_n": -5})]
@@ -596,6 +596,19 @@ def _i21_headers(tmp):
             b.write(a.read())
         _edit_meta(path, **fields)
         yield f"load_sequence(meta {label})", "L header", _loads_refused(path)
+    # a density name the library does not know is a user's CharacteristicDensity(name=...):
+    # its designs must load (the catalogue and --resume check the density they need)
+    path = os.path.join(tmp, "hdr_edit.npz")
+    with open(src, "rb") as a, open(path, "wb") as b:
+        b.write(a.read())
+    _edit_meta(path, density="my-custom-density")
+    try:
+        with memory_cap():
+            got = load_sequence(path).meta["density"]
+        verdict = ("pass", "loaded") if got == "my-custom-density" else ("WRONG-LOAD", repr(got))
+    except BaseException as exc:  # noqa: BLE001 - classified
+        verdict = ("REFUSED-VALID", repr(exc)[:160])
+    yield "load_sequence(meta custom density name)", "L header", verdict
     mem = members(src)
     text = json.dumps(header_of(mem)).replace('"meta": {', '"meta": {"note": "\\ud800", ', 1)
     path = os.path.join(tmp, "hdr_surrogate.npz")

@@ -16,6 +16,7 @@ so the memory is independent of ``n`` and chunks can be reduced in any order
 """
 from __future__ import annotations
 
+import numbers
 import warnings
 
 import numpy as np
@@ -43,6 +44,18 @@ DIRECT_MAX = 4096
 GRAM_MAX_BYTES = 1 << 30
 #: Default batch memory in MiB (capped further by scikit-learn's ``working_memory``).
 BATCH_MIB = 64
+
+
+def _zero_weights(sample_weight, n):
+    """Whether ``sample_weight`` is ``n`` weights, all exactly 0 (anything else goes to the
+    usual checks)."""
+    if sample_weight is None or isinstance(sample_weight, numbers.Number):
+        return False
+    try:
+        w = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        return False
+    return w.shape == (n,) and not np.any(w)
 
 
 class ORFFRidge(RegressorMixin, BaseEstimator):
@@ -269,6 +282,8 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         _check_real_target(y)
         X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=np.float64,
                              reset=first)
+        if not first and _zero_weights(sample_weight, X.shape[0]):
+            return self  # a batch of zero weights adds nothing: skipped, as scikit-learn does
         w = self._weights(sample_weight, X)
         Y = y[:, None] if y.ndim == 1 else y
         if first:

@@ -99,23 +99,41 @@ def _check_output_path(path, option, inputs=()):
                         f"({exc.strerror or exc})") from None
 
 
-def _fallback_path(path):
-    """A writable place for a result whose output file could not be written."""
+def _fallback_paths(path):
+    """Places for a result whose output file could not be written: the working folder,
+    the temporary folder and the home folder, in turn."""
     import tempfile
 
     base = os.path.basename(path) or "design.npz"
     stem = base[:-4] if base.endswith(".npz") else base
     name = f"{stem}.qmc-orff-fallback-{os.getpid()}.npz"
     for folder in (os.getcwd(), tempfile.gettempdir(), os.path.expanduser("~")):
-        candidate = os.path.join(folder, name)
+        yield os.path.join(folder, name)
+
+
+def _save_result(seq, out, save, interrupted):
+    """``save(seq, final)`` the result (the best iterate when interrupted) to ``out``; where
+    that fails (``OSError``: a full disk, a read-only folder), write it to the first
+    fallback place that takes it.  Either failure ends in a one-line ``_CliError`` saying
+    where the result went, or that it is lost (nowhere could be written)."""
+    from ..sequence import Sequence
+
+    try:
+        save(seq, final=not interrupted)
+        return
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+    meta = dict(seq.meta)
+    meta["complete"] = not interrupted
+    result = Sequence(seq.points, seq.weights, meta)
+    for fallback in _fallback_paths(out):
         try:
-            fd, probe = tempfile.mkstemp(dir=folder, prefix=".qmc-orff-probe.", suffix=".tmp")
-            os.close(fd)
-            os.unlink(probe)
+            result.save(fallback)
         except OSError:
             continue
-        return candidate
-    return None
+        raise _CliError(f"cannot write {out!r} ({reason}); saved the "
+                        f"{'best iterate' if interrupted else 'result'} to {fallback}")
+    raise _CliError(f"cannot write {out!r} ({reason}), nor a fallback file: the result is lost")
 
 
 def _read_points(path):

@@ -7,8 +7,8 @@ import sys
 
 import numpy as np
 
-from ._common import (EXIT_INTERRUPTED, _CliError, _check_output_path, _fallback_path,
-                      _int_at_least, _nonneg_int, _positive_floats, _positive_int, _read_points)
+from ._common import (EXIT_INTERRUPTED, _CliError, _check_output_path, _int_at_least,
+                      _save_result, _nonneg_int, _positive_floats, _positive_int, _read_points)
 from .design_adaptive import _cmd_design_adaptive, _sigma_arg
 
 
@@ -188,26 +188,6 @@ def _global_design(args, obj, box, s, d, init, resumed, save, progress):
         meta["resumed_from"] = os.path.abspath(args.resume)
     seq = Sequence(seq.points, seq.weights, meta)
     return seq
-
-
-def _save_result(seq, out, save, interrupted):
-    """Save the result (the best iterate when interrupted), else a fallback file; a
-    ``_CliError`` says where it went."""
-    from ..sequence import Sequence
-
-    try:
-        save(seq, final=not interrupted)
-    except OSError as exc:
-        fallback = _fallback_path(out)
-        reason = exc.strerror or str(exc)
-        if fallback is None:
-            raise _CliError(f"cannot write {out!r} ({reason}), nor a fallback file: the result "
-                            "is lost") from None
-        meta = dict(seq.meta)
-        meta["complete"] = not interrupted
-        Sequence(seq.points, seq.weights, meta).save(fallback)
-        raise _CliError(f"cannot write {out!r} ({reason}); saved the "
-                        f"{'best iterate' if interrupted else 'result'} to {fallback}") from None
 
 
 def _report(args, seq, d, out, interrupted):

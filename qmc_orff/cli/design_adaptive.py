@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 import numpy as np
 
-from ._common import EXIT_INTERRUPTED, _CliError, _read_points
+from ._common import EXIT_INTERRUPTED, _CliError, _read_points, _save_result
 
 
 _DATA_SUFFIXES = (".npy", ".csv")
@@ -24,11 +25,13 @@ def _read_data(path):
         raise _CliError(f"cannot read {path!r}: no such file")
     if os.path.isdir(path):
         raise _CliError(f"cannot read {path!r}: it is a folder")
+    if not os.path.isfile(path):  # a FIFO or a device would be read without end
+        raise _CliError(f"cannot read {path!r}: not a regular file")
     import warnings
 
     try:
         if path.endswith(".npy"):
-            X = np.load(path, allow_pickle=False)
+            X = _read_npy(path)
         else:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UserWarning)  # "input contained no data"
@@ -36,7 +39,8 @@ def _read_data(path):
                     X = np.loadtxt(path, delimiter=",", ndmin=2, dtype=np.float64)
                 except ValueError:  # a header line: skip it, then parse strictly
                     X = np.loadtxt(path, delimiter=",", ndmin=2, dtype=np.float64, skiprows=1)
-    except (OSError, ValueError, EOFError, UnicodeDecodeError) as exc:
+    except (OSError, ValueError, EOFError, UnicodeDecodeError, OverflowError, TypeError,
+            MemoryError) as exc:
         msg = " ".join(str(exc).split()) or type(exc).__name__
         raise _CliError(f"cannot parse {path!r} as a numeric data matrix: {msg}") from None
     X = np.asarray(X)
@@ -56,6 +60,19 @@ def _read_data(path):
     if X.shape[0] < 2:
         raise _CliError(f"{path!r} must hold at least 2 points (rows); got shape {X.shape}")
     return X
+
+
+def _read_npy(path):
+    """A ``.npy`` file's array, its header checked first: memory-mapped, so a header claiming
+    more data than the file holds is a ``ValueError``, not an allocation of the claimed size;
+    at most 2**28 entries (the size policy) are copied."""
+    from .._validation import MAX_ELEMENTS
+
+    X = np.load(path, mmap_mode="r", allow_pickle=False)
+    if X.size > MAX_ELEMENTS:
+        raise ValueError(f"it holds {X.size} numbers (shape {X.shape}); at most 2**28 "
+                         "are read: subsample the data")
+    return np.array(X)
 
 
 def _sigma_arg(text):
@@ -145,22 +162,27 @@ def _cmd_design_adaptive(args):
                     meta[key] = origin[key]
             meta["resumed_from"] = os.path.abspath(args.resume)
             meta["best_iteration"] = done_iter + int(meta.get("best_iteration", 0))
+            for key in ("train_history", "validation_history"):  # the whole run's history
+                first, now = _history(origin, key, done_iter), meta.get(key)
+                if first is not None and isinstance(now, list) and now:
+                    meta[key] = first + list(now[1:])  # now[0]: the checkpoint's iterate again
         ref = meta.get("orf_validation_error")
         meta["ratio_to_orf"] = (meta["validation_error"] / ref if ref else None)
         start = meta.get("start_validation_error")
         meta["ratio_to_start"] = meta["validation_error"] / start if start else None
         return Sequence(seq.points, seq.weights, meta)
 
-    def save(seq, final, reason=None):
-        seq = finish_meta(seq, final, reason)
-        seq.save(out)
-        return seq
-
     def checkpoint(seq):  # the best validated iterate so far, after every iteration
         latest["seq"] = seq
         it = int(seq.meta.get("iterations", 0))
         if every and it % every == 0:
-            save(seq, final=False)
+            try:
+                finish_meta(seq, False).save(out)
+            except OSError as exc:  # a failed checkpoint must not end the run
+                if not latest.get("warned"):
+                    latest["warned"] = True
+                    sys.stderr.write(f"\nqmc-orff: warning: cannot write the checkpoint {out!r} "
+                                     f"({exc.strerror or exc}); going on\n")
 
     def callback(it, U, train_err, val_err):
         seq = latest.get("seq")
@@ -189,7 +211,8 @@ def _cmd_design_adaptive(args):
         seq = latest["seq"]
         seq = Sequence(seq.points, seq.weights, dict(seq.meta, stop_reason="interrupted"))
     interrupted = seq.meta.get("stop_reason") == "interrupted"
-    seq = save(seq, final=not interrupted)
+    seq = finish_meta(seq, not interrupted)
+    _save_result(seq, out, lambda result, final: result.save(out), interrupted)
     _report(seq, out, d, kernel, interrupted)
     return EXIT_INTERRUPTED if interrupted else 0
 
@@ -241,10 +264,27 @@ def _resume_adaptive(args, opts, digest, s, d, kernel):
             raise _CliError(f"--resume file {args.resume!r} was designed with --"
                             f"{key.replace('_', '-')} {m.get(f'cli_{key}', m.get(key))}; "
                             f"got {opts[key]}")
-    init = ckpt
-    done_iter = int(m.get("iterations", 0))
-    origin = m
-    return init, done_iter, origin
+    done_iter = m.get("iterations", 0)
+    if type(done_iter) is not int or not 0 <= done_iter <= _MAX_ITERATIONS:
+        raise _CliError(f"--resume file {args.resume!r} has a malformed 'iterations' entry "
+                        f"(an int in [0, {_MAX_ITERATIONS}]); got {done_iter!r}")
+    return ckpt, done_iter, m
+
+
+#: The largest 'iterations' entry a --resume file may hold.
+_MAX_ITERATIONS = 2 ** 31 - 1
+
+
+def _history(meta, key, done):
+    """A checkpoint's ``train_history`` / ``validation_history`` when consistent
+    (``done + 1`` finite numbers), else None."""
+    import math
+
+    h = meta.get(key)
+    if (isinstance(h, list) and len(h) == done + 1
+            and all(type(x) in (int, float) and math.isfinite(x) for x in h)):
+        return list(h)
+    return None
 
 
 def _report(seq, out, d, kernel, interrupted):

@@ -66,6 +66,18 @@ def _resolve_sigma(sigma, X, d, rng, *, scalar=False):
     return float(sig) if sig.ndim == 0 else sig
 
 
+def check_subsample_sizes(n, n_train, n_validation, arrays):
+    """Checked ``(n_train, n_validation)``: the objective on ``min(n_train, n)`` rows holds
+    ``arrays`` ``(m, m)`` arrays (:func:`qmc_orff.objectives.data.check_rows`), refused
+    here, before any allocation, with a message naming ``'n_train'``."""
+    from ..objectives.data import check_rows
+
+    n_train = check_int(n_train, "n_train", minimum=2)
+    n_validation = check_int(n_validation, "n_validation", minimum=0)
+    check_rows(min(n_train, n), "n_train", arrays)
+    return n_train, n_validation
+
+
 def _split(n, n_train, n_validation, rng):
     """Disjoint training and validation row indices (sorted); cost independent of ``n``."""
     n_train = check_int(n_train, "n_train", minimum=2)
@@ -113,8 +125,16 @@ def _subsamples(X, make, sigma, n_train, n_validation, split_rng, sigma_rng, *, 
     n, d = X.shape
     train_idx, val_idx, disjoint = _split(n, n_train, n_validation, split_rng)
     sig = _resolve_sigma(sigma, X[train_idx], d, sigma_rng, scalar=scalar)
-    train_obj = make(X[train_idx] / sig)
-    val_obj = train_obj if not disjoint else make(X[val_idx] / sig)
+    with np.errstate(over="ignore", invalid="ignore"):
+        Xt = X[train_idx] / sig
+        Xv = X[val_idx] / sig
+        finite = all(np.all(np.isfinite(np.einsum("ij,ij->i", Y, Y))) for Y in (Xt, Xv))
+    if not finite:  # the objective's squared distances and phases would overflow
+        shown = sig if np.ndim(sig) == 0 else f"min {float(np.min(sig))!r}"
+        raise ValueError(f"'sigma' is too small for 'X': |X / sigma|^2 overflows float64; "
+                         f"got sigma={shown}.")
+    train_obj = make(Xt)
+    val_obj = train_obj if not disjoint else make(Xv)
     return _Subsamples(train_obj, val_obj, sig, int(train_idx.size),
                        int(val_idx.size) if disjoint else 0, disjoint)
 
@@ -154,8 +174,8 @@ def _init_points(init, s, d, kernel, nu, rng, density):
         W, _ = make_frequencies(density, s, d, sigma=1.0, sequence=init, seed=rng, nu=nu)
         return W, init
     try:
-        U = np.asarray(init, dtype=np.float64)
-    except (TypeError, ValueError):
+        U = as_float_array(init, "init", finite=False)
+    except ValueError:
         raise ValueError(f"'init' must be a source name, a Sequence or an array of shape "
                          f"({s}, {d}); got {type(init).__name__}.") from None
     if U.shape != (s, d):

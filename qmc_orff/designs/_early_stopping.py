@@ -31,6 +31,20 @@ def _optimise_with_progress(train, val_error, U0, *, progress, maxiter, **kwargs
             bar.close()
 
 
+def _safe_checkpoint(checkpoint, make_sequence, state):
+    """``checkpoint(sequence)``; an exception there (a full disk) neither ends the run nor
+    loses its best iterate: a UserWarning (once per run) and ``state["checkpoint_error"]``."""
+    import warnings
+
+    try:
+        checkpoint(make_sequence(state, "checkpoint"))
+    except Exception as exc:  # noqa: BLE001 - any failure of the user's callable
+        if state.get("checkpoint_error") is None:
+            warnings.warn(f"'checkpoint' failed at iteration {state['it']} ({exc!r}); the run "
+                          "continues and returns its best iterate.", UserWarning, stacklevel=2)
+        state["checkpoint_error"] = f"iteration {state['it']}: {exc!r}"
+
+
 def _optimise(train, val_error, U0, *, maxiter, patience, callback, bar, checkpoint,
               checkpoint_every, make_sequence, tol):
     """L-BFGS-B on the normalised training objective, scoring iterates on validation.
@@ -66,7 +80,7 @@ def _optimise(train, val_error, U0, *, maxiter, patience, callback, bar, checkpo
         if bar is not None:
             bar.update(it, tr, v, state["best_val"])
         if checkpoint is not None and checkpoint_every and it % checkpoint_every == 0:
-            checkpoint(make_sequence(state, "checkpoint"))
+            _safe_checkpoint(checkpoint, make_sequence, state)
         if callback is not None and callback(it, U.copy(), tr, v):
             state["reason"] = "callback requested stop"
             raise StopIteration

@@ -30,12 +30,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._version import __version__
-from .._validation import as_generator, check_int, check_positive_real
-from ..objectives.data import KERNELS, DataDiscrepancy, data_sha256
-from ..objectives.operator_data import OPERATOR_KERNELS, OperatorDataDiscrepancy
+from .._validation import as_generator, check_int, check_positive_real, check_size
+from ..objectives.data import GRAM_ARRAYS, KERNELS, DataDiscrepancy, data_sha256
+from ..objectives.operator_data import (OPERATOR_GRAM_ARRAYS, OPERATOR_KERNELS,
+                                        OperatorDataDiscrepancy)
 from ..sequence import Sequence
 from ._adaptive_data import (_check_X, _init_points, _orf_reference, _orthogonal_unit,
-                             _subsamples, median_heuristic)
+                             _subsamples, check_subsample_sizes, median_heuristic)
 from ._early_stopping import _optimise_with_progress
 
 if TYPE_CHECKING:  # names used in type hints only
@@ -58,6 +59,12 @@ def _check_run(maxiter, patience, tol):
         patience = check_int(patience, "patience", minimum=1)
     tol = check_positive_real(tol, "tol")
     return maxiter, patience, tol
+
+
+def _check_s(s, width, m):
+    """``s`` checked against the design's largest arrays, before any allocation: the
+    frequencies (``(s, width)``) and the features of the ``m`` training rows (``(m, 2 s)``)."""
+    return check_size(s, "s", minimum=1, width=max(width, 2 * m))
 
 
 def _check_callables(**callables):
@@ -198,7 +205,9 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
         raise ValueError(f"'kernel' must be one of {', '.join(map(repr, KERNELS))}; got {kernel!r}.")
     X = _check_X(X)
     d = X.shape[1]
-    s = check_int(s, "s", minimum=1)
+    n_train, n_validation = check_subsample_sizes(X.shape[0], n_train, n_validation,
+                                                  GRAM_ARRAYS)
+    s = _check_s(s, d, min(n_train, X.shape[0]))
     if kernel == "matern":
         nu = check_positive_real(nu, "nu")
     maxiter, patience, tol = _check_run(maxiter, patience, tol)
@@ -236,6 +245,10 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
             "stop_reason": reason,
             "seconds": time.perf_counter() - t_start,
         })
+        m.setdefault("train_history", list(state["train_history"]))  # checkpoints: so far
+        m.setdefault("validation_history", list(state["val_history"]))
+        if state.get("checkpoint_error"):  # the last failure of the 'checkpoint' callable
+            m["checkpoint_error"] = state["checkpoint_error"]
         return Sequence(state["best_U"], xi, m)
 
     state = _optimise_with_progress(data.train, data.val_error, U0, progress=progress,
@@ -320,7 +333,10 @@ def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free
                          f"got {kernel!r}.")
     X = _check_X(X)
     d = X.shape[1]
-    s = check_int(s, "s", minimum=1)
+    n_train, n_validation = check_subsample_sizes(X.shape[0], n_train, n_validation,
+                                                  OPERATOR_GRAM_ARRAYS)
+    # curl / div: A~(w) and its derivative, (s, d, d, d)
+    s = _check_s(s, d if kernel == "decomposable" else d ** 3, min(n_train, X.shape[0]))
     maxiter, patience, tol = _check_run(maxiter, patience, tol)
     _check_callables(callback=callback)
     split_rng, init_rng, orf_rng, sigma_rng = as_generator(seed).spawn(4)

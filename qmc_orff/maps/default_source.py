@@ -6,7 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._cos_sin import cos_sin_features
-from .._validation import check_choice
+from .._validation import MAX_ELEMENTS, check_choice, check_phases
 from ..kernels import Gaussian, Laplacian, Matern, SkewedChi2
 from ..threads import _blas_limited, _row_workers, get_num_threads
 from ._params import _resolve_seed
@@ -85,6 +85,8 @@ def _gram_errors(Y, K, maps, cross=False):
     rank maps with normalised weights, not a Gram error).  Single-threaded BLAS
     (see :func:`qmc_orff._cos_sin.cos_sin_features`); the maps are shared among
     the library's threads, each error computed by the same operations whatever their number.
+    Where the kernel block underflows to 0 (rows many bandwidths apart) the absolute errors
+    ``||Z_A Z_B^T - K_AB||_F`` are returned: the same ranking, no division by 0.
     """
     W = np.concatenate([w for w, _ in maps])
     scale = np.sqrt(np.concatenate([xi for _, xi in maps]))
@@ -102,13 +104,48 @@ def _gram_errors(Y, K, maps, cross=False):
         G = C[A] @ C[B].T
         G += S[A] @ S[B].T
         G -= K
-        return float(np.linalg.norm(G)) / nK
+        return _relative(float(np.linalg.norm(G)), nK)
 
     n_threads = min(get_num_threads(), len(maps))
     with _blas_limited(1):
         if n_threads == 1:
             return [error(c) for c in range(len(maps))]
         return list(_row_workers().map(error, range(len(maps))))
+
+
+def _relative(err, nK):
+    """``err / nK``, or ``err`` where the exact block ``K`` is 0 (it underflowed: rows more
+    than about 38 bandwidths apart): dividing every candidate by the same ``nK`` leaves the
+    ranking unchanged, so the absolute error ranks them as well."""
+    return err / nK if nK > 0 else err
+
+
+def _median_distance(XA, XB):
+    """Median Euclidean distance between the rows of ``XA`` and those of ``XB``."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        D2 = (np.einsum("ij,ij->i", XA, XA)[:, None] + np.einsum("ij,ij->i", XB, XB)[None, :]
+              - 2.0 * (XA @ XB.T))
+    return float(np.sqrt(max(float(np.median(D2)), 0.0)))
+
+
+def _warn_vanishing_kernel(K_AB, XA, XB, sigma, name="sigma"):
+    """Warn when the exact kernel is numerically 0 (below 1e-12) between every pair of
+    sampled rows: the bandwidth is far below the data's scale, and every random-feature map
+    then approximates the kernel on the diagonal only (``Z Z^T ~ I``)."""
+    import warnings
+
+    if K_AB.size == 0 or float(np.max(np.abs(K_AB))) >= 1e-12:
+        return
+    dist = _median_distance(XA, XB)
+    sig = np.asarray(sigma, dtype=np.float64)
+    sig_text = f"{float(sig):.3g}" if sig.ndim == 0 else f"{float(np.max(sig)):.3g} (max)"
+    warnings.warn(
+        f"the kernel with {name}={sig_text} is numerically 0 between every pair of the "
+        f"{XA.shape[0] + XB.shape[0]} sampled rows of X (median distance {dist:.3g}): "
+        "the bandwidth is far below the data's scale, and any random-feature map then "
+        "approximates the kernel only on its diagonal. Standardise X (e.g. "
+        f"sklearn.preprocessing.StandardScaler) or pass {name}= near the median distance "
+        f"(e.g. {name}={dist:.3g}, the median heuristic).", UserWarning, stacklevel=4)
 
 
 def _check_supplied_sequence(fitted, X, reference, p=1, Y=None):
@@ -207,13 +244,35 @@ def _select_default(kernel, n_components, X, exact, *, sigma, nu):
     source = _auto_source(kernel, "spectral", int(n_components), d)
     if source not in ("orf-qmc", "sobol"):
         return None, None
+    s = int(n_components)
     Xs = _shuffled_sample(X, DEFAULT_SAMPLES)
+
+    def draw(k):
+        return make_frequencies(kernel, s, d, sigma=sigma, sequence="auto",
+                                seed=ORF_QMC_SEED + k, nu=nu)
+
     with _blas_limited(1):  # small LAPACK/BLAS calls: one thread (see _gram_errors)
-        candidates = [make_frequencies(kernel, n_components, d, sigma=sigma, sequence="auto",
-                                       seed=ORF_QMC_SEED + k, nu=nu)
-                      for k in range(DEFAULT_CANDIDATES)]
-        errors = _gram_errors(Xs, _exact_gram(exact, Xs), candidates, cross=True)
-    return candidates[int(np.argmin(errors))]  # the first of equal errors, as before
+        first = draw(0)
+        check_phases(Xs, first[0])  # 'X' too large: the error before any overflow
+        if Xs.shape[0] * 2 * s * DEFAULT_CANDIDATES <= MAX_ELEMENTS:
+            candidates = [first] + [draw(k) for k in range(1, DEFAULT_CANDIDATES)]
+            K = _exact_gram(exact, Xs)
+            errors = _gram_errors(Xs, K, candidates, cross=True)
+            best = candidates[int(np.argmin(errors))]  # the first of equal errors, as before
+        else:  # many components: one candidate at a time, on fewer rows (the size policy)
+            Xs = Xs[:MAX_ELEMENTS // (4 * s)]
+            if Xs.shape[0] < 2:
+                return first
+            K = _exact_gram(exact, Xs)
+            best, best_err = first, _gram_errors(Xs, K, [first], cross=True)[0]
+            for k in range(1, DEFAULT_CANDIDATES):
+                cand = draw(k)
+                err = _gram_errors(Xs, K, [cand], cross=True)[0]
+                if err < best_err:  # the first of equal errors
+                    best, best_err = cand, err
+    h = Xs.shape[0] // 2
+    _warn_vanishing_kernel(K[:h, h:], Xs[:h], Xs[h:], sigma)
+    return best
 
 
 def _select_default_operator(est, exact, X, factors, sigma, measure):
@@ -237,6 +296,7 @@ def _select_default_operator(est, exact, X, factors, sigma, measure):
     XA, XB = Xs[:h], Xs[h:]
     K = exact.block(XA, XB)
     nK = float(np.linalg.norm(K))
+    _warn_vanishing_kernel(K, XA, XB, est.sigma)
     best, best_err = (None, None), np.inf
     with _blas_limited(1):
         for k in range(DEFAULT_CANDIDATES):
@@ -246,7 +306,8 @@ def _select_default_operator(est, exact, X, factors, sigma, measure):
             cand.frequencies_, cand.weights_ = W, xi
             cand.amplitudes_, cand.factors_ = factors(W, xi)
             cand.n_outputs_, cand.rank_, cand.kernel_ = p, cand.factors_.shape[-1], exact
-            e = float(np.linalg.norm(cand.approximate_kernel(XA, XB, block=True) - K)) / nK
+            e = _relative(float(np.linalg.norm(cand.approximate_kernel(XA, XB, block=True) - K)),
+                          nK)
             if e < best_err:  # the first of equal errors
                 best, best_err = (W, xi), e
     return best

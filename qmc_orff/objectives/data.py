@@ -36,11 +36,13 @@ import numpy as np
 
 from .._cos_sin import cos_sin_features
 from .._validation import (
+    MAX_ELEMENTS,
     as_float_array,
     as_points,
     as_positive,
     as_weights,
     check_choice,
+    check_finite_output,
     check_int,
     check_positive_real,
 )
@@ -59,6 +61,65 @@ def _check_data(X, name="X"):
     if X.shape[1] < 1:
         raise ValueError(f"'{name}' must have at least one column; got shape {X.shape}.")
     return np.ascontiguousarray(X)
+
+
+#: The data objectives hold a few ``(m, m)`` arrays (the Gram matrix, the error ``E``, the
+#: kernel's temporaries): ``m`` is bounded so that they fit the size policy together.
+GRAM_ARRAYS = 4
+
+
+def max_rows(arrays=GRAM_ARRAYS):
+    """The most rows ``m`` a data objective holding ``arrays`` ``(m, m)`` float64 arrays
+    accepts: ``arrays * m^2 <= MAX_ELEMENTS`` (2**28 entries, 2 GiB, in all)."""
+    return math.isqrt(MAX_ELEMENTS // arrays)
+
+
+def check_rows(m, name="X", arrays=GRAM_ARRAYS):
+    """Refuse ``m`` rows (``ValueError`` naming ``name``) before any ``(m, m)`` array."""
+    limit = max_rows(arrays)
+    if m > limit:
+        what = f"have at most {limit} rows" if name == "X" else f"be at most {limit}"
+        raise ValueError(f"'{name}' must {what} for a data objective (it holds {arrays} "
+                         "(m, m) float64 arrays for m rows: at most 2**28 entries, 2 GiB, in "
+                         f"all; subsample the data); got {m}.")
+    return m
+
+
+#: Phases ``|x . w|`` beyond this (2**52) are refused: a float64 phase there no longer
+#: resolves one period (its spacing exceeds 1 rad), so cos and sin of it are noise.
+MAX_PHASE = 2.0 ** 52
+#: Weights summing beyond this are refused: ``||K - Z Z^T||_F^2`` would overflow.
+MAX_WEIGHT_SUM = 1e100
+
+
+def check_data_phases(X, W, name="W"):
+    """Refuse frequencies ``W`` whose phases ``X @ W.T`` exceed :data:`MAX_PHASE` (the bound
+    ``||x||_1 max|w|``; nothing is formed)."""
+    if X.size == 0 or W.size == 0:
+        return
+    with np.errstate(over="ignore"):
+        bound = float(np.max(np.sum(np.abs(X), axis=1))) * float(np.max(np.abs(W)))
+    if not bound <= MAX_PHASE:
+        raise ValueError(f"'{name}' is too large for 'X': the phases X @ W.T reach {bound:.3g}, "
+                         "beyond 2**52, where a float64 phase no longer resolves a period of "
+                         f"cos and sin; rescale '{name}' or 'X'.")
+
+
+def check_scaled_rows(Y, name="X"):
+    """Refuse rows whose squared norm (at unit bandwidth, ``Y = X / sigma``) overflows: the
+    kernel's squared distances and the phases would."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        finite = bool(np.all(np.isfinite(np.einsum("ij,ij->i", Y, Y))))
+    if not finite:
+        raise ValueError(f"'{name}' is too large for the bandwidth: |{name} / sigma|^2 overflows "
+                         f"float64; rescale '{name}' or raise 'sigma'.")
+
+
+def finite_result(values):
+    """``values`` (a float or a tuple of arrays), refused where any is not finite."""
+    for v in values if isinstance(values, tuple) else (values,):
+        check_finite_output(v, "the data discrepancy", "rescale 'X', 'W' or 'weights'.")
+    return values
 
 
 def scalar_kernel(kernel, sigma, nu=1.5):
@@ -140,10 +201,12 @@ class DataDiscrepancy:
 
     def __init__(self, X, *, kernel="gaussian", sigma=1.0, nu=1.5):
         X = _check_data(X)
+        check_rows(X.shape[0])
         self.X = X
         self.X.setflags(write=False)
         self.m, self.d = X.shape
         sig = as_positive(sigma, "sigma", d=self.d)
+        check_scaled_rows(X / sig)
         self.sigma = float(sig) if sig.ndim == 0 else sig
         self.kernel = scalar_kernel(kernel, sig, nu)
         self.density_name = self.kernel.name
@@ -158,12 +221,14 @@ class DataDiscrepancy:
 
     # ------------------------------------------------------------------ helpers
     def _points(self, W):
-        return as_points(W, "W", d=self.d)
+        W = as_points(W, "W", d=self.d)
+        check_data_phases(self.X, W)
+        return W
 
     def _weights(self, weights, s):
         if weights is None:
             return np.full(s, 1.0 / s)
-        return as_weights(weights, s, "weights")
+        return as_weights(weights, s, "weights", max_sum=MAX_WEIGHT_SUM)
 
     def _scale(self, normalize):
         if not isinstance(normalize, (bool, np.bool_)):
@@ -203,8 +268,9 @@ class DataDiscrepancy:
         scale = self._scale(normalize)
         W = self._points(W)
         xi = self._weights(weights, W.shape[0])
-        E = self._error(self.features(W), xi)
-        return float(np.vdot(E, E)) / self.m ** 2 * scale
+        with np.errstate(over="ignore", invalid="ignore"):
+            E = self._error(self.features(W), xi)
+            return finite_result(float(np.vdot(E, E)) / self.m ** 2 * scale)
 
     def value_and_grad(self, W, weights=None, *, normalize=False):
         """``L`` and its gradients in ``W`` (and in the weights when given).
@@ -222,6 +288,11 @@ class DataDiscrepancy:
         W = self._points(W)
         s = W.shape[0]
         xi = self._weights(weights, s)
+        with np.errstate(over="ignore", invalid="ignore"):  # checked on the result
+            return finite_result(self._value_and_grad(W, xi, scale, weights is not None))
+
+    def _value_and_grad(self, W, xi, scale, with_weights):
+        s = W.shape[0]
         CS = self.features(W)
         E = self._error(CS, xi)
         m2 = float(self.m) ** 2
@@ -233,7 +304,7 @@ class DataDiscrepancy:
         dP -= EC * S
         dP *= (4.0 * scale / m2) * xi
         grad_W = (self.X.T @ dP).T  # X^T dP: 4x faster than dP^T X in OpenBLAS for s << m
-        if weights is None:
+        if not with_weights:
             return value, grad_W
         grad_xi = (2.0 * scale / m2) * (np.einsum("il,il->l", C, EC) + np.einsum("il,il->l", S, ES))
         return value, grad_W, grad_xi

@@ -12,7 +12,12 @@ import numpy as np
 
 from .._cos_sin import cos_sin_features
 from .._validation import as_points, as_positive, as_weights, check_choice
-from .data import DataDiscrepancy, _check_data
+from .data import (MAX_WEIGHT_SUM, DataDiscrepancy, _check_data, check_data_phases, check_rows,
+                   finite_result)
+
+#: ``(m, m)`` arrays the curl- and div-free objective holds at once: ``k / sigma^2``,
+#: ``|u|^2``, a block ``K^ab`` and its two difference factors, the error ``E``.
+OPERATOR_GRAM_ARRAYS = 6
 
 __all__ = ["OperatorDataDiscrepancy", "OPERATOR_KERNELS"]
 
@@ -80,10 +85,47 @@ class OperatorDataDiscrepancy:
             raise ValueError(f"'X' must have d >= 2 columns for kernel='div_free'; got d={self.d}.")
         self.kernel = CurlFree(self.sigma) if self.kernel_name == "curl_free" else DivFree(self.sigma)
         self.p = self.d
-        K = np.asarray(self.kernel(X), dtype=np.float64)  # (m, m, p, p)
+        check_rows(self.m, arrays=OPERATOR_GRAM_ARRAYS)
         self._pairs = [(a, b) for a in range(self.p) for b in range(a, self.p)]
-        self._K = {(a, b): np.ascontiguousarray(K[:, :, a, b]) for a, b in self._pairs}
-        self._norm2 = float(np.vdot(K, K)) / self.m ** 2
+        self._radial()
+        self._norm2 = sum((1.0 if a == b else 2.0) * float(np.vdot(K, K))
+                          for K, (a, b) in ((self._block(a, b), (a, b)) for a, b in self._pairs)
+                          ) / self.m ** 2
+
+    def _radial(self):
+        """The ``(m, m)`` factors every block ``K^ab`` shares, by rows (never the
+        ``(m, m, p, p)`` tensor): ``k / sigma^2`` and (div-free) ``|u|^2``, ``u = (x - z) / sigma``,
+        by the operations of the kernels' ``signature`` (the same bits)."""
+        X, m, sig = self.X, self.m, self.sigma
+        self._kk = np.empty((m, m))
+        self._sq = np.empty((m, m)) if self.kernel_name == "div_free" else None
+        rows = max(1, (1 << 20) // max(1, m * self.d))
+        for i in range(0, m, rows):
+            with np.errstate(over="ignore", invalid="ignore"):
+                delta = (X[i:i + rows, None, :] - X[None, :, :]) / sig
+                sq = np.sum(delta * delta, axis=-1)
+            if not np.all(np.isfinite(sq)):
+                raise ValueError(f"'X' is too large for sigma={sig!r}: the squared scaled "
+                                 "distances |x - z|^2 / sigma^2 overflow float64; rescale 'X'.")
+            self._kk[i:i + rows] = np.exp(-0.5 * sq) / sig ** 2
+            if self._sq is not None:
+                self._sq[i:i + rows] = sq
+
+    def _block(self, a, b):
+        """The exact ``(m, m)`` block ``K^ab = K(x_i, x_j)[a, b]``, from the closed form
+        (curl-free ``(delta_ab - u_a u_b) k / sigma^2``, div-free
+        ``(u_a u_b + (d - 1 - |u|^2) delta_ab) k / sigma^2``)."""
+        xa, xb = self.X[:, a], self.X[:, b]
+        K = (xa[:, None] - xa[None, :]) / self.sigma
+        K *= (xb[:, None] - xb[None, :]) / self.sigma
+        if self.kernel_name == "curl_free":
+            np.subtract(1.0 if a == b else 0.0, K, out=K)
+        elif a == b:
+            K += (self.d - 1) - self._sq
+        else:
+            K += 0.0
+        K *= self._kk
+        return K
 
     def __repr__(self):
         return (f"OperatorDataDiscrepancy(m={self.m}, d={self.d}, kernel={self.kernel_name!r}, "
@@ -138,7 +180,7 @@ class OperatorDataDiscrepancy:
             mult = 1.0 if a == b else 2.0  # (a, b) and (b, a) together
             coef = xi * At[:, a, b]
             E = (CS * np.concatenate([coef, coef])) @ CS.T
-            E -= self._K[(a, b)]
+            E -= self._block(a, b)
             value += mult * float(np.vdot(E, E))
             if grad:
                 G = E @ CS  # [E C, E S]
@@ -154,26 +196,33 @@ class OperatorDataDiscrepancy:
         grad_W += (self.X.T @ dP).T
         return value, grad_W, grad_xi
 
+    def _inputs(self, W, weights):
+        """Checked frequencies and weights (as :class:`DataDiscrepancy`)."""
+        W = as_points(W, "W", d=self.d)
+        check_data_phases(self.X, W)
+        xi = np.full(W.shape[0], 1.0 / W.shape[0]) if weights is None else \
+            as_weights(weights, W.shape[0], "weights", max_sum=MAX_WEIGHT_SUM)
+        return W, xi
+
     def __call__(self, W, weights=None, *, normalize=False):
         """``L(W, xi)``; see :class:`DataDiscrepancy` for the parameters."""
         scale = self._scale(normalize)
         if self.kernel_name == "decomposable":
-            return self._a2 * self._scalar(W, weights) * scale
-        W = as_points(W, "W", d=self.d)
-        xi = np.full(W.shape[0], 1.0 / W.shape[0]) if weights is None else \
-            as_weights(weights, W.shape[0], "weights")
-        return self._terms(W, xi, grad=False)[0] * scale
+            return finite_result(self._a2 * self._scalar(W, weights) * scale)
+        W, xi = self._inputs(W, weights)
+        with np.errstate(over="ignore", invalid="ignore"):  # checked on the result
+            return finite_result(self._terms(W, xi, grad=False)[0] * scale)
 
     def value_and_grad(self, W, weights=None, *, normalize=False):
         """``L``, ``dL/dW`` (s, d) and, when `weights` is given, ``dL/dweights`` (s,)."""
         scale = self._scale(normalize)
         if self.kernel_name == "decomposable":
             out = self._scalar.value_and_grad(W, weights)
-            return tuple([out[0] * self._a2 * scale] + [g * (self._a2 * scale) for g in out[1:]])
-        W = as_points(W, "W", d=self.d)
-        xi = np.full(W.shape[0], 1.0 / W.shape[0]) if weights is None else \
-            as_weights(weights, W.shape[0], "weights")
-        value, gW, gxi = self._terms(W, xi, grad=True)
+            return finite_result(tuple([out[0] * self._a2 * scale]
+                                       + [g * (self._a2 * scale) for g in out[1:]]))
+        W, xi = self._inputs(W, weights)
+        with np.errstate(over="ignore", invalid="ignore"):  # checked on the result
+            value, gW, gxi = finite_result(self._terms(W, xi, grad=True))
         if weights is None:
             return value * scale, gW * scale
         return value * scale, gW * scale, gxi * scale

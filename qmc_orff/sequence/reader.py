@@ -296,7 +296,41 @@ def _parse_header(text):
         if key in meta and (type(meta[key]) is not int or meta[key] != value):
             raise _Invalid(f"meta s={meta.get('s')!r}, d={meta.get('d')!r} do not match the "
                            f"points' shape ({s}, {d})")
+    _check_meta_fields(meta, d)
+    try:  # a lone surrogate ("\ud800") parses, but is no text: refuse it here
+        json.dumps(header, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise _Invalid("header holds a lone UTF-16 surrogate (not valid text)") from None
     return specs, shapes, meta
+
+
+#: ``meta["box_over_sigma"]`` beyond this: the box discrepancy's products of ``b`` overflow.
+_MAX_BOX_OVER_SIGMA = 1e154
+#: ``meta["lattice_n"]``: at most :data:`qmc_orff.generators.lattice.MAX_N` points.
+_MAX_LATTICE_N = 2 ** 32
+
+
+def _check_meta_fields(meta, d):
+    """The meta fields the library reads back: ``box_over_sigma`` (null, or finite positive
+    numbers below 1e154: one, or one per coordinate) and a lattice's ``generating_vector`` /
+    ``lattice_n`` (both or neither: ``d`` ints in ``[0, n)``, ``n`` in ``[1, 2**32]``)."""
+    bos = meta.get("box_over_sigma")
+    values = bos if isinstance(bos, list) else [bos]
+    if bos is not None and not (
+            (not isinstance(bos, list) or len(bos) == d)
+            and all(type(v) in (int, float) and 0 < v < _MAX_BOX_OVER_SIGMA for v in values)):
+        raise _Invalid(f"meta 'box_over_sigma' must be null or positive numbers below 1e154 (one, "
+                       f"or {d}); got {str(bos)[:60]}")
+    z, n = meta.get("generating_vector"), meta.get("lattice_n")
+    if z is None and n is None:
+        return
+    if type(n) is not int or not 1 <= n <= _MAX_LATTICE_N:
+        raise _Invalid(f"meta 'lattice_n' must be an int in [1, 2**32] with a generating vector; "
+                       f"got {str(n)[:40]}")
+    if (not isinstance(z, list) or len(z) != d
+            or not all(type(v) is int and 0 <= v < n for v in z)):
+        raise _Invalid(f"meta 'generating_vector' must be {d} ints in [0, lattice_n={n}); got "
+                       f"{str(z)[:60]}")
 
 
 def _load(path, data):
