@@ -217,6 +217,16 @@ class GaussianDensity(_ClosedFormDensity):
     ``|x| a <= 4``) ``g_1`` and ``g_1'`` are computed instead by 24-point
     Gauss-Legendre quadrature of ``pi^-1 int_0^a exp(-t^2/2) cos(x t) dt`` and
     ``-pi^-1 int_0^a t exp(-t^2/2) sin(x t) dt`` (exact to rounding there).
+
+    Examples
+    --------
+    >>> import math
+    >>> from qmc_orff import GaussianDensity
+    >>> dens = GaussianDensity()
+    >>> float(dens.ppf(0.975))                     # the normal quantile
+    1.959963984540054
+    >>> math.isclose(dens.C(1.0), math.erf(1.0) / (2.0 * math.sqrt(math.pi)), rel_tol=1e-15)
+    True
     """
 
     name = "gaussian"
@@ -284,6 +294,16 @@ class CauchyDensity(_ClosedFormDensity):
     ``pi (1 + x^2)`` (no cancellation for small ``a``).  With ``u = a z``,
     ``g_1'(x) = -(a^2 / pi) Im h(u)``, ``h(u) = (1 - (1 + u) e^-u) / u^2``,
     summed as its power series ``sum_k (-u)^k (k + 1) / (k + 2)!`` for ``|u| <= 1``.
+
+    Examples
+    --------
+    >>> import math
+    >>> from qmc_orff import CauchyDensity
+    >>> dens = CauchyDensity()
+    >>> float(dens.cdf(1.0))                       # arctan(1) / pi + 1/2
+    0.75
+    >>> math.isclose(dens.C(1.0), (1.0 - math.exp(-2.0)) / (2.0 * math.pi), rel_tol=1e-15)
+    True
     """
 
     name = "laplacian"
@@ -540,6 +560,15 @@ def get_density(kernel: str | ProductDensity) -> ProductDensity:
     Returns
     -------
     ProductDensity
+
+    Examples
+    --------
+    >>> from qmc_orff import GaussianDensity, get_density
+    >>> get_density("laplacian")
+    CauchyDensity()
+    >>> dens = GaussianDensity()
+    >>> get_density(dens) is dens
+    True
     """
     if isinstance(kernel, ProductDensity):
         return kernel
