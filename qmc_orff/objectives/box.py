@@ -448,6 +448,16 @@ def box_from_data(X: ArrayLike, *, fraction: float = 1.0) -> np.ndarray:
     ------
     ValueError
         If a column of `X` is constant (the box would be empty there).
+
+    Examples
+    --------
+    >>> from qmc_orff import BoxDiscrepancy, box_from_data
+    >>> X = [[0.0, 1.0], [2.0, -1.0], [1.0, 0.5]]
+    >>> box_from_data(X)
+    array([2., 2.])
+    >>> disc = BoxDiscrepancy(box_from_data(X, fraction=0.5), sigma=1.0)
+    >>> disc.b
+    array([1., 1.])
     """
     X = as_float_array(X, "X", ndim=2)
     if X.shape[0] < 1 or X.shape[1] < 1:

@@ -54,6 +54,19 @@ class OperatorDataDiscrepancy:
     ``dL/dw_l = (dL/dP)^T x + sum_ab dL/dA~_l^ab dA~^ab/dw_l`` (``dA/dw_k = e_k w^T + w e_k^T``
     for ``w w^T``).  Cost ``O(p^2 (m^2 s) + m s d)``: meant for the small ``p`` of
     vector fields (``p = d`` = 2 or 3).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qmc_orff import OperatorDataDiscrepancy
+    >>> X = np.random.default_rng(0).normal(size=(40, 2))
+    >>> obj = OperatorDataDiscrepancy(X, kernel="curl_free", sigma=1.5)
+    >>> W = np.random.default_rng(1).normal(size=(64, 2)) / 1.5
+    >>> bool(0.0 < obj(W, normalize=True) < 0.2)
+    True
+    >>> value, grad = obj.value_and_grad(W)
+    >>> grad.shape
+    (64, 2)
     """
 
     def __init__(self, X, *, kernel="curl_free", sigma=1.0, A=None, measure="spectral"):

@@ -412,6 +412,18 @@ def optimal_weights(objective: Objective, W: ArrayLike, *, solver: str = "cvxpy"
     the same QP up to a positive factor, hence the same weights, and every
     term representable whatever ``d``; the solvers further rescale ``v`` to
     ``max |v| = 1`` (the solution is positively homogeneous in ``v``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qmc_orff import BoxDiscrepancy, optimal_weights
+    >>> disc = BoxDiscrepancy(2.0, d=3)
+    >>> W = np.random.default_rng(0).standard_normal((32, 3))
+    >>> res = optimal_weights(disc, W, solver="nnls")
+    >>> res.status, bool(np.isclose(res.weights.sum(), 1.0))
+    ('optimal', True)
+    >>> bool(res.d2 < disc(W))                  # below the equal weights 1/s
+    True
     """
     if not all(callable(getattr(objective, m, None))
                for m in ("pair_matrix", "linear_term", "constant", "normalizer")):
