@@ -83,6 +83,15 @@ def global_sequence(objective: Objective, s: int, *, d: int | None = None,
     normalised units (times ``pi^d / prod(b)``).  The optimiser sees
     ``D^2 / expected_mc(s)`` (the same ratio in either units): raw values near
     1e-6 would otherwise sit below SciPy's default tolerances.
+
+    Examples
+    --------
+    >>> from qmc_orff import BoxDiscrepancy, global_sequence
+    >>> seq = global_sequence(BoxDiscrepancy(2.0, d=2), 16, maxiter=20)
+    >>> seq
+    Sequence(s=16, d=2, method='global', density='gaussian', box_over_sigma=2, weighted=False)
+    >>> bool(seq.meta["ratio_to_halton"] < 0.5)       # D^2 over Halton's, same s
+    True
     """
     d, s, maxiter, tol = _check_optimizer_args(objective, d, s, method, maxiter, tol)
     if callback is not None and not callable(callback):

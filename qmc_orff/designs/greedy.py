@@ -131,6 +131,14 @@ def greedy_sequence(objective: Objective, s: int, *, d: int | None = None,
     (every term divided by ``prod_j b_j / pi``: the diagonal term becomes 1 and
     each sinc factor ``sin(b_j x) / (b_j x)`` lies in ``[-1, 1]``), so they never
     underflow in high dimension.
+
+    Examples
+    --------
+    >>> from qmc_orff import BoxDiscrepancy, greedy_sequence
+    >>> seq = greedy_sequence(BoxDiscrepancy(2.0, d=2), 16, maxiter=20)
+    >>> history = seq.meta["history"]               # D^2 of S_1, ..., S_16
+    >>> len(history), bool(history[-1] < history[0])
+    (16, True)
     """
     d, s, maxiter, tol = _check_optimizer_args(objective, d, s, method, maxiter, tol)
     starts = check_int(starts, "starts", minimum=1)

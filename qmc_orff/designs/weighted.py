@@ -52,6 +52,15 @@ def weighted_sequence(objective: Objective, s: int, *, d: int | None = None,
         ``n_zero_weights``.  In high dimension the optimal weights can be tiny
         (the linear term ``v`` is a product of ``d`` factors below 1) and the
         raw values may underflow to 0.0; see the module docstring.
+
+    Examples
+    --------
+    >>> from qmc_orff import BoxDiscrepancy, weighted_sequence
+    >>> seq = weighted_sequence(BoxDiscrepancy(2.0, d=2), 16)
+    >>> round(float(seq.weights.sum()), 12)
+    1.0
+    >>> bool(seq.meta["d2"] < seq.meta["uniform_d2"])   # same points, weights 1/s
+    True
     """
     d = _resolve_d(objective, d)
     s = check_int(s, "s", minimum=1, maximum=MAX_DESIGN_POINTS)   # (s, s) QP matrix

@@ -177,6 +177,18 @@ class ORFF(TransformerMixin, BaseEstimator):
     should use :meth:`operator` (``theta -> Phi(X)^T theta`` and its adjoint in
     ``O(n s p + s p r)`` per product, never forming ``Phi(X)``; Brault et al.
     2016, appendix D, Table 2) or :class:`qmc_orff.ORFFRidge`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qmc_orff import ORFF
+    >>> X = np.random.default_rng(0).uniform(-1, 1, size=(100, 2))
+    >>> orff = ORFF("curl_free", sigma=1.0, n_components=64, seed=0).fit(X)
+    >>> orff.transform(X[:5]).shape                 # (n, 2 s r, p), r = 1 curl-free
+    (5, 128, 2)
+    >>> K, K_approx = orff.kernel_(X[:20]), orff.approximate_kernel(X[:20])
+    >>> K.shape, bool(np.linalg.norm(K - K_approx) < 0.2 * np.linalg.norm(K))
+    ((20, 20, 2, 2), True)
     """
 
     def __init__(self, kernel="decomposable", *, sigma=1.0, A=None, n_components=256,

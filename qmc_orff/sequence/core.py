@@ -45,6 +45,25 @@ class Sequence:
     points ``W * sigma`` and ``box_over_sigma = b / sigma``: for a Gaussian
     kernel of bandwidth ``sigma`` the frequencies are ``points / sigma``
     (:meth:`frequencies`).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from qmc_orff import Sequence, load_sequence
+    >>> seq = Sequence([[0.5, -1.0], [1.5, 0.25]], meta={"box_over_sigma": 2.0})
+    >>> seq
+    Sequence(s=2, d=2, method='custom', density=None, box_over_sigma=2, weighted=False)
+    >>> seq.frequencies(sigma=2.0)
+    array([[ 0.25 , -0.5  ],
+           [ 0.75 ,  0.125]])
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "two.npz")
+    >>> seq.save(path)
+    >>> back = load_sequence(path)
+    >>> np.array_equal(back.points, seq.points), back.meta == seq.meta
+    (True, True)
+    >>> tmp.cleanup()
     """
 
     points: np.ndarray = field(repr=False)

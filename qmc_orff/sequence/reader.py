@@ -384,6 +384,25 @@ def load_sequence(path: str | os.PathLike, *, sha256: str | None = None) -> Sequ
     JSON header itself is limited to :data:`MAX_HEADER_BYTES`).  The whole
     file is read once into memory, so the checks and the data cannot
     disagree.
+
+    Examples
+    --------
+    >>> import hashlib, os, tempfile
+    >>> from qmc_orff import Sequence, load_sequence
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "eye.npz")
+    >>> Sequence([[1.0, 0.0], [0.0, 1.0]]).save(path)
+    >>> with open(path, "rb") as fh:
+    ...     digest = hashlib.sha256(fh.read()).hexdigest()
+    >>> load_sequence(path, sha256=digest)
+    Sequence(s=2, d=2, method='custom', density=None, box_over_sigma=None, weighted=False)
+    >>> with open(path, "ab") as fh:                 # append a byte: the file is refused
+    ...     _ = fh.write(b"x")
+    >>> load_sequence(path)
+    Traceback (most recent call last):
+    ...
+    ValueError: invalid sequence file '...eye.npz': cannot be read (...).
+    >>> tmp.cleanup()
     """
     expected = _check_sha256_arg(sha256)
     path = os.fspath(path)
