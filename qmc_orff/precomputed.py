@@ -273,9 +273,9 @@ def load_catalogue(d: int, s: int, box_over_sigma: float = 2.0,
     Parameters
     ----------
     d : int
-        Dimension (must be one of the catalogue's, :data:`D_VALUES`).
+        Dimension (one of the catalogue's: 2, 4, 8, 16; see :func:`catalogue`).
     s : int
-        Number of points (one of :data:`S_VALUES`).
+        Number of points (one of the catalogue's: 64, 128, 256, 512, 1024).
     box_over_sigma : float, default=2.0
         Box half-width over the kernel bandwidth; the entry with the nearest
         value on a log scale is chosen (ties go to the larger box).
@@ -464,7 +464,8 @@ def build_catalogue(directory: str | os.PathLike | None = None, *,
         The grid (defaults: the full catalogue).
     maxiter : int, callable or None, default=None
         Iteration cap of the global design: an int, ``maxiter(d, s)``, or
-        ``None`` for :func:`default_maxiter`.  Recorded in each file.
+        ``None`` for the catalogue's own caps (``qmc_orff.precomputed.default_maxiter``).
+        Recorded in each file.
     resume : bool, default=False
         Keep files that are complete and valid for the same settings
         (checked by loading them); otherwise recompute every file.
@@ -482,7 +483,8 @@ def build_catalogue(directory: str | os.PathLike | None = None, *,
     workers : int, default=1
         Without ``executor``: the number of worker processes (``"spawn"``) to use.
     keep_ratio : float or None, default=1.0
-        Keep an entry only when its Gram error on its scoring data (:func:`score_entry`)
+        Keep an entry only when its held-out Gram error on its scoring data (Gaussian data
+        whose moment box is the entry's box; ``qmc_orff.precomputed.score_entry``)
         is below ``keep_ratio`` times ORF's (and, for a weighted entry, at most that of
         its own points with uniform weights, ``start_gram_error``); the file of a
         dropped entry is deleted.

@@ -549,7 +549,7 @@ _NAMED = {"gaussian": GaussianDensity, "laplacian": CauchyDensity}
 
 
 def get_density(kernel: str | ProductDensity) -> ProductDensity:
-    """Return the :class:`ProductDensity` for ``kernel``.
+    """Return the spectral density (a ``ProductDensity``) of ``kernel``.
 
     Parameters
     ----------

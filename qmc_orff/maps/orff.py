@@ -103,9 +103,9 @@ class ORFF(TransformerMixin, BaseEstimator):
     ----------
     kernel : {"decomposable", "curl_free", "div_free"}, default="decomposable"
         ``k_0(delta) A``; ``-Hess k_0``; ``(Hess - Laplacian I) k_0`` with
-        ``k_0(delta) = exp(-|delta|^2 / (2 sigma^2))``; see
-        :class:`~qmc_orff.kernels.Decomposable`, :class:`~qmc_orff.kernels.CurlFree`,
-        :class:`~qmc_orff.kernels.DivFree`.  Curl- and div-free need ``p = d``
+        ``k_0(delta) = exp(-|delta|^2 / (2 sigma^2))``; the exact kernels are
+        ``Decomposable``, ``CurlFree`` and ``DivFree`` of ``qmc_orff.kernels``
+        (fitted: ``kernel_``).  Curl- and div-free need ``p = d``
         (div-free ``d >= 2``).
     sigma : float, default=1.0
         Bandwidth of ``k_0`` (``gamma = 1 / (2 sigma^2)``).  Per coordinate
@@ -296,7 +296,16 @@ class ORFF(TransformerMixin, BaseEstimator):
         return X
 
     def scalar_features(self, X: ArrayLike) -> np.ndarray:
-        """``F(X) = [a cos(X W^T), a sin(X W^T)]`` of shape ``(n, 2 s)``, ``a = amplitudes_``."""
+        """``F(X) = [a cos(X W^T), a sin(X W^T)]`` of shape ``(n, 2 s)``, ``a = amplitudes_``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n, d)
+
+        Returns
+        -------
+        ndarray of shape (n, 2 s)
+        """
         X = self._checked(X)
         return cos_sin_features(X, self.frequencies_, self.amplitudes_)
 
@@ -383,8 +392,8 @@ class ORFF(TransformerMixin, BaseEstimator):
         Z : array_like of shape (m, d), default=None
             ``None`` means ``Z = X``.
         block : bool, default=False
-            Return the flattened block matrix ``(n p, m p)`` (as
-            :meth:`~qmc_orff.kernels.OperatorKernel.block`).
+            Return the flattened block matrix ``(n p, m p)`` (as the exact
+            kernel's ``kernel_.block(X, Z)``).
 
         Returns
         -------

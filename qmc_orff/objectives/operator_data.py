@@ -32,7 +32,7 @@ class OperatorDataDiscrepancy:
     X : array_like of shape (m, d)
         Training points.
     kernel : {"decomposable", "curl_free", "div_free"}, default="curl_free"
-        The Gaussian operator-valued kernel (:mod:`qmc_orff.kernels`).
+        The Gaussian operator-valued kernel (as in :class:`qmc_orff.ORFF`).
     sigma : float, default=1.0
         Bandwidth of the scalar Gaussian ``k_0``.
     A : array_like of shape (p, p) or None, default=None
@@ -108,7 +108,18 @@ class OperatorDataDiscrepancy:
         return 1.0 / self._norm2 if normalize else 1.0
 
     def A_tilde(self, W):
-        """``A~(w_l)`` (s, p, p) and ``dA~(w_l)/dw_lk`` (s, p, p, d) for the curl/div kernels."""
+        """``A~(w_l)`` (s, p, p) and ``dA~(w_l)/dw_lk`` (s, p, p, d) for the curl/div kernels.
+
+        Parameters
+        ----------
+        W : array_like of shape (s, d)
+            Frequencies at the kernel's bandwidth (no zero row for ``measure="trace"``).
+
+        Returns
+        -------
+        A_tilde : ndarray of shape (s, p, p)
+        dA_tilde : ndarray of shape (s, p, p, d)
+        """
         W = as_points(W, "W", d=self.d)
         s, d = W.shape
         eye = np.eye(d)
@@ -168,7 +179,22 @@ class OperatorDataDiscrepancy:
         return value, grad_W, grad_xi
 
     def __call__(self, W, weights=None, *, normalize=False):
-        """``L(W, xi)``; see :class:`DataDiscrepancy` for the parameters."""
+        """``L(W, xi)``, the squared block Gram error over ``m^2``.
+
+        Parameters
+        ----------
+        W : array_like of shape (s, d)
+            Frequencies at the kernel's bandwidth.
+        weights : array_like of shape (s,), default=None
+            Nonnegative weights ``xi``; None means ``1/s`` each.
+        normalize : bool, default=False
+            Divide by ``sum_ij ||K(x_i, x_j)||_F^2 / m^2``: the squared relative
+            error of the block Gram matrix.
+
+        Returns
+        -------
+        float
+        """
         scale = self._scale(normalize)
         if self.kernel_name == "decomposable":
             return self._a2 * self._scalar(W, weights) * scale
@@ -178,7 +204,25 @@ class OperatorDataDiscrepancy:
         return self._terms(W, xi, grad=False)[0] * scale
 
     def value_and_grad(self, W, weights=None, *, normalize=False):
-        """``L``, ``dL/dW`` (s, d) and, when `weights` is given, ``dL/dweights`` (s,)."""
+        """``L``, ``dL/dW`` (s, d) and, when `weights` is given, ``dL/dweights`` (s,).
+
+        Parameters
+        ----------
+        W : array_like of shape (s, d)
+            Frequencies at the kernel's bandwidth.
+        weights : array_like of shape (s,), default=None
+            Nonnegative weights ``xi``; None means ``1/s`` each.
+        normalize : bool, default=False
+            Divide by ``sum_ij ||K(x_i, x_j)||_F^2 / m^2``: the squared relative
+            error of the block Gram matrix.
+
+        Returns
+        -------
+        L : float
+        grad_W : ndarray of shape (s, d)
+        grad_weights : ndarray of shape (s,)
+            Returned only when `weights` is given.
+        """
         scale = self._scale(normalize)
         if self.kernel_name == "decomposable":
             out = self._scalar.value_and_grad(W, weights)
@@ -192,7 +236,19 @@ class OperatorDataDiscrepancy:
         return value * scale, gW * scale, gxi * scale
 
     def constant(self, d=None, *, normalize=False):
-        """``sum_ij ||K(x_i, x_j)||_F^2 / m^2`` (1 with ``normalize=True``)."""
+        """``sum_ij ||K(x_i, x_j)||_F^2 / m^2``, the constant term of ``L``.
+
+        Parameters
+        ----------
+        d : int or None, default=None
+            Must be None or ``self.d`` (the protocol's signature).
+        normalize : bool, default=False
+            Return 1 (the normalised constant).
+
+        Returns
+        -------
+        float
+        """
         if d is not None and d != self.d:
             raise ValueError(f"'d' must equal the discrepancy's dimension {self.d}; got {d}.")
         return 1.0 if normalize else self._norm2

@@ -378,7 +378,7 @@ def optimal_weights(objective: Objective, W: ArrayLike, *, solver: str = "cvxpy"
     ----------
     objective : BoxDiscrepancy, DataDiscrepancy or any Objective
         The objective: its QP terms ``pair_matrix``, ``linear_term``, ``constant``
-        and ``normalizer`` (:class:`~qmc_orff.objectives.protocol.Objective`).
+        and ``normalizer`` (the protocol ``qmc_orff.objectives.protocol.Objective``).
     W : array_like of shape (s, d)
         Frequencies (at the objective's bandwidth).
     solver : {"cvxpy", "nnls"}, default="cvxpy"
@@ -393,8 +393,7 @@ def optimal_weights(objective: Objective, W: ArrayLike, *, solver: str = "cvxpy"
         result then raises ``ValueError``).
     sum_to_one : bool, default=True
         Constrain ``sum(xi) = 1`` so the map keeps ``k(0) = 1``; ``False`` is the
-        paper's problem (warns when the sum is far from 1).  See
-        :func:`solve_weights_qp`.
+        paper's problem (warns when the sum is far from 1).
 
     Returns
     -------

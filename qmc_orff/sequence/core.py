@@ -169,9 +169,16 @@ class Sequence:
         }, arrays
 
     def save(self, path):
-        """Write the sequence to ``path`` (``.npz``, atomically; see the module docstring).
+        """Write the sequence to ``path`` as an ``.npz`` file, atomically.
 
-        The name is used as given (no ``.npz`` is appended).
+        The file is written under a temporary name in the same folder and renamed
+        over ``path``: an interrupted save leaves the previous file (or none),
+        never a truncated one.  :func:`qmc_orff.load_sequence` reads it back.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file name, used as given (no ``.npz`` is appended).
         """
         header, arrays = self._header()
         text = json.dumps(header, sort_keys=True, allow_nan=False).encode("utf-8")
@@ -186,6 +193,11 @@ class Sequence:
         with the provenance and the shift, the dimension, the number of points
         ``n``, and the ``d`` generating-vector coordinates, one per line.  Point
         ``i`` of the (unshifted) lattice is ``frac(i * z / n)``.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The text file to write (atomically, as :meth:`save`).
 
         Raises
         ------

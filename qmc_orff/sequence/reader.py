@@ -381,7 +381,7 @@ def load_sequence(path: str | os.PathLike, *, sha256: str | None = None) -> Sequ
     sizes and each member's ``.npy`` header (dtype, shape) are compared with
     the JSON header, and each member is read with that bound (a decompression
     bomb is rejected after reading at most its declared, consistent size; the
-    JSON header itself is limited to :data:`MAX_HEADER_BYTES`).  The whole
+    JSON header itself is limited to ``qmc_orff.sequence.MAX_HEADER_BYTES``).  The whole
     file is read once into memory, so the checks and the data cannot
     disagree.
 
