@@ -29,7 +29,7 @@ extensions = [
 ]
 
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "_cli", "_gallery_order.py", "DOCSTRING_FIXES.md",
+exclude_patterns = ["_build", "_cli", "_gallery_order.py",
                     "gallery/README.rst", "Thumbs.db", ".DS_Store"]
 root_doc = "index"
 default_role = "literal"

@@ -134,3 +134,14 @@ def test_docs_build_settings():
     for script in gallery:  # offline: no dataset downloads in the gallery
         source = (DOCS / "gallery" / script).read_text(encoding="utf-8")
         assert "fetch_" not in source and "urlopen" not in source, script
+
+
+def test_developer_map_names_every_layer():
+    """The docs' "Map of the package" names the home of each layer of tests/test_layout.py."""
+    text = (DOCS / "developer" / "map.rst").read_text(encoding="utf-8")
+    assert "developer/index" in (DOCS / "index.rst").read_text(encoding="utf-8")
+    assert "   map" in (DOCS / "developer" / "index.rst").read_text(encoding="utf-8")
+    from test_layout import LAYERS
+    for layer, prefixes in LAYERS:
+        home = prefixes[0].removeprefix("qmc_orff.").replace(".", "/")
+        assert re.search(rf"``{re.escape(home)}(/|\.py)``", text), (layer, home)
