@@ -95,7 +95,7 @@ html_theme_options = {
     "secondary_sidebar_items": ["page-toc"],
 }
 html_context = {"default_mode": "light"}
-html_sidebars = {"index": [], "papers": []}
+html_sidebars = {"index": [], "papers": [], "developer/map": []}
 
 # -- the command line's --help, captured at build time (docs/_cli/*.txt, included by cli.rst) ---
 import subprocess  # noqa: E402
