@@ -249,7 +249,7 @@ def catalogue(*, d: int | None = None, s: int | None = None,
     >>> entries = catalogue(d=2, s=64, method="global")
     >>> [e["box_over_sigma"] for e in entries]
     [0.125, 0.25, 0.5, 1.0]
-    >>> all(e["ratio_to_orf"] < 1.0 for e in entries)   # each beats ORF on its data
+    >>> all(e["ratio_to_orf"] < 1.0 for e in entries)  # each beats ORF
     True
     """
     out = []
@@ -309,9 +309,9 @@ def load_catalogue(d: int, s: int, box_over_sigma: float = 2.0,
     --------
     >>> from qmc_orff import load_catalogue
     >>> seq = load_catalogue(4, 64, box_over_sigma=0.5)
-    >>> seq
-    Sequence(s=64, d=4, method='global', density='gaussian', box_over_sigma=0.5, weighted=False)
-    >>> seq.frequencies(sigma=2.0).shape               # for a kernel of bandwidth 2
+    >>> seq.meta["catalogue"]["file"]
+    'gaussian.d04.s0064.bos0.5.global.npz'
+    >>> seq.frequencies(sigma=2.0).shape      # a kernel of bandwidth 2
     (64, 4)
     """
     d = check_dimension(d)
@@ -514,7 +514,8 @@ def build_catalogue(directory: str | os.PathLike | None = None, *,
     >>> from qmc_orff import build_catalogue
     >>> tmp = tempfile.TemporaryDirectory()
     >>> index = build_catalogue(tmp.name, d_values=[2], s_values=[64],
-    ...                         box_over_sigma=[0.5], methods=["global"], maxiter=20)
+    ...                         box_over_sigma=[0.5], methods=["global"],
+    ...                         maxiter=20)
     >>> [e["file"] for e in index], bool(index[0]["ratio_to_orf"] < 1.0)
     (['gaussian.d02.s0064.bos0.5.global.npz'], True)
     >>> sorted(os.listdir(tmp.name))

@@ -157,13 +157,13 @@ def num_threads(n):
     block is restored after it:
 
     >>> import numpy as np
-    >>> import qmc_orff
+    >>> from qmc_orff import FourierFeatures, get_num_threads, num_threads
     >>> X = np.random.default_rng(0).normal(size=(100, 3))
-    >>> ff = qmc_orff.FourierFeatures(sigma=2.0, n_components=64, sequence="orf", seed=0)
-    >>> before = qmc_orff.get_num_threads()
-    >>> with qmc_orff.num_threads(1):
+    >>> ff = FourierFeatures(sigma=2.0, n_components=64, sequence="orf", seed=0)
+    >>> before = get_num_threads()
+    >>> with num_threads(1):
     ...     Z = ff.fit_transform(X)
-    >>> Z.shape, qmc_orff.get_num_threads() == before
+    >>> Z.shape, get_num_threads() == before
     ((100, 128), True)
     """
     n = _check(n, "n", stacklevel=4)  # this generator, contextlib, the caller

@@ -223,9 +223,12 @@ class GaussianDensity(_ClosedFormDensity):
     >>> import math
     >>> from qmc_orff import GaussianDensity
     >>> dens = GaussianDensity()
-    >>> float(dens.ppf(0.975))                     # the normal quantile
+    >>> float(dens.ppf(0.975))
     1.959963984540054
-    >>> math.isclose(dens.C(1.0), math.erf(1.0) / (2.0 * math.sqrt(math.pi)), rel_tol=1e-15)
+
+    ``C_1(a) = erf(a) / (2 sqrt(pi))``:
+
+    >>> math.isclose(dens.C(1.0), math.erf(1.0) / (2 * math.sqrt(math.pi)))
     True
     """
 
@@ -300,9 +303,12 @@ class CauchyDensity(_ClosedFormDensity):
     >>> import math
     >>> from qmc_orff import CauchyDensity
     >>> dens = CauchyDensity()
-    >>> float(dens.cdf(1.0))                       # arctan(1) / pi + 1/2
+    >>> float(dens.cdf(1.0))
     0.75
-    >>> math.isclose(dens.C(1.0), (1.0 - math.exp(-2.0)) / (2.0 * math.pi), rel_tol=1e-15)
+
+    ``C_1(a) = (1 - exp(-2a)) / (2 pi)``:
+
+    >>> math.isclose(dens.C(1.0), (1 - math.exp(-2.0)) / (2 * math.pi))
     True
     """
 

@@ -340,12 +340,15 @@ def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free
     >>> import numpy as np
     >>> from qmc_orff import ORFF, adaptive_operator_sequence
     >>> X = np.random.default_rng(0).uniform(-1, 1, size=(200, 2))
-    >>> seq = adaptive_operator_sequence(X, 8, sigma=1.0, n_train=60, n_validation=40,
-    ...                                  maxiter=10, seed=0)
-    >>> seq.meta["operator_kernel"], bool(
-    ...     seq.meta["validation_error"] <= seq.meta["start_validation_error"])
-    ('curl_free', True)
-    >>> orff = ORFF("curl_free", sigma=1.0, n_components=8, sequence=seq).fit(X)
+    >>> seq = adaptive_operator_sequence(X, 8, sigma=1.0, n_train=60,
+    ...                                  n_validation=40, maxiter=10, seed=0)
+    >>> meta = seq.meta
+    >>> meta["operator_kernel"]
+    'curl_free'
+    >>> bool(meta["validation_error"] <= meta["start_validation_error"])
+    True
+    >>> orff = ORFF("curl_free", sigma=1.0, n_components=8, sequence=seq)
+    >>> orff = orff.fit(X)
     >>> orff.transform(X[:3]).shape
     (3, 16, 2)
     """

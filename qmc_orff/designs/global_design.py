@@ -90,9 +90,12 @@ def global_sequence(objective: Objective, s: int, *, d: int | None = None,
     --------
     >>> from qmc_orff import BoxDiscrepancy, global_sequence
     >>> seq = global_sequence(BoxDiscrepancy(2.0, d=2), 16, maxiter=20)
-    >>> seq
-    Sequence(s=16, d=2, method='global', density='gaussian', box_over_sigma=2, weighted=False)
-    >>> bool(seq.meta["ratio_to_halton"] < 0.5)       # D^2 over Halton's, same s
+    >>> seq.s, seq.d, seq.meta["method"]
+    (16, 2, 'global')
+
+    ``D^2`` over that of the Halton start:
+
+    >>> bool(seq.meta["ratio_to_halton"] < 0.5)
     True
     """
     d, s, maxiter, tol = _check_optimizer_args(objective, d, s, method, maxiter, tol)

@@ -136,7 +136,7 @@ def greedy_sequence(objective: Objective, s: int, *, d: int | None = None,
     --------
     >>> from qmc_orff import BoxDiscrepancy, greedy_sequence
     >>> seq = greedy_sequence(BoxDiscrepancy(2.0, d=2), 16, maxiter=20)
-    >>> history = seq.meta["history"]               # D^2 of S_1, ..., S_16
+    >>> history = seq.meta["history"]       # D^2 of S_1, ..., S_16
     >>> len(history), bool(history[-1] < history[0])
     (16, True)
     """

@@ -59,7 +59,7 @@ def weighted_sequence(objective: Objective, s: int, *, d: int | None = None,
     >>> seq = weighted_sequence(BoxDiscrepancy(2.0, d=2), 16)
     >>> round(float(seq.weights.sum()), 12)
     1.0
-    >>> bool(seq.meta["d2"] < seq.meta["uniform_d2"])   # same points, weights 1/s
+    >>> bool(seq.meta["d2"] < seq.meta["uniform_d2"])  # weights 1/s
     True
     """
     d = _resolve_d(objective, d)

@@ -371,7 +371,8 @@ def worst_case_error(z: ArrayLike, n: int, *, weights: ArrayLike | None = None,
 
     >>> import math
     >>> from qmc_orff import cbc_lattice, worst_case_error
-    >>> math.isclose(worst_case_error([1], 1024), math.pi ** 2 / (3 * 1024 ** 2), rel_tol=1e-9)
+    >>> P_2 = math.pi ** 2 / (3 * 1024 ** 2)
+    >>> math.isclose(worst_case_error([1], 1024), P_2, rel_tol=1e-9)
     True
 
     The component-by-component vector against the diagonal ``z = (1, 1, 1, 1)``:

@@ -421,7 +421,7 @@ def optimal_weights(objective: Objective, W: ArrayLike, *, solver: str = "cvxpy"
     >>> res = optimal_weights(disc, W, solver="nnls")
     >>> res.status, bool(np.isclose(res.weights.sum(), 1.0))
     ('optimal', True)
-    >>> bool(res.d2 < disc(W))                  # below the equal weights 1/s
+    >>> bool(res.d2 < disc(W))          # below the weights 1/s
     True
     """
     if not all(callable(getattr(objective, m, None))

@@ -51,9 +51,9 @@ class Sequence:
     >>> import os, tempfile
     >>> import numpy as np
     >>> from qmc_orff import Sequence, load_sequence
-    >>> seq = Sequence([[0.5, -1.0], [1.5, 0.25]], meta={"box_over_sigma": 2.0})
-    >>> seq
-    Sequence(s=2, d=2, method='custom', density=None, box_over_sigma=2, weighted=False)
+    >>> seq = Sequence([[0.5, -1.0], [1.5, 0.25]], meta={"box_over_sigma": 2})
+    >>> seq.s, seq.d, seq.meta["box_over_sigma"]
+    (2, 2, [2.0, 2.0])
     >>> seq.frequencies(sigma=2.0)
     array([[ 0.25 , -0.5  ],
            [ 0.75 ,  0.125]])

@@ -394,14 +394,18 @@ def load_sequence(path: str | os.PathLike, *, sha256: str | None = None) -> Sequ
     >>> Sequence([[1.0, 0.0], [0.0, 1.0]]).save(path)
     >>> with open(path, "rb") as fh:
     ...     digest = hashlib.sha256(fh.read()).hexdigest()
-    >>> load_sequence(path, sha256=digest)
-    Sequence(s=2, d=2, method='custom', density=None, box_over_sigma=None, weighted=False)
-    >>> with open(path, "ab") as fh:                 # append a byte: the file is refused
+    >>> load_sequence(path, sha256=digest).points
+    array([[1., 0.],
+           [0., 1.]])
+
+    One byte appended, and the file is refused:
+
+    >>> with open(path, "ab") as fh:
     ...     _ = fh.write(b"x")
     >>> load_sequence(path)
     Traceback (most recent call last):
     ...
-    ValueError: invalid sequence file '...eye.npz': cannot be read (...).
+    ValueError: invalid sequence file '...eye.npz': cannot be read ...
     >>> tmp.cleanup()
     """
     expected = _check_sha256_arg(sha256)
