@@ -103,11 +103,11 @@ def set_num_threads(n):
 
     Examples
     --------
-    >>> import qmc_orff
-    >>> qmc_orff.set_num_threads(1)
-    >>> qmc_orff.get_num_threads()
+    >>> from qmc_orff import get_num_threads, set_num_threads
+    >>> set_num_threads(1)
+    >>> get_num_threads()
     1
-    >>> qmc_orff.set_num_threads(None)        # back to NUMBA_NUM_THREADS
+    >>> set_num_threads(None)       # back to NUMBA_NUM_THREADS
     """
     global _process_limit
     value = None if n is None else _check(n, "n")
@@ -126,11 +126,11 @@ def get_num_threads():
 
     Examples
     --------
-    >>> import qmc_orff
-    >>> qmc_orff.get_num_threads() >= 1
+    >>> from qmc_orff import get_num_threads, num_threads
+    >>> get_num_threads() >= 1
     True
-    >>> with qmc_orff.num_threads(1):
-    ...     qmc_orff.get_num_threads()
+    >>> with num_threads(1):
+    ...     get_num_threads()
     1
     """
     local = getattr(_local, "limit", None)

@@ -312,21 +312,21 @@ def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free
     n_validation : int, default=200
         Disjoint validation subsample size (as in :func:`adaptive_sequence`).
     maxiter : int, default=300
-        L-BFGS iteration cap.
+        Iteration cap of L-BFGS-B.
     patience : int or None, default=30
-        Stop when the validation error has not improved for this many
-        iterations (None: run to ``maxiter`` or convergence).
+        Early stopping: stop after this many iterations without a lower
+        validation error (None: run to ``maxiter`` or convergence).
     tol : float, default=1e-12
-        ``gtol`` and ``ftol`` of L-BFGS-B on the training objective normalised
-        to 1 at the start.
+        L-BFGS-B's ``gtol`` and ``ftol``, on the training objective scaled to 1
+        at the start.
     seed : None, int or Generator, default=None
-        Randomness of the subsamples, of the start and of the ORF reference;
-        the same seed and inputs give bit-identical sequences.
+        Draws the subsamples, the start and the ORF reference (bit-identical
+        sequences for the same seed and inputs).
     callback : callable or None, default=None
-        ``callback(iteration, U, train_error, validation_error)`` after each
-        iteration (``U`` unit-bandwidth frequencies); returning True stops.
+        Called as ``callback(iteration, U, train_error, validation_error)``
+        (``U``: unit-bandwidth frequencies) after each iteration; True stops.
     progress : bool, default=False
-        A progress line on stderr.
+        Print a progress line on stderr.
 
     Returns
     -------

@@ -222,11 +222,11 @@ class DataDiscrepancy:
         Parameters
         ----------
         W : array_like of shape (s, d)
-            Frequencies at the kernel's bandwidth.
+            The frequencies (as in :meth:`__call__`).
         weights : array_like of shape (s,), default=None
-            Nonnegative weights ``xi``; None means ``1/s`` each.
+            The weights ``xi`` (``1/s`` each when None); given, ``grad_weights`` is returned.
         normalize : bool, default=False
-            Divide by ``||K||_F^2 / m^2`` (as in :meth:`__call__`).
+            Value and gradients of the normalised ``L`` (see :meth:`__call__`).
 
         Returns
         -------
@@ -261,9 +261,9 @@ class DataDiscrepancy:
         Parameters
         ----------
         W : array_like of shape (s, d)
-            Frequencies at the kernel's bandwidth.
+            The points of the QP, at the kernel's bandwidth.
         normalize : bool, default=False
-            Divide by ``||K||_F^2 / m^2`` (as in :meth:`__call__`).
+            Return ``H`` divided by ``||K||_F^2 / m^2``.
 
         Returns
         -------
@@ -288,9 +288,9 @@ class DataDiscrepancy:
         Parameters
         ----------
         W : array_like of shape (s, d)
-            Frequencies at the kernel's bandwidth.
+            The points of the QP, at the kernel's bandwidth.
         normalize : bool, default=False
-            Divide by ``||K||_F^2 / m^2`` (as in :meth:`__call__`).
+            Return ``v`` divided by ``||K||_F^2 / m^2``.
 
         Returns
         -------
@@ -394,12 +394,12 @@ class DataDiscrepancy:
         )
 
     def greedy_state(self, s, d):
-        """Running sums for the greedy design (used by :func:`qmc_orff.greedy_sequence`).
+        """Running state of the greedy design (used by :func:`qmc_orff.greedy_sequence`).
 
         Parameters
         ----------
         s : int
-            Number of points the design will choose.
+            Number of points to choose.
         d : int
             Dimension (``self.d``).
         """

@@ -184,7 +184,7 @@ class OperatorDataDiscrepancy:
         Parameters
         ----------
         W : array_like of shape (s, d)
-            Frequencies at the kernel's bandwidth.
+            Frequencies at the kernel's bandwidth, ``s >= 1``.
         weights : array_like of shape (s,), default=None
             Nonnegative weights ``xi``; None means ``1/s`` each.
         normalize : bool, default=False
@@ -209,16 +209,16 @@ class OperatorDataDiscrepancy:
         Parameters
         ----------
         W : array_like of shape (s, d)
-            Frequencies at the kernel's bandwidth.
+            The frequencies, as in :meth:`__call__`.
         weights : array_like of shape (s,), default=None
-            Nonnegative weights ``xi``; None means ``1/s`` each.
+            The weights ``xi`` (None: ``1/s`` each); when given, ``grad_weights`` too.
         normalize : bool, default=False
-            Divide by ``sum_ij ||K(x_i, x_j)||_F^2 / m^2``: the squared relative
-            error of the block Gram matrix.
+            Value and gradients of the normalised ``L`` (as in :meth:`__call__`).
 
         Returns
         -------
         L : float
+            The value of :meth:`__call__`.
         grad_W : ndarray of shape (s, d)
         grad_weights : ndarray of shape (s,)
             Returned only when `weights` is given.
@@ -243,11 +243,12 @@ class OperatorDataDiscrepancy:
         d : int or None, default=None
             Must be None or ``self.d`` (the protocol's signature).
         normalize : bool, default=False
-            Return 1 (the normalised constant).
+            Return 1, the constant in normalised units.
 
         Returns
         -------
         float
+            ``1.0`` with ``normalize=True``.
         """
         if d is not None and d != self.d:
             raise ValueError(f"'d' must equal the discrepancy's dimension {self.d}; got {d}.")
