@@ -29,7 +29,7 @@ extensions = [
 ]
 
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "_cli", "_gallery_order.py", "DOCSTRING_FIXES.md",
+exclude_patterns = ["_build", "_cli", "_gallery_order.py",
                     "gallery/README.rst", "Thumbs.db", ".DS_Store"]
 root_doc = "index"
 default_role = "literal"
@@ -95,7 +95,7 @@ html_theme_options = {
     "secondary_sidebar_items": ["page-toc"],
 }
 html_context = {"default_mode": "light"}
-html_sidebars = {"index": [], "papers": []}
+html_sidebars = {"index": [], "papers": [], "developer/map": []}
 
 # -- the command line's --help, captured at build time (docs/_cli/*.txt, included by cli.rst) ---
 import subprocess  # noqa: E402

@@ -133,7 +133,7 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
     active scheduler (threads, processes or a ``distributed`` cluster) and
     solves once on the client.  The client then holds ``O(s^2)`` numbers, never
     a chunk of features.  Each task runs with
-    :func:`qmc_orff.threads.get_dask_task_threads` threads (default 1).  The
+    ``qmc_orff.threads.get_dask_task_threads()`` threads (default 1).  The
     feature map of a Dask fit is fitted on the first row (the maps are
     data-independent: only the column count is read).
 

@@ -253,6 +253,15 @@ def catalogue(*, d: int | None = None, s: int | None = None,
         ``method``, ``d2``, ``halton_d2``, ``maxiter``, ...), sorted by
         ``(method, d, s, box_over_sigma)``.  Empty when the catalogue has not
         been built.
+
+    Examples
+    --------
+    >>> from qmc_orff import catalogue
+    >>> entries = catalogue(d=2, s=64, method="global")
+    >>> [e["box_over_sigma"] for e in entries]
+    [0.125, 0.25, 0.5, 1.0]
+    >>> all(e["ratio_to_orf"] < 1.0 for e in entries)  # each beats ORF
+    True
     """
     out = []
     directory = None if directory is None else os.fspath(directory)
@@ -277,9 +286,9 @@ def load_catalogue(d: int, s: int, box_over_sigma: float = 2.0,
     Parameters
     ----------
     d : int
-        Dimension (must be one of the catalogue's, :data:`D_VALUES`).
+        Dimension (one of the catalogue's: 2, 4, 8, 16; see :func:`catalogue`).
     s : int
-        Number of points (one of :data:`S_VALUES`).
+        Number of points (one of the catalogue's: 64, 128, 256, 512, 1024).
     box_over_sigma : float, default=2.0
         Box half-width over the kernel bandwidth; the entry with the nearest
         value on a log scale is chosen (ties go to the larger box).
@@ -311,6 +320,15 @@ def load_catalogue(d: int, s: int, box_over_sigma: float = 2.0,
         malformed, or the chosen file lies outside the catalogue folder, does
         not have the SHA-256 recorded in the index or does not match its entry
         (``d``, ``s``, ``box_over_sigma``, ``method``).
+
+    Examples
+    --------
+    >>> from qmc_orff import load_catalogue
+    >>> seq = load_catalogue(4, 64, box_over_sigma=0.5)
+    >>> seq.meta["catalogue"]["file"]
+    'gaussian.d04.s0064.bos0.5.global.npz'
+    >>> seq.frequencies(sigma=2.0).shape      # a kernel of bandwidth 2
+    (64, 4)
     """
     d = check_dimension(d)
     s = check_int(s, "s", minimum=1)
@@ -495,7 +513,8 @@ def build_catalogue(directory: str | os.PathLike | None = None, *,
         The grid (defaults: the full catalogue).
     maxiter : int, callable or None, default=None
         Iteration cap of the global design: an int, ``maxiter(d, s)``, or
-        ``None`` for :func:`default_maxiter`.  Recorded in each file.
+        ``None`` for the catalogue's own caps (``qmc_orff.precomputed.default_maxiter``).
+        Recorded in each file.
     resume : bool, default=False
         Keep files that are complete and valid for the same settings
         (checked by loading them); otherwise recompute every file.
@@ -513,7 +532,8 @@ def build_catalogue(directory: str | os.PathLike | None = None, *,
     workers : int, default=1
         Without ``executor``: the number of worker processes (``"spawn"``) to use.
     keep_ratio : float or None, default=1.0
-        Keep an entry only when its Gram error on its scoring data (:func:`score_entry`)
+        Keep an entry only when its held-out Gram error on its scoring data (Gaussian data
+        whose moment box is the entry's box; ``qmc_orff.precomputed.score_entry``)
         is below ``keep_ratio`` times ORF's (and, for a weighted entry, at most that of
         its own points with uniform weights, ``start_gram_error``); the file of a
         dropped entry is deleted.
@@ -534,6 +554,22 @@ def build_catalogue(directory: str | os.PathLike | None = None, *,
     consistent index; ``resume=True`` continues it (a file finished by a
     worker but missing from the index is found and kept).  The files are the
     same with or without an executor (each design is deterministic).
+
+    Examples
+    --------
+    One small entry, built into a temporary folder:
+
+    >>> import os, tempfile
+    >>> from qmc_orff import build_catalogue
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> index = build_catalogue(tmp.name, d_values=[2], s_values=[64],
+    ...                         box_over_sigma=[0.5], methods=["global"],
+    ...                         maxiter=20)
+    >>> [e["file"] for e in index], bool(index[0]["ratio_to_orf"] < 1.0)
+    (['gaussian.d02.s0064.bos0.5.global.npz'], True)
+    >>> sorted(os.listdir(tmp.name))
+    ['gaussian.d02.s0064.bos0.5.global.npz', 'index.json', 'scores.json']
+    >>> tmp.cleanup()
     """
     directory = user_catalogue_dir() if directory is None else os.fspath(directory)
     os.makedirs(directory, exist_ok=True)

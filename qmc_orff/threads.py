@@ -100,6 +100,14 @@ def set_num_threads(n):
     not).  It is also applied to the calling thread through
     :func:`numba.set_num_threads`, for the kernels that read numba's setting
     directly.  A :func:`num_threads` block overrides it in its thread.
+
+    Examples
+    --------
+    >>> from qmc_orff import get_num_threads, set_num_threads
+    >>> set_num_threads(1)
+    >>> get_num_threads()
+    1
+    >>> set_num_threads(None)       # back to NUMBA_NUM_THREADS
     """
     global _process_limit
     value = None if n is None else _check(n, "n")
@@ -115,6 +123,15 @@ def get_num_threads():
     int
         The innermost :func:`num_threads` limit of this thread, else the
         :func:`set_num_threads` limit, else ``NUMBA_NUM_THREADS``.
+
+    Examples
+    --------
+    >>> from qmc_orff import get_num_threads, num_threads
+    >>> get_num_threads() >= 1
+    True
+    >>> with num_threads(1):
+    ...     get_num_threads()
+    1
     """
     local = getattr(_local, "limit", None)
     if local is not None:
@@ -133,6 +150,21 @@ def num_threads(n):
     n : int
         ``n >= 1``; clipped to ``NUMBA_NUM_THREADS`` with a `UserWarning` when
         larger (as in :func:`set_num_threads`).
+
+    Examples
+    --------
+    Feature maps computed inside the block use one thread; the limit before the
+    block is restored after it:
+
+    >>> import numpy as np
+    >>> from qmc_orff import FourierFeatures, get_num_threads, num_threads
+    >>> X = np.random.default_rng(0).normal(size=(100, 3))
+    >>> ff = FourierFeatures(sigma=2.0, n_components=64, sequence="orf", seed=0)
+    >>> before = get_num_threads()
+    >>> with num_threads(1):
+    ...     Z = ff.fit_transform(X)
+    >>> Z.shape, get_num_threads() == before
+    ((100, 128), True)
     """
     n = _check(n, "n", stacklevel=4)  # this generator, contextlib, the caller
     previous = getattr(_local, "limit", None)

@@ -17,21 +17,13 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 PUBLIC = [name for name in qmc_orff.__all__ if name != "__version__"]
 
-#: Public docstrings numpydoc cannot parse today (the build fails on them); the fixes are in
-#: docs/DOCSTRING_FIXES.md.  The test below checks this list is exact: a fixed docstring must
-#: be removed from it.
+#: Public docstrings numpydoc cannot parse (the build fails on them): none.  The test below
+#: checks this list is exact: a fixed docstring must be removed from it.
 KNOWN_UNPARSABLE = set()
 
-#: Public names whose docstrings (and own methods) have no ``>>>`` example yet; each needs an
-#: Examples section (docs/DOCSTRING_FIXES.md).  Checked exactly, like KNOWN_UNPARSABLE: a new
-#: public name must come with examples, and a name given examples must leave this list.
-NO_EXAMPLES = {
-    "CauchyDensity", "GaussianDensity", "ORFF", "OperatorDataDiscrepancy", "Sequence",
-    "adaptive_operator_sequence", "box_from_data", "build_catalogue", "catalogue",
-    "get_density", "get_num_threads", "global_sequence", "greedy_sequence",
-    "lattice_sequence", "load_catalogue", "load_sequence", "num_threads", "optimal_weights",
-    "set_num_threads", "weighted_sequence", "worst_case_error",
-}
+#: Public names whose docstrings (and own methods) have no ``>>>`` example: none.  Checked
+#: exactly, like KNOWN_UNPARSABLE: a new public name must come with an Examples section.
+NO_EXAMPLES = set()
 
 
 def _documented(name):
@@ -62,7 +54,7 @@ def test_docstring_examples_run(name, tmp_path, monkeypatch):
     tests = _doctests(name)
     if name in NO_EXAMPLES:
         assert not tests, f"qmc_orff.{name} has examples now: remove it from NO_EXAMPLES"
-        pytest.skip(f"qmc_orff.{name} has no Examples yet (docs/DOCSTRING_FIXES.md)")
+        pytest.skip(f"qmc_orff.{name} has no Examples section yet")
     assert tests, f"qmc_orff.{name} has no >>> example in its docstring"
     monkeypatch.chdir(tmp_path)  # an example that writes a file writes it here
     runner = doctest.DocTestRunner(
@@ -71,6 +63,8 @@ def test_docstring_examples_run(name, tmp_path, monkeypatch):
         runner.run(test)
     result = runner.summarize(verbose=False)
     assert result.failed == 0, f"{result.failed} of {result.attempted} examples failed"
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert not left, f"the examples of qmc_orff.{name} left files behind: {left}"
 
 
 def test_doctests_can_fail():
@@ -140,3 +134,14 @@ def test_docs_build_settings():
     for script in gallery:  # offline: no dataset downloads in the gallery
         source = (DOCS / "gallery" / script).read_text(encoding="utf-8")
         assert "fetch_" not in source and "urlopen" not in source, script
+
+
+def test_developer_map_names_every_layer():
+    """The docs' "Map of the package" names the home of each layer of tests/test_layout.py."""
+    text = (DOCS / "developer" / "map.rst").read_text(encoding="utf-8")
+    assert "developer/index" in (DOCS / "index.rst").read_text(encoding="utf-8")
+    assert "   map" in (DOCS / "developer" / "index.rst").read_text(encoding="utf-8")
+    from test_layout import LAYERS
+    for layer, prefixes in LAYERS:
+        home = prefixes[0].removeprefix("qmc_orff.").replace(".", "/")
+        assert re.search(rf"``{re.escape(home)}(/|\.py)``", text), (layer, home)

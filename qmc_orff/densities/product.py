@@ -217,6 +217,19 @@ class GaussianDensity(_ClosedFormDensity):
     ``|x| a <= 4``) ``g_1`` and ``g_1'`` are computed instead by 24-point
     Gauss-Legendre quadrature of ``pi^-1 int_0^a exp(-t^2/2) cos(x t) dt`` and
     ``-pi^-1 int_0^a t exp(-t^2/2) sin(x t) dt`` (exact to rounding there).
+
+    Examples
+    --------
+    >>> import math
+    >>> from qmc_orff import GaussianDensity
+    >>> dens = GaussianDensity()
+    >>> float(dens.ppf(0.975))
+    1.959963984540054
+
+    ``C_1(a) = erf(a) / (2 sqrt(pi))``:
+
+    >>> math.isclose(dens.C(1.0), math.erf(1.0) / (2 * math.sqrt(math.pi)))
+    True
     """
 
     name = "gaussian"
@@ -284,6 +297,19 @@ class CauchyDensity(_ClosedFormDensity):
     ``pi (1 + x^2)`` (no cancellation for small ``a``).  With ``u = a z``,
     ``g_1'(x) = -(a^2 / pi) Im h(u)``, ``h(u) = (1 - (1 + u) e^-u) / u^2``,
     summed as its power series ``sum_k (-u)^k (k + 1) / (k + 2)!`` for ``|u| <= 1``.
+
+    Examples
+    --------
+    >>> import math
+    >>> from qmc_orff import CauchyDensity
+    >>> dens = CauchyDensity()
+    >>> float(dens.cdf(1.0))
+    0.75
+
+    ``C_1(a) = (1 - exp(-2a)) / (2 pi)``:
+
+    >>> math.isclose(dens.C(1.0), (1 - math.exp(-2.0)) / (2 * math.pi))
+    True
     """
 
     name = "laplacian"
@@ -529,7 +555,7 @@ _NAMED = {"gaussian": GaussianDensity, "laplacian": CauchyDensity}
 
 
 def get_density(kernel: str | ProductDensity) -> ProductDensity:
-    """Return the :class:`ProductDensity` for ``kernel``.
+    """Return the spectral density (a ``ProductDensity``) of ``kernel``.
 
     Parameters
     ----------
@@ -540,6 +566,15 @@ def get_density(kernel: str | ProductDensity) -> ProductDensity:
     Returns
     -------
     ProductDensity
+
+    Examples
+    --------
+    >>> from qmc_orff import GaussianDensity, get_density
+    >>> get_density("laplacian")
+    CauchyDensity()
+    >>> dens = GaussianDensity()
+    >>> get_density(dens) is dens
+    True
     """
     if isinstance(kernel, ProductDensity):
         return kernel

@@ -294,7 +294,7 @@ def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free
     """Frequencies for an operator-valued map designed on data (block Gram error).
 
     The operator-valued analogue of :func:`adaptive_sequence`: L-BFGS on
-    :class:`~qmc_orff.objectives.operator_data.OperatorDataDiscrepancy`, the squared
+    :class:`~qmc_orff.OperatorDataDiscrepancy`, the squared
     Frobenius error of the ``(m p) x (m p)`` block Gram matrix over all pairs
     of a training subsample, with the best iterate on a disjoint validation
     subsample returned.
@@ -302,10 +302,14 @@ def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free
     Parameters
     ----------
     X : array_like of shape (n, d)
+        Data (finite, at least 2 rows); only ``n_train + n_validation`` rows are used.
     s : int
+        Number of frequencies.
     kernel : {"decomposable", "curl_free", "div_free"}, default="curl_free"
+        The Gaussian operator-valued kernel (as :class:`qmc_orff.ORFF`).
     sigma : float or "median"
-        Bandwidth of the scalar Gaussian ``k_0``.
+        Bandwidth of the scalar Gaussian ``k_0``; ``"median"`` as in
+        :func:`adaptive_sequence`.
     A : array_like of shape (p, p) or None, default=None
         Decomposable kernel's output matrix (identity of size ``d`` when None).
     measure : {"spectral", "trace"}, default="spectral"
@@ -315,10 +319,27 @@ def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free
     init : {"orf", "mc", "halton", "sobol", "lattice"}, Sequence or array_like, default="orf"
         Unit-bandwidth start (Gaussian spectral measure; for ``measure="trace"``
         with a named source, the trace measure's radial law ``chi(d + 2)``).
-    n_train, n_validation : int, default=400, 200
-        Subsample sizes (each evaluation costs ``O(p^2 m^2 s)``).
-    maxiter, patience, tol, seed, callback, progress
-        As :func:`adaptive_sequence`.
+    n_train : int, default=400
+        Training subsample size (each evaluation costs ``O(p^2 m^2 s)``,
+        ``m = n_train``).
+    n_validation : int, default=200
+        Disjoint validation subsample size (as in :func:`adaptive_sequence`).
+    maxiter : int, default=300
+        Iteration cap of L-BFGS-B.
+    patience : int or None, default=30
+        Early stopping: stop after this many iterations without a lower
+        validation error (None: run to ``maxiter`` or convergence).
+    tol : float, default=1e-12
+        L-BFGS-B's ``gtol`` and ``ftol``, on the training objective scaled to 1
+        at the start.
+    seed : None, int or Generator, default=None
+        Draws the subsamples, the start and the ORF reference (bit-identical
+        sequences for the same seed and inputs).
+    callback : callable or None, default=None
+        Called as ``callback(iteration, U, train_error, validation_error)``
+        (``U``: unit-bandwidth frequencies) after each iteration; True stops.
+    progress : bool, default=False
+        Print a progress line on stderr.
 
     Returns
     -------
@@ -326,6 +347,23 @@ def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free
         Unit-bandwidth frequencies; ``meta`` as :func:`adaptive_sequence`
         (errors are relative Frobenius errors of the block Gram matrix) plus
         ``measure`` and ``operator_kernel``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qmc_orff import ORFF, adaptive_operator_sequence
+    >>> X = np.random.default_rng(0).uniform(-1, 1, size=(200, 2))
+    >>> seq = adaptive_operator_sequence(X, 8, sigma=1.0, n_train=60,
+    ...                                  n_validation=40, maxiter=10, seed=0)
+    >>> meta = seq.meta
+    >>> meta["operator_kernel"]
+    'curl_free'
+    >>> bool(meta["validation_error"] <= meta["start_validation_error"])
+    True
+    >>> orff = ORFF("curl_free", sigma=1.0, n_components=8, sequence=seq)
+    >>> orff = orff.fit(X)
+    >>> orff.transform(X[:3]).shape
+    (3, 16, 2)
     """
     t_start = time.perf_counter()
     if not isinstance(kernel, str) or kernel not in OPERATOR_KERNELS:

@@ -40,9 +40,11 @@ def global_sequence(objective: Objective, s: int, *, d: int | None = None,
     d : int or None, default=None
         Dimension; required when ``objective.d`` is None, else must agree.
     init : str, Sequence or array_like of shape (s, d), default="halton"
-        Starting points: a generator name (see :func:`unit_points`; mapped
-        through the inverse CDF), a :class:`Sequence` (its frequencies at the
-        objective's bandwidth; used to resume), or frequencies.
+        Starting points: a generator name (``"halton"`` or ``"sobol"``:
+        unscrambled, from index 1, as index 0 is the origin; ``"halton-rr2"``: the
+        deterministic RR2-scrambled Halton; ``"random"``: i.i.d. uniform), mapped
+        through the inverse CDF; a :class:`Sequence` (its frequencies at the
+        objective's bandwidth; used to resume); or frequencies.
     method : {"cg", "l-bfgs-b"}, default="cg"
         SciPy optimiser: nonlinear conjugate gradient (the paper) or L-BFGS-B.
     maxiter : int, default=200
@@ -71,7 +73,7 @@ def global_sequence(objective: Objective, s: int, *, d: int | None = None,
         ``normalized_history``, ``iterations``, ``stop_reason``, ``maxiter``,
         ``tol``, ``optimizer``.  Values without ``normalized_`` are in the
         objective's units and may underflow to 0.0 (or be ``None`` on
-        overflow) in high dimension; see the module docstring.  A
+        overflow) in high dimension; see :ref:`ug-designs-units`.  A
         ``KeyboardInterrupt`` during the
         optimisation stops it and returns the best iterate with
         ``stop_reason = "interrupted"``.
@@ -83,6 +85,18 @@ def global_sequence(objective: Objective, s: int, *, d: int | None = None,
     normalised units (times ``pi^d / prod(b)``).  The optimiser sees
     ``D^2 / expected_mc(s)`` (the same ratio in either units): raw values near
     1e-6 would otherwise sit below SciPy's default tolerances.
+
+    Examples
+    --------
+    >>> from qmc_orff import BoxDiscrepancy, global_sequence
+    >>> seq = global_sequence(BoxDiscrepancy(2.0, d=2), 16, maxiter=20)
+    >>> seq.s, seq.d, seq.meta["method"]
+    (16, 2, 'global')
+
+    ``D^2`` over that of the Halton start:
+
+    >>> bool(seq.meta["ratio_to_halton"] < 0.5)
+    True
     """
     d, s, maxiter, tol = _check_optimizer_args(objective, d, s, method, maxiter, tol)
     if callback is not None and not callable(callback):

@@ -83,7 +83,7 @@ def greedy_sequence(objective: Objective, s: int, *, d: int | None = None,
         Optimiser for each step (the paper: nonlinear CG).  ``"cg"`` takes the
         steps of ``scipy.optimize.minimize(method="CG")`` (Polak-Ribiere+, strong
         Wolfe line search; bit-identical iterates) through a lean driver
-        (:mod:`qmc_orff.designs._cg`): SciPy's per-call bookkeeping would cost more than
+        of our own: SciPy's per-call bookkeeping would cost more than
         the O(t d) objective.  ``"l-bfgs-b"`` calls SciPy.
     maxiter : int, default=50
         Iteration cap per local optimisation.
@@ -116,7 +116,7 @@ def greedy_sequence(objective: Objective, s: int, *, d: int | None = None,
         Points in the order chosen: every prefix is itself a greedy design.
         ``meta["history"]`` holds ``D^2`` of each prefix ``S_1, ..., S_s``
         (``meta["normalized_history"]`` the normalised values; the raw ones may
-        underflow to 0.0 in high dimension, see the module docstring).
+        underflow to 0.0 in high dimension, see :ref:`ug-designs-units`).
 
     Notes
     -----
@@ -131,6 +131,14 @@ def greedy_sequence(objective: Objective, s: int, *, d: int | None = None,
     (every term divided by ``prod_j b_j / pi``: the diagonal term becomes 1 and
     each sinc factor ``sin(b_j x) / (b_j x)`` lies in ``[-1, 1]``), so they never
     underflow in high dimension.
+
+    Examples
+    --------
+    >>> from qmc_orff import BoxDiscrepancy, greedy_sequence
+    >>> seq = greedy_sequence(BoxDiscrepancy(2.0, d=2), 16, maxiter=20)
+    >>> history = seq.meta["history"]       # D^2 of S_1, ..., S_16
+    >>> len(history), bool(history[-1] < history[0])
+    (16, True)
     """
     d, s, maxiter, tol = _check_optimizer_args(objective, d, s, method, maxiter, tol)
     starts = check_int(starts, "starts", minimum=1)

@@ -69,6 +69,13 @@ def lattice_sequence(objective: Objective, s: int, *, d: int | None = None,
     candidate costs O(s^2).  Comparing the normalised values (all factors in
     ``[-1, 1]``) picks the same component as the raw ones, which differ by the
     positive factor ``prod_{i <= j} b_i / pi`` common to all candidates.
+
+    Examples
+    --------
+    >>> from qmc_orff import BoxDiscrepancy, lattice_sequence
+    >>> seq = lattice_sequence(BoxDiscrepancy(2.0, d=2), 16)
+    >>> seq.meta["generating_vector"], seq.meta["lattice_shift"]
+    ([1, 7], [0.03125, 0.03125])
     """
     d = _resolve_d(objective, d)
     s = check_int(s, "s", minimum=2, maximum=MAX_DESIGN_POINTS)   # (s, s) factor matrices

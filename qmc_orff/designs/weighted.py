@@ -41,7 +41,7 @@ def weighted_sequence(objective: Objective, s: int, *, d: int | None = None,
     sum_to_one : bool, default=True
         Constrain ``sum(xi) = 1``, so that the map keeps ``k(0) = 1`` (the diagonal of
         its Gram matrix exact).  ``False`` is the paper's problem, whose weights can sum
-        to far below 1 (it warns then); see :func:`qmc_orff.solve_weights_qp`.
+        to far below 1 (it warns then); see :func:`qmc_orff.optimal_weights`.
 
     Returns
     -------
@@ -51,7 +51,16 @@ def weighted_sequence(objective: Objective, s: int, *, d: int | None = None,
         points, weights ``1/s``), ``kkt_residual``, ``solver``,
         ``n_zero_weights``.  In high dimension the optimal weights can be tiny
         (the linear term ``v`` is a product of ``d`` factors below 1) and the
-        raw values may underflow to 0.0; see the module docstring.
+        raw values may underflow to 0.0; see :ref:`ug-designs-units`.
+
+    Examples
+    --------
+    >>> from qmc_orff import BoxDiscrepancy, weighted_sequence
+    >>> seq = weighted_sequence(BoxDiscrepancy(2.0, d=2), 16)
+    >>> round(float(seq.weights.sum()), 12)
+    1.0
+    >>> bool(seq.meta["d2"] < seq.meta["uniform_d2"])  # weights 1/s
+    True
     """
     d = _resolve_d(objective, d)
     s = check_int(s, "s", minimum=1, maximum=MAX_DESIGN_POINTS)   # (s, s) QP matrix

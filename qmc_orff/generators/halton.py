@@ -141,7 +141,7 @@ class Halton(IndexedEngine):
        points in evaluating multi-dimensional integrals", Numer. Math. 2, 1960.
     .. [2] L. Kocis and W. J. Whiten, "Computational investigations of
        low-discrepancy sequences", ACM Trans. Math. Softw. 23(2):266-294, 1997.
-    .. [3] A. B. Owen, "A randomized Halton algorithm in R", arXiv:1706.02808, 2017.
+    .. [3] Art B. Owen, "A randomized Halton algorithm in R", arXiv:1706.02808, 2017.
 
     Examples
     --------

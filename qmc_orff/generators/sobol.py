@@ -141,7 +141,8 @@ class Sobol(IndexedEngine):
 
     References
     ----------
-    .. [1] I. M. Sobol', Zh. Vychisl. Mat. i Mat. Fiz. 7:784-802, 1967.
+    .. [1] Ilya M. Sobol', "On the distribution of points in a cube and the approximate
+       evaluation of integrals", Zh. Vychisl. Mat. i Mat. Fiz. 7:784-802, 1967.
     .. [2] S. Joe and F. Y. Kuo, "Constructing Sobol sequences with better
        two-dimensional projections", SIAM J. Sci. Comput. 30(5):2635-2654, 2008.
     .. [3] P. Bratley and B. L. Fox, "Algorithm 659", ACM Trans. Math. Softw.

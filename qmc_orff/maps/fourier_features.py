@@ -74,7 +74,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         ``exp(-|x - z|_1 / sigma)``, the Matern kernel with smoothness ``nu``
         and length scale ``sigma``, or the skewed chi-squared kernel with
         skewness ``c`` (features of ``log(x + c)``; inputs must satisfy
-        ``x + c > 0``).  See :mod:`qmc_orff.kernels`.
+        ``x + c > 0``).  The exact kernels are in ``qmc_orff.kernels``.
     sigma : float or array_like of shape (d,) or None, default=None
         Bandwidth / length scale (per coordinate allowed).  ``None`` means
         1.0, or the value given by ``gamma``.
@@ -104,7 +104,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         scikit-learn's name for ``seed``; when given, it is used instead of ``seed``.
         An int means the same as ``seed``; a ``RandomState`` is drawn from once per fit.
     scramble : "auto", bool or "deterministic", default="auto"
-        Scrambling of the QMC points (see :func:`qmc_orff.maps.frequencies.source_points`):
+        Scrambling of the QMC points (see :func:`qmc_orff.make_frequencies`):
         by default Halton points get the deterministic RR2 permutations, so the
         default map is the same on every fit, with no seed.
     nu : float, default=1.5
@@ -152,7 +152,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     Avron et al. (2016), Algorithm 1 (and section 5 for weights).  The product
     ``X W^T`` is one BLAS call writing into the output's second half; the sine
     and cosine of each argument are then computed together in one vectorised
-    pass, in place (:mod:`qmc_orff._cos_sin`), so the peak memory is
+    pass, in place (a compiled kernel), so the peak memory is
     the output.  Values agree with numpy's ``cos``/``sin`` to one ulp.  The
     output dtype is the input's (float32 or float64; anything else becomes
     float64); float32 arguments are evaluated in float64 and rounded once.
@@ -263,7 +263,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         ----------
         X : {array_like, sparse matrix} or dask.array.Array of shape (n, d)
             A Dask array gives a Dask array, lazily: one task per row chunk,
-            ``2 s`` columns in one chunk (see :mod:`qmc_orff._dask`).
+            ``2 s`` columns in one chunk (see :ref:`ug-dask`).
 
         Returns
         -------

@@ -473,8 +473,9 @@ def make_frequencies(kernel: str = "gaussian", n_components: int | None = 256,
         For ``"halton"``, ``"sobol"``, ``"lattice"``: randomise (``True``:
         Owen/Matousek scrambling, random lattice shift), or not (``False``), or
         Halton with the deterministic RR2 permutations (``"deterministic"``).
-        ``"auto"``: RR2 for Halton (deterministic, no seed), ``True`` otherwise.  Boundary policy: see
-        :func:`source_points`.
+        ``"auto"``: RR2 for Halton (deterministic, no seed), ``True`` otherwise.
+        Unrandomised points are centred by half a grid step, so none lies on the
+        boundary of the cube, where the inverse CDF is infinite.
     nu : float, default=1.5
         Matern smoothness (``kernel="matern"`` only).
     measure : {"spectral", "radial"}, default="spectral"

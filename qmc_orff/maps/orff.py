@@ -103,9 +103,9 @@ class ORFF(TransformerMixin, BaseEstimator):
     ----------
     kernel : {"decomposable", "curl_free", "div_free"}, default="decomposable"
         ``k_0(delta) A``; ``-Hess k_0``; ``(Hess - Laplacian I) k_0`` with
-        ``k_0(delta) = exp(-|delta|^2 / (2 sigma^2))``; see
-        :class:`~qmc_orff.kernels.Decomposable`, :class:`~qmc_orff.kernels.CurlFree`,
-        :class:`~qmc_orff.kernels.DivFree`.  Curl- and div-free need ``p = d``
+        ``k_0(delta) = exp(-|delta|^2 / (2 sigma^2))``; the exact kernels are
+        ``Decomposable``, ``CurlFree`` and ``DivFree`` of ``qmc_orff.kernels``
+        (fitted: ``kernel_``).  Curl- and div-free need ``p = d``
         (div-free ``d >= 2``).
     sigma : float, default=1.0
         Bandwidth of ``k_0`` (``gamma = 1 / (2 sigma^2)``).  Per coordinate
@@ -177,6 +177,21 @@ class ORFF(TransformerMixin, BaseEstimator):
     should use :meth:`operator` (``theta -> Phi(X)^T theta`` and its adjoint in
     ``O(n s p + s p r)`` per product, never forming ``Phi(X)``; Brault et al.
     2016, appendix D, Table 2) or :class:`qmc_orff.ORFFRidge`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qmc_orff import ORFF
+    >>> X = np.random.default_rng(0).uniform(-1, 1, size=(100, 2))
+    >>> orff = ORFF("curl_free", sigma=1.0, n_components=64, seed=0).fit(X)
+    >>> orff.transform(X[:5]).shape     # (n, 2 s r, p), r = 1 curl-free
+    (5, 128, 2)
+
+    The relative Frobenius error of the approximate kernel:
+
+    >>> K, K_approx = orff.kernel_(X[:20]), orff.approximate_kernel(X[:20])
+    >>> K.shape, bool(np.linalg.norm(K - K_approx) / np.linalg.norm(K) < 0.2)
+    ((20, 20, 2, 2), True)
     """
 
     def __init__(self, kernel="decomposable", *, sigma=1.0, A=None, n_components=256,
@@ -284,7 +299,16 @@ class ORFF(TransformerMixin, BaseEstimator):
         return X
 
     def scalar_features(self, X: ArrayLike) -> np.ndarray:
-        """``F(X) = [a cos(X W^T), a sin(X W^T)]`` of shape ``(n, 2 s)``, ``a = amplitudes_``."""
+        """``F(X) = [a cos(X W^T), a sin(X W^T)]`` of shape ``(n, 2 s)``, ``a = amplitudes_``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n, d)
+
+        Returns
+        -------
+        ndarray of shape (n, 2 s)
+        """
         X = self._checked(X)
         return cos_sin_features(X, self.frequencies_, self.amplitudes_)
 
@@ -371,8 +395,8 @@ class ORFF(TransformerMixin, BaseEstimator):
         Z : array_like of shape (m, d), default=None
             ``None`` means ``Z = X``.
         block : bool, default=False
-            Return the flattened block matrix ``(n p, m p)`` (as
-            :meth:`~qmc_orff.kernels.OperatorKernel.block`).
+            Return the flattened block matrix ``(n p, m p)`` (as the exact
+            kernel's ``kernel_.block(X, Z)``).
 
         Returns
         -------

@@ -83,7 +83,8 @@ class BoxDiscrepancy:
         in ``[-b, b]`` (for data, ``b_j = max |x_j - z_j|``; see :func:`box_from_data`).
     kernel : {"gaussian", "laplacian"} or ProductDensity, default="gaussian"
         The kernel, i.e. the spectral density: ``"gaussian"`` (normal),
-        ``"laplacian"`` (product Cauchy) or any :class:`~qmc_orff.densities.ProductDensity`.
+        ``"laplacian"`` (product Cauchy) or any ``ProductDensity`` (such as
+        :class:`~qmc_orff.CharacteristicDensity`).
     sigma : float or array_like of shape (d,), default=1.0
         Kernel bandwidth per coordinate, ``sigma_j > 0``.  Frequencies ``W`` are
         those of the kernel at this bandwidth (``w_j = u_j / sigma_j``, ``u_j ~ p_1``).
@@ -338,6 +339,13 @@ class BoxDiscrepancy:
     def linear_term(self, W, *, normalize=False):
         """``v_l = prod_j g_j(w_lj)``, the linear term of the weighted QP.
 
+        Parameters
+        ----------
+        W : array_like of shape (s, d)
+            Frequencies (finite).
+        normalize : bool, default=False
+            Return ``pi^d / prod(b) * v`` (as in :meth:`pair_matrix`).
+
         Returns
         -------
         ndarray of shape (s,)
@@ -347,15 +355,39 @@ class BoxDiscrepancy:
         return self._scale(p, normalize) * np.prod(g_hat, axis=1)
 
     def constant(self, d=None, *, normalize=False):
-        """``prod_j C_j``, the constant term (``d`` as in :meth:`box_and_sigma`)."""
+        """``prod_j C_j``, the constant term of ``D^2``.
+
+        Parameters
+        ----------
+        d : int, default=None
+            As in :meth:`box_and_sigma`.
+        normalize : bool, default=False
+            Return ``pi^d / prod(b) * prod_j C_j`` (in ``(0, 1]``).
+
+        Returns
+        -------
+        float
+        """
         p = self._setup(self._resolve_d(d))
         return self._scale(p, normalize) * p["const_hat"]
 
     def expected_mc(self, s, *, d=None, normalize=False):
         """``E[D^2]`` for ``s`` i.i.d. points from the density, uniform weights.
 
-        Returns ``(pi^-d prod_j b_j - prod_j C_j) / s`` (Corollaries 14-15 of Avron
-        et al.; with ``normalize=True``, ``(1 - prod_j pi C_j / b_j) / s``).
+        Parameters
+        ----------
+        s : int
+            Number of points, ``s >= 1``.
+        d : int, default=None
+            As in :meth:`box_and_sigma`.
+        normalize : bool, default=False
+            Return the normalised expectation (``pi^d / prod(b)`` times it).
+
+        Returns
+        -------
+        float
+            ``(pi^-d prod_j b_j - prod_j C_j) / s`` (Corollaries 14-15 of Avron
+            et al.; with ``normalize=True``, ``(1 - prod_j pi C_j / b_j) / s``).
         """
         s = check_int(s, "s", minimum=1)
         p = self._setup(self._resolve_d(d))
@@ -364,8 +396,23 @@ class BoxDiscrepancy:
     def normalized(self, value, *, d=None):
         """``pi^d / prod(b) * value``: the mean squared integration error over the box (Theorem 12).
 
-        Raises ``ValueError`` where ``prod(b / pi)`` under- or overflows float64
-        (compute with ``normalize=True`` instead).
+        Parameters
+        ----------
+        value : float or array_like
+            Raw ``D^2`` value(s), e.g. from ``disc(W)``.
+        d : int, default=None
+            As in :meth:`box_and_sigma`.
+
+        Returns
+        -------
+        float or ndarray
+            Of the shape of ``value``.
+
+        Raises
+        ------
+        ValueError
+            Where ``prod(b / pi)`` under- or overflows float64 (compute with
+            ``normalize=True`` instead).
         """
         p = self._setup(self._resolve_d(d))
         scale = self._scale(p, False)
@@ -377,13 +424,32 @@ class BoxDiscrepancy:
     def normalizer(self, d=None):
         """``prod(b / pi)``: raw ``D^2`` = normalised ``D^2`` times this (Theorem 12).
 
-        Raises ``ValueError`` where the product under- or overflows float64.
+        Parameters
+        ----------
+        d : int, default=None
+            As in :meth:`box_and_sigma`.
+
+        Returns
+        -------
+        float
+
+        Raises
+        ------
+        ValueError
+            Where the product under- or overflows float64.
         """
         return self._scale(self._setup(self._resolve_d(d)), False)
 
     def unit_bandwidth(self, d):
-        """The design problem at unit bandwidth (a :class:`~.protocol.UnitBandwidth`).
+        """The design problem at unit bandwidth (a ``UnitBandwidth``, used by the designs).
 
+        Parameters
+        ----------
+        d : int
+            Dimension.
+
+        Notes
+        -----
         With ``u = sigma w`` and ``a = b / sigma`` the normalised discrepancy is
         invariant under the change of bandwidth:
         ``normalized D^2_{b, sigma}(W) = normalized D^2_{a, 1}(U)`` (every factor
@@ -402,7 +468,15 @@ class BoxDiscrepancy:
         )
 
     def greedy_state(self, s, d):
-        """Running sums for the greedy design (:class:`~._box_greedy.BoxGreedyState`)."""
+        """Running sums for the greedy design (used by :func:`qmc_orff.greedy_sequence`).
+
+        Parameters
+        ----------
+        s : int
+            Number of points the design will choose.
+        d : int
+            Dimension.
+        """
         from ._box_greedy import BoxGreedyState
 
         return BoxGreedyState(self, s, d)
@@ -448,6 +522,16 @@ def box_from_data(X: ArrayLike, *, fraction: float = 1.0) -> np.ndarray:
     ------
     ValueError
         If a column of `X` is constant (the box would be empty there).
+
+    Examples
+    --------
+    >>> from qmc_orff import BoxDiscrepancy, box_from_data
+    >>> X = [[0.0, 1.0], [2.0, -1.0], [1.0, 0.5]]
+    >>> box_from_data(X)
+    array([2., 2.])
+    >>> disc = BoxDiscrepancy(box_from_data(X, fraction=0.5), sigma=1.0)
+    >>> disc.b
+    array([1., 1.])
     """
     X = as_float_array(X, "X", ndim=2)
     if X.shape[0] < 1 or X.shape[1] < 1:

@@ -144,7 +144,7 @@ class DataDiscrepancy:
         ``O(m s d + m^2 s)``: pass a subsample of a few hundred to a thousand
         points, not a large data set.
     kernel : {"gaussian", "laplacian", "matern"}, default="gaussian"
-        The scalar kernel (see :mod:`qmc_orff.kernels`); its exact Gram matrix
+        The scalar kernel (as in :class:`qmc_orff.FourierFeatures`); its exact Gram matrix
         on ``X`` is computed once.
     sigma : float or array_like of shape (d,), default=1.0
         Bandwidth (length scale for Matern), per coordinate allowed.
@@ -173,7 +173,7 @@ class DataDiscrepancy:
         dL/dW      = (dL/dP)^T X
 
     computed through one product ``X W^T`` (with the sines and cosines in one
-    pass, :func:`qmc_orff._features_kernels.cos_sin_features`), ``E = Z Z^T - K``
+    pass, as the feature maps compute them), ``E = Z Z^T - K``
     (a symmetric rank-k update) and ``E [C, S]``: ``O(m s d + m^2 s)`` work,
     ``O(m^2 + m s)`` memory, never an ``O(m^2 s)`` temporary.  As a QP in the
     weights, ``L = constant - 2 v^T xi + xi^T H xi`` with
@@ -236,7 +236,17 @@ class DataDiscrepancy:
         return 1.0 / self._norm2 if normalize else 1.0
 
     def features(self, W):
-        """``[C, S] = [cos(X W^T), sin(X W^T)]`` of shape ``(m, 2 s)`` (unweighted)."""
+        """``[C, S] = [cos(X W^T), sin(X W^T)]`` of shape ``(m, 2 s)`` (unweighted).
+
+        Parameters
+        ----------
+        W : array_like of shape (s, d)
+            Frequencies at the kernel's bandwidth.
+
+        Returns
+        -------
+        ndarray of shape (m, 2 s)
+        """
         W = self._points(W)
         return cos_sin_features(self.X, W, np.ones(W.shape[0]))
 
@@ -275,7 +285,14 @@ class DataDiscrepancy:
     def value_and_grad(self, W, weights=None, *, normalize=False):
         """``L`` and its gradients in ``W`` (and in the weights when given).
 
-        The parameters are those of :meth:`__call__`.
+        Parameters
+        ----------
+        W : array_like of shape (s, d)
+            The frequencies (as in :meth:`__call__`).
+        weights : array_like of shape (s,), default=None
+            The weights ``xi`` (``1/s`` each when None); given, ``grad_weights`` is returned.
+        normalize : bool, default=False
+            Value and gradients of the normalised ``L`` (see :meth:`__call__`).
 
         Returns
         -------
@@ -312,6 +329,13 @@ class DataDiscrepancy:
     def pair_matrix(self, W, *, normalize=False):
         """``H[l, m] = <M_l, M_m> / m^2`` (PSD), the quadratic term in the weights.
 
+        Parameters
+        ----------
+        W : array_like of shape (s, d)
+            The points of the QP, at the kernel's bandwidth.
+        normalize : bool, default=False
+            Return ``H`` divided by ``||K||_F^2 / m^2``.
+
         Returns
         -------
         ndarray of shape (s, s)
@@ -332,6 +356,13 @@ class DataDiscrepancy:
     def linear_term(self, W, *, normalize=False):
         """``v_l = <K, M_l> / m^2 = (c_l^T K c_l + s_l^T K s_l) / m^2``.
 
+        Parameters
+        ----------
+        W : array_like of shape (s, d)
+            The points of the QP, at the kernel's bandwidth.
+        normalize : bool, default=False
+            Return ``v`` divided by ``||K||_F^2 / m^2``.
+
         Returns
         -------
         ndarray of shape (s,)
@@ -344,7 +375,19 @@ class DataDiscrepancy:
         return (v[:s] + v[s:]) * (scale / float(self.m) ** 2)
 
     def constant(self, d=None, *, normalize=False):
-        """``||K||_F^2 / m^2`` (1 with ``normalize=True``); ``d`` must be None or ``self.d``."""
+        """``||K||_F^2 / m^2``, the constant term of ``L``.
+
+        Parameters
+        ----------
+        d : int or None, default=None
+            Must be None or ``self.d`` (the protocol's signature).
+        normalize : bool, default=False
+            Return 1 (the normalised constant).
+
+        Returns
+        -------
+        float
+        """
         if d is not None and d != self.d:
             raise ValueError(f"'d' must equal the discrepancy's dimension {self.d}; got {d}.")
         return 1.0 if normalize else self._norm2
@@ -352,9 +395,21 @@ class DataDiscrepancy:
     def expected_mc(self, s, *, d=None, normalize=False):
         """``E[L]`` for ``s`` i.i.d. frequencies from the kernel's spectral density, weights ``1/s``.
 
-        ``E[L] = (1 / (s m^2)) sum_ij ((1 + k(2 delta_ij)) / 2 - k(delta_ij)^2)``: each
-        ``cos(w . delta)`` has mean ``k(delta)`` and variance
-        ``(1 + k(2 delta)) / 2 - k(delta)^2``.
+        Parameters
+        ----------
+        s : int
+            Number of frequencies, ``s >= 1``.
+        d : int or None, default=None
+            Must be None or ``self.d`` (the protocol's signature).
+        normalize : bool, default=False
+            Divide by ``||K||_F^2 / m^2`` (as in :meth:`__call__`).
+
+        Returns
+        -------
+        float
+            ``E[L] = (1 / (s m^2)) sum_ij ((1 + k(2 delta_ij)) / 2 - k(delta_ij)^2)``:
+            each ``cos(w . delta)`` has mean ``k(delta)`` and variance
+            ``(1 + k(2 delta)) / 2 - k(delta)^2``.
         """
         s = check_int(s, "s", minimum=1)
         self.constant(d)
@@ -365,12 +420,29 @@ class DataDiscrepancy:
 
     # ------------------------------------------------------------------ the design protocol
     def normalizer(self, d=None):
-        """``||K||_F^2 / m^2``: raw values = normalised values times this."""
+        """``||K||_F^2 / m^2``: raw values = normalised values times this.
+
+        Parameters
+        ----------
+        d : int or None, default=None
+            Must be None or ``self.d`` (the protocol's signature).
+
+        Returns
+        -------
+        float
+        """
         return self.constant(d)
 
     def unit_bandwidth(self, d):
-        """The design problem at unit bandwidth (a :class:`~.protocol.UnitBandwidth`).
+        """The design problem at unit bandwidth (a ``UnitBandwidth``, used by the designs).
 
+        Parameters
+        ----------
+        d : int
+            Dimension (``self.d``).
+
+        Notes
+        -----
         The objective rebuilt on ``X / sigma`` at ``sigma = 1`` has the same values:
         ``L_{X, sigma}(W) = L_{X / sigma, 1}(sigma W)``.
         """
@@ -393,7 +465,15 @@ class DataDiscrepancy:
         )
 
     def greedy_state(self, s, d):
-        """Running sums for the greedy design (:class:`DataGreedyState`)."""
+        """Running state of the greedy design (used by :func:`qmc_orff.greedy_sequence`).
+
+        Parameters
+        ----------
+        s : int
+            Number of points to choose.
+        d : int
+            Dimension (``self.d``).
+        """
         return DataGreedyState(self, s, d)
 
 

@@ -37,7 +37,7 @@ class OperatorDataDiscrepancy:
     X : array_like of shape (m, d)
         Training points.
     kernel : {"decomposable", "curl_free", "div_free"}, default="curl_free"
-        The Gaussian operator-valued kernel (:mod:`qmc_orff.kernels`).
+        The Gaussian operator-valued kernel (as in :class:`qmc_orff.ORFF`).
     sigma : float, default=1.0
         Bandwidth of the scalar Gaussian ``k_0``.
     A : array_like of shape (p, p) or None, default=None
@@ -59,6 +59,19 @@ class OperatorDataDiscrepancy:
     ``dL/dw_l = (dL/dP)^T x + sum_ab dL/dA~_l^ab dA~^ab/dw_l`` (``dA/dw_k = e_k w^T + w e_k^T``
     for ``w w^T``).  Cost ``O(p^2 (m^2 s) + m s d)``: meant for the small ``p`` of
     vector fields (``p = d`` = 2 or 3).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qmc_orff import OperatorDataDiscrepancy
+    >>> X = np.random.default_rng(0).normal(size=(40, 2))
+    >>> obj = OperatorDataDiscrepancy(X, kernel="curl_free", sigma=1.5)
+    >>> W = np.random.default_rng(1).normal(size=(64, 2)) / 1.5
+    >>> bool(0.0 < obj(W, normalize=True) < 0.2)
+    True
+    >>> value, grad = obj.value_and_grad(W)
+    >>> grad.shape
+    (64, 2)
     """
 
     def __init__(self, X, *, kernel="curl_free", sigma=1.0, A=None, measure="spectral"):
@@ -137,7 +150,18 @@ class OperatorDataDiscrepancy:
         return 1.0 / self._norm2 if normalize else 1.0
 
     def A_tilde(self, W):
-        """``A~(w_l)`` (s, p, p) and ``dA~(w_l)/dw_lk`` (s, p, p, d) for the curl/div kernels."""
+        """``A~(w_l)`` (s, p, p) and ``dA~(w_l)/dw_lk`` (s, p, p, d) for the curl/div kernels.
+
+        Parameters
+        ----------
+        W : array_like of shape (s, d)
+            Frequencies at the kernel's bandwidth (no zero row for ``measure="trace"``).
+
+        Returns
+        -------
+        A_tilde : ndarray of shape (s, p, p)
+        dA_tilde : ndarray of shape (s, p, p, d)
+        """
         W = as_points(W, "W", d=self.d)
         s, d = W.shape
         eye = np.eye(d)
@@ -205,7 +229,22 @@ class OperatorDataDiscrepancy:
         return W, xi
 
     def __call__(self, W, weights=None, *, normalize=False):
-        """``L(W, xi)``; see :class:`DataDiscrepancy` for the parameters."""
+        """``L(W, xi)``, the squared block Gram error over ``m^2``.
+
+        Parameters
+        ----------
+        W : array_like of shape (s, d)
+            Frequencies at the kernel's bandwidth, ``s >= 1``.
+        weights : array_like of shape (s,), default=None
+            Nonnegative weights ``xi``; None means ``1/s`` each.
+        normalize : bool, default=False
+            Divide by ``sum_ij ||K(x_i, x_j)||_F^2 / m^2``: the squared relative
+            error of the block Gram matrix.
+
+        Returns
+        -------
+        float
+        """
         scale = self._scale(normalize)
         if self.kernel_name == "decomposable":
             return finite_result(self._a2 * self._scalar(W, weights) * scale)
@@ -214,7 +253,25 @@ class OperatorDataDiscrepancy:
             return finite_result(self._terms(W, xi, grad=False)[0] * scale)
 
     def value_and_grad(self, W, weights=None, *, normalize=False):
-        """``L``, ``dL/dW`` (s, d) and, when `weights` is given, ``dL/dweights`` (s,)."""
+        """``L``, ``dL/dW`` (s, d) and, when `weights` is given, ``dL/dweights`` (s,).
+
+        Parameters
+        ----------
+        W : array_like of shape (s, d)
+            The frequencies, as in :meth:`__call__`.
+        weights : array_like of shape (s,), default=None
+            The weights ``xi`` (None: ``1/s`` each); when given, ``grad_weights`` too.
+        normalize : bool, default=False
+            Value and gradients of the normalised ``L`` (as in :meth:`__call__`).
+
+        Returns
+        -------
+        L : float
+            The value of :meth:`__call__`.
+        grad_W : ndarray of shape (s, d)
+        grad_weights : ndarray of shape (s,)
+            Returned only when `weights` is given.
+        """
         scale = self._scale(normalize)
         if self.kernel_name == "decomposable":
             out = self._scalar.value_and_grad(W, weights)
@@ -228,7 +285,20 @@ class OperatorDataDiscrepancy:
         return value * scale, gW * scale, gxi * scale
 
     def constant(self, d=None, *, normalize=False):
-        """``sum_ij ||K(x_i, x_j)||_F^2 / m^2`` (1 with ``normalize=True``)."""
+        """``sum_ij ||K(x_i, x_j)||_F^2 / m^2``, the constant term of ``L``.
+
+        Parameters
+        ----------
+        d : int or None, default=None
+            Must be None or ``self.d`` (the protocol's signature).
+        normalize : bool, default=False
+            Return 1, the constant in normalised units.
+
+        Returns
+        -------
+        float
+            ``1.0`` with ``normalize=True``.
+        """
         if d is not None and d != self.d:
             raise ValueError(f"'d' must equal the discrepancy's dimension {self.d}; got {d}.")
         return 1.0 if normalize else self._norm2

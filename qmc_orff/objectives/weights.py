@@ -378,7 +378,7 @@ def optimal_weights(objective: Objective, W: ArrayLike, *, solver: str = "cvxpy"
     ----------
     objective : BoxDiscrepancy, DataDiscrepancy or any Objective
         The objective: its QP terms ``pair_matrix``, ``linear_term``, ``constant``
-        and ``normalizer`` (:class:`~qmc_orff.objectives.protocol.Objective`).
+        and ``normalizer`` (the protocol ``qmc_orff.objectives.protocol.Objective``).
     W : array_like of shape (s, d)
         Frequencies (at the objective's bandwidth).
     solver : {"cvxpy", "nnls"}, default="cvxpy"
@@ -393,8 +393,7 @@ def optimal_weights(objective: Objective, W: ArrayLike, *, solver: str = "cvxpy"
         result then raises ``ValueError``).
     sum_to_one : bool, default=True
         Constrain ``sum(xi) = 1`` so the map keeps ``k(0) = 1``; ``False`` is the
-        paper's problem (warns when the sum is far from 1).  See
-        :func:`solve_weights_qp`.
+        paper's problem (warns when the sum is far from 1).
 
     Returns
     -------
@@ -412,6 +411,18 @@ def optimal_weights(objective: Objective, W: ArrayLike, *, solver: str = "cvxpy"
     the same QP up to a positive factor, hence the same weights, and every
     term representable whatever ``d``; the solvers further rescale ``v`` to
     ``max |v| = 1`` (the solution is positively homogeneous in ``v``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qmc_orff import BoxDiscrepancy, optimal_weights
+    >>> disc = BoxDiscrepancy(2.0, d=3)
+    >>> W = np.random.default_rng(0).standard_normal((32, 3))
+    >>> res = optimal_weights(disc, W, solver="nnls")
+    >>> res.status, bool(np.isclose(res.weights.sum(), 1.0))
+    ('optimal', True)
+    >>> bool(res.d2 < disc(W))          # below the weights 1/s
+    True
     """
     if not all(callable(getattr(objective, m, None))
                for m in ("pair_matrix", "linear_term", "constant", "normalizer")):

@@ -45,6 +45,25 @@ class Sequence:
     points ``W * sigma`` and ``box_over_sigma = b / sigma``: for a Gaussian
     kernel of bandwidth ``sigma`` the frequencies are ``points / sigma``
     (:meth:`frequencies`).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from qmc_orff import Sequence, load_sequence
+    >>> seq = Sequence([[0.5, -1.0], [1.5, 0.25]], meta={"box_over_sigma": 2})
+    >>> seq.s, seq.d, seq.meta["box_over_sigma"]
+    (2, 2, [2.0, 2.0])
+    >>> seq.frequencies(sigma=2.0)
+    array([[ 0.25 , -0.5  ],
+           [ 0.75 ,  0.125]])
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "two.npz")
+    >>> seq.save(path)
+    >>> back = load_sequence(path)
+    >>> np.array_equal(back.points, seq.points), back.meta == seq.meta
+    (True, True)
+    >>> tmp.cleanup()
     """
 
     points: np.ndarray = field(repr=False)
@@ -150,9 +169,16 @@ class Sequence:
         }, arrays
 
     def save(self, path):
-        """Write the sequence to ``path`` (``.npz``, atomically; see the module docstring).
+        """Write the sequence to ``path`` as an ``.npz`` file, atomically.
 
-        The name is used as given (no ``.npz`` is appended).
+        The file is written under a temporary name in the same folder and renamed
+        over ``path``: an interrupted save leaves the previous file (or none),
+        never a truncated one.  :func:`qmc_orff.load_sequence` reads it back.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file name, used as given (no ``.npz`` is appended).
         """
         header, arrays = self._header()
         text = json.dumps(header, sort_keys=True, allow_nan=False).encode("utf-8")
@@ -167,6 +193,11 @@ class Sequence:
         with the provenance and the shift, the dimension, the number of points
         ``n``, and the ``d`` generating-vector coordinates, one per line.  Point
         ``i`` of the (unshifted) lattice is ``frac(i * z / n)``.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The text file to write (atomically, as :meth:`save`).
 
         Raises
         ------

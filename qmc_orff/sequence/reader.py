@@ -415,9 +415,32 @@ def load_sequence(path: str | os.PathLike, *, sha256: str | None = None) -> Sequ
     sizes and each member's ``.npy`` header (dtype, shape) are compared with
     the JSON header, and each member is read with that bound (a decompression
     bomb is rejected after reading at most its declared, consistent size; the
-    JSON header itself is limited to :data:`MAX_HEADER_BYTES`).  The whole
+    JSON header itself is limited to ``qmc_orff.sequence.MAX_HEADER_BYTES``).  The whole
     file is read once into memory, so the checks and the data cannot
     disagree.
+
+    Examples
+    --------
+    >>> import hashlib, os, tempfile
+    >>> from qmc_orff import Sequence, load_sequence
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "eye.npz")
+    >>> Sequence([[1.0, 0.0], [0.0, 1.0]]).save(path)
+    >>> with open(path, "rb") as fh:
+    ...     digest = hashlib.sha256(fh.read()).hexdigest()
+    >>> load_sequence(path, sha256=digest).points
+    array([[1., 0.],
+           [0., 1.]])
+
+    One byte appended, and the file is refused:
+
+    >>> with open(path, "ab") as fh:
+    ...     _ = fh.write(b"x")
+    >>> load_sequence(path)
+    Traceback (most recent call last):
+    ...
+    ValueError: invalid sequence file '...eye.npz': cannot be read ...
+    >>> tmp.cleanup()
     """
     expected = _check_sha256_arg(sha256)
     path = os.fspath(path)
