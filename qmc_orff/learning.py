@@ -17,13 +17,15 @@ so the memory is independent of ``n`` and chunks can be reduced in any order
 from __future__ import annotations
 
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg
 import sklearn
 from scipy.sparse.linalg import LinearOperator, cg
-from sklearn.base import BaseEstimator, RegressorMixin, clone
+from sklearn.base import BaseEstimator, RegressorMixin, _fit_context, clone
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _dask
@@ -136,6 +138,17 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
     (200, 2)
     """
 
+    _parameter_constraints: dict = {
+        "orff": [ORFF, None],
+        "alpha": [Real, "array-like"],
+        "fit_intercept": ["boolean"],
+        "solver": [StrOptions(set(_SOLVERS))],
+        "tol": [Real],
+        "max_iter": [Integral, None],
+        "batch_size": [Integral, None],
+        "verbose": ["verbose"],
+    }
+
     def __init__(self, orff=None, *, alpha=1.0, fit_intercept=True, solver="auto", tol=1e-10,
                  max_iter=None, batch_size=None):
         self.orff = orff
@@ -203,6 +216,7 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         return w
 
     # ------------------------------------------------------------------ fitting
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, sample_weight=None):
         """Fit the feature map on ``X`` and solve the ridge problem.
 
@@ -245,6 +259,7 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         self._set_solution(orff, theta, b, n_iter, solver, y.ndim == 1, n, stats)
         return self
 
+    @_fit_context(prefer_skip_nested_validation=False)
     def partial_fit(self, X, y, sample_weight=None):
         """Add a batch to the sufficient statistics and solve again.
 

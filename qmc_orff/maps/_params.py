@@ -34,3 +34,44 @@ def _resolve_seed(seed, random_state):
         return np.random.SeedSequence(
             [int(v) for v in random_state.randint(0, 2 ** 32, size=4, dtype=np.uint64)])
     return random_state
+
+
+# --------------------------------------------------------------------------- scikit-learn's constraints
+# The types of the maps' parameters, checked by scikit-learn's ``_validate_params`` at the start
+# of ``fit`` (an ``InvalidParameterError``, a ValueError and a TypeError, naming the parameter).
+# Only types: limits (positive sigma, n_components >= 1, ...) are checked afterwards by the
+# library's own checks, whose messages say how to fix them.
+def _seed_constraints(legacy):
+    from numbers import Integral
+
+    kinds = [None, Integral, np.random.SeedSequence, np.random.BitGenerator,
+             np.random.Generator, "array-like"]
+    return kinds + [np.random.RandomState] if legacy else kinds
+
+
+def _sequence_constraints(names):
+    from scipy.stats import qmc
+    from sklearn.utils._param_validation import StrOptions
+
+    from ..sequence import Sequence
+
+    return [StrOptions(set(names)), Sequence, qmc.QMCEngine, "array-like"]
+
+
+def _common_constraints(sources):
+    """Constraints shared by :class:`FourierFeatures` and :class:`ORFF`."""
+    from numbers import Integral, Real
+
+    from sklearn.utils._param_validation import StrOptions
+
+    return {
+        "sigma": [Real, "array-like", None],
+        "n_components": [Integral, None],
+        "sequence": _sequence_constraints(sources),
+        "seed": _seed_constraints(legacy=False),
+        "random_state": _seed_constraints(legacy=True),
+        "scramble": ["boolean", StrOptions({"auto", "deterministic"})],
+        "check": [StrOptions({"warn", "raise", "off"})],
+        "design_options": [dict, None],
+        "verbose": ["verbose"],
+    }

@@ -158,7 +158,7 @@ def _check_supplied_sequence(fitted, X, reference, p=1, Y=None):
                "or bandwidth). Use the default sequence, or pass check='off' to keep it silently.")
         if check == "raise":
             raise ValueError(msg)
-        warnings.warn(msg, UserWarning, stacklevel=3)
+        warnings.warn(msg, UserWarning, stacklevel=4)  # past fit and its _fit_context
     return own, ref_err, m
 
 

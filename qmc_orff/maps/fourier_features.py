@@ -3,19 +3,23 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from numbers import Real
+
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.base import (BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+                          _fit_context)
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _dask
 from .._cos_sin import cos_sin_features
 from .._validation import check_choice, check_phases
 from ..kernels import Gaussian, Laplacian, Matern, SkewedChi2
-from ._params import _resolve_seed, _scalar_param
+from ._params import _common_constraints, _resolve_seed, _scalar_param
 from .adaptive_maps import _adaptive_frequencies, _is_adaptive
 from .default_source import _CHECKS, _check_supplied_sequence, _select_default
-from .frequencies import make_frequencies
+from .frequencies import SOURCES, make_frequencies
 
 if TYPE_CHECKING:  # names used in type hints only
     from typing import Any
@@ -167,6 +171,14 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     (5, 1024)
     """
 
+    _parameter_constraints: dict = {
+        "kernel": [StrOptions(set(_SCALAR_KERNELS) | set(_KERNEL_ALIASES))],
+        **_common_constraints(SOURCES + ("adaptive",)),
+        "gamma": [Real, "array-like", None],
+        "nu": [Real],
+        "c": [Real],
+    }
+
     def __init__(self, kernel="gaussian", *, sigma=None, gamma=None, n_components=256,
                  sequence="auto", seed=None, random_state=None, scramble="auto", nu=1.5,
                  c=1.0, check="warn", design_options=None):
@@ -202,6 +214,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             X = SkewedChi2(_scalar_param(self.c, "c")).log_transform(X)
         return np.ascontiguousarray(X)
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: ArrayLike | spmatrix, y: Any = None) -> FourierFeatures:
         """Draw the frequencies for inputs like ``X``.
 

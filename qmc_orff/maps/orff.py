@@ -2,21 +2,23 @@
 from __future__ import annotations
 
 import math
+from numbers import Real
 from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.sparse.linalg import LinearOperator
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _dask
 from .._cos_sin import cos_sin_features
 from .._validation import check_choice, check_phases
 from ..kernels import CurlFree, Decomposable, DivFree, Gaussian, check_psd_matrix
-from ._params import _resolve_seed, _scalar_param
+from ._params import _common_constraints, _resolve_seed, _scalar_param
 from .adaptive_maps import _adaptive_operator_frequencies, _is_adaptive
 from .default_source import _CHECKS, _check_supplied_sequence, _select_default_operator
-from .frequencies import make_frequencies
+from .frequencies import SOURCES, make_frequencies
 from .operators import _FeatureOperator
 
 if TYPE_CHECKING:  # names used in type hints only
@@ -179,6 +181,15 @@ class ORFF(TransformerMixin, BaseEstimator):
     2016, appendix D, Table 2) or :class:`qmc_orff.ORFFRidge`.
     """
 
+    _parameter_constraints: dict = {
+        "kernel": [StrOptions(set(_ORFF_KERNELS))],
+        **_common_constraints(SOURCES + ("adaptive",)),
+        "sigma": [Real, "array-like"],
+        "A": ["array-like", None],
+        "measure": [StrOptions(set(_ORFF_MEASURES))],
+        "flatten": ["boolean"],
+    }
+
     def __init__(self, kernel="decomposable", *, sigma=1.0, A=None, n_components=256,
                  sequence="auto", measure="spectral", seed=None, random_state=None,
                  scramble="auto", flatten=False, check="warn", design_options=None):
@@ -201,6 +212,7 @@ class ORFF(TransformerMixin, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------------ fitting
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: ArrayLike, y: Any = None) -> ORFF:
         """Draw the frequencies and the factors ``B(w_j)`` for inputs like ``X``.
 
