@@ -96,6 +96,9 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         features (``working_memory`` from :func:`sklearn.get_config`), at least
         one.  The extra memory of :meth:`fit` and :meth:`predict` is then
         ``O(batch_size s + s^2)``, whatever ``n``.
+    verbose : int, default=0
+        ``> 0``: progress on stderr (the feature map's fit, with the map's own
+        progress lines, and the solve).
 
     Attributes
     ----------
@@ -150,7 +153,7 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
     }
 
     def __init__(self, orff=None, *, alpha=1.0, fit_intercept=True, solver="auto", tol=1e-10,
-                 max_iter=None, batch_size=None):
+                 max_iter=None, batch_size=None, verbose=0):
         self.orff = orff
         self.alpha = alpha
         self.fit_intercept = fit_intercept
@@ -158,6 +161,7 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         self.tol = tol
         self.max_iter = max_iter
         self.batch_size = batch_size
+        self.verbose = verbose
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -191,6 +195,9 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         orff = clone(orff)
         if orff.kernel == "decomposable" and orff.A is None:
             orff.set_params(A=np.eye(p))
+        if self.verbose and not orff.verbose:
+            orff.set_params(verbose=self.verbose)
+        self._say(f"fitting the feature map on {X.shape[0]} x {X.shape[1]} rows")
         orff.fit(X)
         if orff.n_outputs_ != p:
             raise ValueError(f"'y' must have p={orff.n_outputs_} columns for "
@@ -324,7 +331,14 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         self._set_solution(orff_, theta, b, n_iter, solver, y_1d, int(stats[1]), stats)
         return self
 
+    def _say(self, message):
+        if self.verbose:
+            import sys
+
+            print(f"[ORFFRidge] {message}", file=sys.stderr, flush=True)
+
     def _set_solution(self, orff, theta, b, n_iter, solver, y_1d, n_seen, stats):
+        self._say(f"solved by {solver!r} ({n_iter} iteration(s)) on {n_seen} rows")
         self.orff_ = orff
         self.coef_ = theta
         self.intercept_ = float(b[0]) if y_1d else b

@@ -45,3 +45,41 @@ def test_ridge_parameters_are_validated(params, match):
 def test_limits_keep_the_librarys_messages(est, params, match):
     with pytest.raises(ValueError, match=match):
         est(**params).fit(X)
+
+
+# ------------------------------------------------------------------ gamma="scale", ORFF's gamma
+def test_gamma_scale_is_rbf_samplers():
+    from sklearn.kernel_approximation import RBFSampler
+
+    X3 = 3.0 * X + 1.0
+    gamma = RBFSampler(gamma="scale").fit(X3)._gamma
+    assert gamma == pytest.approx(1.0 / (X3.shape[1] * X3.var()), rel=1e-15)
+    ff = FourierFeatures(gamma="scale", seed=0).fit(X3)
+    assert 1.0 / (2.0 * ff.sigma_ ** 2) == pytest.approx(gamma, rel=1e-14)
+    # the same bandwidth as sigma= gives the same map
+    ref = FourierFeatures(sigma=ff.sigma_, seed=0).fit(X3)
+    np.testing.assert_array_equal(ff.frequencies_, ref.frequencies_)
+    orff = ORFF(gamma="scale", seed=0).fit(X3)
+    assert orff.sigma_ == pytest.approx(ff.sigma_, rel=1e-15)
+
+
+def test_orff_gamma_is_one_over_two_sigma_squared():
+    a = ORFF("curl_free", gamma=0.125, n_components=16, seed=0).fit(X)
+    b = ORFF("curl_free", sigma=2.0, n_components=16, seed=0).fit(X)
+    np.testing.assert_allclose(a.transform(X), b.transform(X), rtol=1e-14, atol=1e-15)
+    with pytest.raises(ValueError, match="give 'sigma' or 'gamma'"):
+        ORFF(sigma=1.0, gamma=1.0).fit(X)
+
+
+# ------------------------------------------------------------------ verbose
+@pytest.mark.parametrize("make", [
+    lambda v: FourierFeatures(n_components=16, verbose=v).fit(X),
+    lambda v: ORFF(n_components=16, verbose=v).fit(X),
+    lambda v: ORFFRidge(ORFF(n_components=16), verbose=v).fit(X, Y),
+])
+def test_verbose_reports_the_default_selection_on_stderr(make, capsys):
+    make(0)
+    assert capsys.readouterr().err == ""
+    make(1)
+    err = capsys.readouterr().err
+    assert "default map: candidate 8/8, Gram error" in err

@@ -66,6 +66,7 @@ def _common_constraints(sources):
 
     return {
         "sigma": [Real, "array-like", None],
+        "gamma": [Real, "array-like", StrOptions({"scale"}), None],
         "n_components": [Integral, None],
         "sequence": _sequence_constraints(sources),
         "seed": _seed_constraints(legacy=False),
@@ -75,3 +76,42 @@ def _common_constraints(sources):
         "design_options": [dict, None],
         "verbose": ["verbose"],
     }
+
+
+def _gamma_scale(X):
+    """RBFSampler's ``gamma="scale"``: ``1 / (d X.var())`` (the variance of all the entries
+    of ``X``, dense or sparse), or 1.0 when that variance is 0."""
+    import scipy.sparse as sp
+
+    if sp.issparse(X):
+        var = float(X.multiply(X).mean() - X.mean() ** 2)
+    else:
+        var = float(np.var(X, dtype=np.float64))
+    return 1.0 / (X.shape[1] * var) if var > 0 and np.isfinite(var) else 1.0
+
+
+def _sigma_from_gamma(kernel, sigma, gamma, X=None):
+    """The bandwidth from ``sigma`` or RBFSampler's ``gamma = 1 / (2 sigma^2)`` (not both);
+    ``gamma="scale"`` is ``1 / (d X.var())`` on the training rows ``X``."""
+    if gamma is None:
+        return 1.0 if sigma is None else sigma
+    if sigma is not None:
+        raise ValueError(f"give 'sigma' or 'gamma' (gamma = 1 / (2 sigma^2)), not both; got "
+                         f"sigma={sigma!r}, gamma={gamma!r}.")
+    if kernel != "gaussian":
+        raise ValueError(f"'gamma' applies to the Gaussian kernel (kernel='gaussian' or 'rbf') "
+                         f"only; use 'sigma' for kernel={kernel!r}.")
+    if isinstance(gamma, str) and gamma == "scale":
+        gamma = _gamma_scale(X)
+    if isinstance(gamma, (bool, np.bool_)):
+        raise ValueError(f"'gamma' must be a positive real number or array; got {gamma!r}.")
+    try:
+        g = np.asarray(gamma, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"'gamma' must be a positive real number or array; got {gamma!r}.") \
+            from None
+    if g.ndim > 1 or g.size == 0 or not np.all(np.isfinite(g)) or not np.all(g > 0):
+        raise ValueError(f"'gamma' must be positive and finite (a scalar or one per "
+                         f"coordinate); got {gamma!r}.")
+    sig = 1.0 / np.sqrt(2.0 * g)
+    return float(sig) if g.ndim == 0 else sig

@@ -188,7 +188,16 @@ DEFAULT_CANDIDATES = 8
 DEFAULT_SAMPLES = 512
 
 
-def _select_default(kernel, n_components, X, exact, *, sigma, nu):
+def _progress(verbose, name, k, error):
+    """One line on stderr per candidate draw of the default selection when ``verbose``."""
+    if verbose:
+        import sys
+
+        print(f"[{name}] default map: candidate {k + 1}/{DEFAULT_CANDIDATES}, "
+              f"Gram error {error:.4g}", file=sys.stderr, flush=True)
+
+
+def _select_default(kernel, n_components, X, exact, *, sigma, nu, verbose=0):
     """The default map's frequencies: the best of ``DEFAULT_CANDIDATES`` fixed draws.
 
     ``"auto"`` resolves to a randomisable source (``"orf-qmc"`` or scrambled Sobol');
@@ -213,6 +222,8 @@ def _select_default(kernel, n_components, X, exact, *, sigma, nu):
                                        seed=ORF_QMC_SEED + k, nu=nu)
                       for k in range(DEFAULT_CANDIDATES)]
         errors = _gram_errors(Xs, _exact_gram(exact, Xs), candidates, cross=True)
+    for k, e in enumerate(errors):
+        _progress(verbose, "FourierFeatures", k, e)
     return candidates[int(np.argmin(errors))]  # the first of equal errors, as before
 
 
@@ -247,6 +258,7 @@ def _select_default_operator(est, exact, X, factors, sigma, measure):
             cand.amplitudes_, cand.factors_ = factors(W, xi)
             cand.n_outputs_, cand.rank_, cand.kernel_ = p, cand.factors_.shape[-1], exact
             e = float(np.linalg.norm(cand.approximate_kernel(XA, XB, block=True) - K)) / nK
+            _progress(getattr(est, "verbose", 0), "ORFF", k, e)
             if e < best_err:  # the first of equal errors
                 best, best_err = (W, xi), e
     return best

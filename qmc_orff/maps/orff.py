@@ -15,7 +15,7 @@ from .. import _dask
 from .._cos_sin import cos_sin_features
 from .._validation import check_choice, check_phases
 from ..kernels import CurlFree, Decomposable, DivFree, Gaussian, check_psd_matrix
-from ._params import _common_constraints, _resolve_seed, _scalar_param
+from ._params import _common_constraints, _resolve_seed, _scalar_param, _sigma_from_gamma
 from .adaptive_maps import _adaptive_operator_frequencies, _is_adaptive
 from .default_source import _CHECKS, _check_supplied_sequence, _select_default_operator
 from .frequencies import SOURCES, make_frequencies
@@ -109,9 +109,15 @@ class ORFF(TransformerMixin, BaseEstimator):
         :class:`~qmc_orff.kernels.Decomposable`, :class:`~qmc_orff.kernels.CurlFree`,
         :class:`~qmc_orff.kernels.DivFree`.  Curl- and div-free need ``p = d``
         (div-free ``d >= 2``).
-    sigma : float, default=1.0
+    sigma : float or None, default=None
         Bandwidth of ``k_0`` (``gamma = 1 / (2 sigma^2)``).  Per coordinate
-        allowed for the decomposable kernel.
+        allowed for the decomposable kernel.  ``None`` means 1.0, or the value
+        given by ``gamma``.
+    gamma : "scale", float or array_like of shape (d,) or None, default=None
+        ``k_0(delta) = exp(-gamma |delta|^2)`` (RBFSampler's parameter), so
+        ``sigma = 1 / sqrt(2 gamma)``; ``"scale"`` is ``1 / (d X.var())`` on the
+        ``X`` given to ``fit``, as in :class:`FourierFeatures`.  Give ``sigma`` or
+        ``gamma``, not both.
     A : array_like of shape (p, p) or None, default=None
         Output matrix of the decomposable kernel (symmetric PSD); ``None`` is
         the identity of size ``d``.  Ignored by the other kernels.
@@ -152,9 +158,14 @@ class ORFF(TransformerMixin, BaseEstimator):
         (row ``i`` is ``Phi(x_i)`` flattened in C order) that a linear model,
         a ``Pipeline`` or ``set_output`` can take, with
         :meth:`get_feature_names_out`; ``False`` keeps the 3-D ``(n, 2 s r, p)``.
+    verbose : int, default=0
+        ``> 0``: progress of the long fits on stderr (the seedless default's
+        selection, one line per candidate draw; the adaptive design's progress line).
 
     Attributes
     ----------
+    sigma_ : float or ndarray of shape (d,)
+        The bandwidth used (from ``sigma`` or ``gamma``).
     frequencies_ : ndarray of shape (s, d)
     weights_ : ndarray of shape (s,)
         Quadrature weights ``xi``.
@@ -184,17 +195,19 @@ class ORFF(TransformerMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "kernel": [StrOptions(set(_ORFF_KERNELS))],
         **_common_constraints(SOURCES + ("adaptive",)),
-        "sigma": [Real, "array-like"],
         "A": ["array-like", None],
         "measure": [StrOptions(set(_ORFF_MEASURES))],
         "flatten": ["boolean"],
     }
 
-    def __init__(self, kernel="decomposable", *, sigma=1.0, A=None, n_components=256,
-                 sequence="auto", measure="spectral", seed=None, random_state=None,
-                 scramble="auto", flatten=False, check="warn", design_options=None):
+    def __init__(self, kernel="decomposable", *, sigma=None, gamma=None, A=None,
+                 n_components=256, sequence="auto", measure="spectral", seed=None,
+                 random_state=None, scramble="auto", flatten=False, check="warn",
+                 design_options=None, verbose=0):
         self.kernel = kernel
         self.sigma = sigma
+        self.gamma = gamma
+        self.verbose = verbose
         self.A = A
         self.n_components = n_components
         self.sequence = sequence
@@ -231,7 +244,7 @@ class ORFF(TransformerMixin, BaseEstimator):
         d = X.shape[1]
         if kernel == "div_free" and d < 2:
             raise ValueError(f"'X' must have d >= 2 columns for kernel='div_free'; got d={d}.")
-        sigma = self.sigma
+        sigma = _sigma_from_gamma("gaussian", self.sigma, self.gamma, X)
         if kernel != "decomposable" or np.ndim(sigma) == 0:
             sig = _scalar_param(sigma, "sigma")
             if not sig > 0:
@@ -273,6 +286,7 @@ class ORFF(TransformerMixin, BaseEstimator):
                                      sequence=self.sequence, seed=seed, scramble=self.scramble,
                                      measure=frequency_measure)
         amp, B = factors(W, xi)
+        self.sigma_ = sigma
         self.frequencies_ = W
         self.weights_ = xi
         self.amplitudes_ = amp
