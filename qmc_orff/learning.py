@@ -166,6 +166,7 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.multi_output = True
+        tags.input_tags.sparse = True
         return tags
 
     # ------------------------------------------------------------------ settings
@@ -229,7 +230,8 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like or dask.array.Array of shape (n, d)
+        X : {array_like, sparse matrix} or dask.array.Array of shape (n, d)
+            Sparse ``X`` (scipy.sparse CSR/CSC) is multiplied as it is (``X W^T``).
         y : array_like or dask.array.Array of shape (n, p) or (n,)
             Vector-valued targets (``p = d`` for the curl- and div-free kernels).
         sample_weight : array_like or dask.array.Array of shape (n,), default=None
@@ -245,7 +247,8 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
                 or _dask.is_dask_collection(sample_weight):
             return self._fit_dask(X, y, sample_weight, solver, alpha, tol, max_iter, orff)
         _check_real_target(y)
-        X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=np.float64)
+        X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=np.float64,
+                             accept_sparse="csr")
         w = self._weights(sample_weight, X)
         Y = y[:, None] if y.ndim == 1 else y
         orff = self._new_map(orff, X, Y.shape[1])
@@ -278,7 +281,7 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like of shape (n_b, d)
+        X : {array_like, sparse matrix} of shape (n_b, d)
         y : array_like of shape (n_b, p) or (n_b,)
         sample_weight : array_like of shape (n_b,), default=None
 
@@ -290,7 +293,7 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         first = getattr(self, "_stats", None) is None
         _check_real_target(y)
         X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=np.float64,
-                             reset=first)
+                             reset=first, accept_sparse="csr")
         w = self._weights(sample_weight, X)
         Y = y[:, None] if y.ndim == 1 else y
         if first:
@@ -354,7 +357,7 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like or dask.array.Array of shape (m, d)
+        X : {array_like, sparse matrix} or dask.array.Array of shape (m, d)
             A Dask array gives a Dask array (lazily, one task per chunk).
 
         Returns
@@ -365,7 +368,7 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         check_is_fitted(self)
         if _dask.is_dask_collection(X):
             return _dask.map_rows(self, "predict", X)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_data(self, X, dtype=np.float64, reset=False, accept_sparse="csr")
         orff = self.orff_
         p = orff.n_outputs_
         s2 = 2 * orff.frequencies_.shape[0]

@@ -83,3 +83,27 @@ def test_verbose_reports_the_default_selection_on_stderr(make, capsys):
     make(1)
     err = capsys.readouterr().err
     assert "default map: candidate 8/8, Gram error" in err
+
+
+# ------------------------------------------------------------------ sparse input
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+@pytest.mark.parametrize("kernel", ["decomposable", "curl_free", "div_free"])
+def test_orff_and_ridge_take_sparse_input(fmt, kernel):
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(1)
+    Xd = rng.normal(size=(30, 3)) * (rng.random((30, 3)) < 0.5)
+    Xs = sp.csr_matrix(Xd) if fmt == "csr" else sp.csc_matrix(Xd)
+    Yd = np.stack([np.sin(Xd[:, 0]), np.cos(Xd[:, 1]), Xd[:, 2]], axis=1)
+    dense = ORFF(kernel, n_components=16, flatten=True).fit(Xd)
+    sparse = ORFF(kernel, n_components=16, flatten=True).fit(Xs)
+    np.testing.assert_array_equal(sparse.frequencies_, dense.frequencies_)
+    np.testing.assert_allclose(sparse.transform(Xs), dense.transform(Xd), rtol=1e-12, atol=1e-14)
+    rd = ORFFRidge(ORFF(kernel, n_components=16), alpha=1e-2).fit(Xd, Yd)
+    rs = ORFFRidge(ORFF(kernel, n_components=16), alpha=1e-2).fit(Xs, Yd)
+    np.testing.assert_allclose(rs.predict(Xs), rd.predict(Xd), rtol=1e-9, atol=1e-10)
+    # (seeded: the seedless default map is selected on the rows its first fit sees)
+    rd = ORFFRidge(ORFF(kernel, n_components=16, seed=0), alpha=1e-2).fit(Xd, Yd)
+    rp = ORFFRidge(ORFF(kernel, n_components=16, seed=0), alpha=1e-2)
+    rp.partial_fit(Xs[:15], Yd[:15]).partial_fit(Xs[15:], Yd[15:])
+    np.testing.assert_allclose(rp.predict(Xs), rd.predict(Xd), rtol=1e-8, atol=1e-9)

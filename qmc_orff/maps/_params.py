@@ -115,3 +115,18 @@ def _sigma_from_gamma(kernel, sigma, gamma, X=None):
                          f"coordinate); got {gamma!r}.")
     sig = 1.0 / np.sqrt(2.0 * g)
     return float(sig) if g.ndim == 0 else sig
+
+
+def _check_row_phases(X, W, name="X"):
+    """:func:`qmc_orff._validation.check_phases` for dense or sparse (CSR/CSC) ``X``: no NaN
+    features from overflowing phases (for sparse ``X`` its row 1-norms give the same bound)."""
+    import scipy.sparse as sp
+
+    from .._validation import check_phases
+
+    if sp.issparse(X):
+        with np.errstate(over="ignore"):  # an overflowing norm is inf: check_phases raises
+            norms = np.asarray(abs(X).sum(axis=1), dtype=X.dtype).reshape(-1, 1)
+        check_phases(norms, W, name)
+    else:
+        check_phases(X, W, name)

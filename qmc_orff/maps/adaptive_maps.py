@@ -53,6 +53,7 @@ def _adaptive_operator_frequencies(est, kernel, measure, X, sigma, A):
     if est.n_components is None:
         raise ValueError("'n_components' must be an integer for sequence='adaptive'; got None.")
     opts = _design_options(est.design_options, ("X", "s", "kernel", "sigma", "A", "measure", "seed"))
+    X = X.toarray() if sp.issparse(X) else X  # the design works on dense rows
     opts.setdefault("progress", bool(getattr(est, "verbose", 0)))
     seq = adaptive_operator_sequence(X, est.n_components, kernel=kernel, sigma=sigma, A=A,
                                      measure=measure,

@@ -14,9 +14,10 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _dask
 from .._cos_sin import cos_sin_features
-from .._validation import check_choice, check_phases
+from .._validation import check_choice
 from ..kernels import Gaussian, Laplacian, Matern, SkewedChi2
-from ._params import _common_constraints, _resolve_seed, _scalar_param, _sigma_from_gamma
+from ._params import (_check_row_phases, _common_constraints, _resolve_seed, _scalar_param,
+                      _sigma_from_gamma)
 from .adaptive_maps import _adaptive_frequencies, _is_adaptive
 from .default_source import _CHECKS, _check_supplied_sequence, _select_default
 from .frequencies import SOURCES, make_frequencies
@@ -269,13 +270,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         if _dask.is_dask_collection(X):
             return _dask.map_rows(self, "transform", X)
         X = self._input(X, reset=False)
-        # no NaN features from overflowing phases (sparse X: its row 1-norms give the same bound)
-        if sp.issparse(X):
-            with np.errstate(over="ignore"):  # an overflowing norm is inf: check_phases raises
-                norms = np.asarray(abs(X).sum(axis=1), dtype=X.dtype).reshape(-1, 1)
-            check_phases(norms, self.frequencies_)
-        else:
-            check_phases(X, self.frequencies_)
+        _check_row_phases(X, self.frequencies_)  # no NaN features from overflowing phases
         dt = X.dtype
         W = np.ascontiguousarray(self.frequencies_, dtype=dt)
         scale = np.ascontiguousarray(np.sqrt(self.weights_), dtype=dt)

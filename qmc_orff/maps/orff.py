@@ -6,6 +6,7 @@ from numbers import Real
 from typing import TYPE_CHECKING
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import StrOptions
@@ -13,9 +14,10 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _dask
 from .._cos_sin import cos_sin_features
-from .._validation import check_choice, check_phases
+from .._validation import check_choice
 from ..kernels import CurlFree, Decomposable, DivFree, Gaussian, check_psd_matrix
-from ._params import _common_constraints, _resolve_seed, _scalar_param, _sigma_from_gamma
+from ._params import (_check_row_phases, _common_constraints, _resolve_seed, _scalar_param,
+                      _sigma_from_gamma)
 from .adaptive_maps import _adaptive_operator_frequencies, _is_adaptive
 from .default_source import _CHECKS, _check_supplied_sequence, _select_default_operator
 from .frequencies import SOURCES, make_frequencies
@@ -222,7 +224,13 @@ class ORFF(TransformerMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.transformer_tags.preserves_dtype = ["float64"]
+        tags.input_tags.sparse = True
         return tags
+
+    @staticmethod
+    def _rows(X):
+        """Validated ``X`` as C-contiguous float64, or CSR for sparse input."""
+        return X.tocsr() if sp.issparse(X) else np.ascontiguousarray(X)
 
     # ------------------------------------------------------------------ fitting
     @_fit_context(prefer_skip_nested_validation=True)
@@ -231,7 +239,9 @@ class ORFF(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like of shape (n, d)
+        X : {array_like, sparse matrix} of shape (n, d)
+            Sparse ``X`` (scipy.sparse CSR/CSC) is accepted, as by
+            :class:`FourierFeatures` (``X W^T`` is a sparse-dense product).
         y : ignored
 
         Returns
@@ -240,7 +250,8 @@ class ORFF(TransformerMixin, BaseEstimator):
         """
         kernel = check_choice(self.kernel, "kernel", _ORFF_KERNELS)
         measure = check_choice(self.measure, "measure", _ORFF_MEASURES)
-        X = validate_data(self, X, dtype=np.float64, reset=True)
+        X = self._rows(validate_data(self, X, dtype=np.float64, reset=True,
+                                     accept_sparse=("csr", "csc")))
         d = X.shape[1]
         if kernel == "div_free" and d < 2:
             raise ValueError(f"'X' must have d >= 2 columns for kernel='div_free'; got d={d}.")
@@ -305,8 +316,9 @@ class ORFF(TransformerMixin, BaseEstimator):
     # ------------------------------------------------------------------ evaluation
     def _checked(self, X, name="X"):
         check_is_fitted(self)
-        X = np.ascontiguousarray(validate_data(self, X, dtype=np.float64, reset=False))
-        check_phases(X, self.frequencies_, name)   # no NaN features from overflowing phases
+        X = self._rows(validate_data(self, X, dtype=np.float64, reset=False,
+                                     accept_sparse=("csr", "csc")))
+        _check_row_phases(X, self.frequencies_, name)  # no NaN features from overflowing phases
         return X
 
     def scalar_features(self, X: ArrayLike) -> np.ndarray:
@@ -326,7 +338,7 @@ class ORFF(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like or dask.array.Array of shape (n, d)
+        X : {array_like, sparse matrix} or dask.array.Array of shape (n, d)
             A Dask array gives a Dask array, lazily (one task per row chunk).
 
         Returns
