@@ -29,6 +29,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _dask
+from ._ridge_solve import _alpha_columns, _check_alpha, _coef_alpha, _direct_solve, _stein_solve
 from ._validation import check_choice, check_int, check_positive_real
 from .maps.operators import _FeatureOperator
 from .maps.orff import ORFF
@@ -63,8 +64,15 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         means ``ORFF()``.  For the decomposable kernel with ``A=None`` the
         identity of size ``p`` (the number of outputs) is used; ``p = 1`` is
         scalar kernel ridge regression with the Gaussian kernel.
-    alpha : float, default=1.0
-        Regularisation, ``alpha > 0``.
+    alpha : float or array_like of shape (p,), default=1.0
+        Regularisation, ``alpha >= 0``.  ``0`` is least squares: the minimum-norm
+        solution of a singular system (``scipy.linalg.lstsq``, or the
+        pseudo-inverse in the ``"stein"`` closed form).  One value per target (as
+        :class:`sklearn.linear_model.Ridge` takes) when the outputs are
+        independent: the decomposable kernel with a diagonal ``A`` (``A=None``,
+        the identity, included); output ``a`` then penalises its own coefficients
+        by ``alpha[a]``.  Other kernels share ``theta`` between the outputs and
+        refuse an array.
     fit_intercept : bool, default=True
         Fit the unpenalised intercept ``b`` (the features and targets are
         centred with the weighted means; ``b = mY - Phi(mF)^T theta``).
@@ -172,7 +180,7 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
     # ------------------------------------------------------------------ settings
     def _settings(self):
         solver = check_choice(self.solver, "solver", _SOLVERS)
-        alpha = check_positive_real(self.alpha, "alpha")
+        alpha = _check_alpha(self.alpha)
         tol = check_positive_real(self.tol, "tol")
         max_iter = None if self.max_iter is None else check_int(self.max_iter, "max_iter",
                                                                 minimum=1)
@@ -485,14 +493,15 @@ def _solve(stats, B, alpha, solver, tol, max_iter, fit_intercept):
         C = C + sw * np.outer(mF, mY)
     s = G.shape[0] // 2
     n_iter = 1
+    alpha = _alpha_columns(alpha, B)
     if solver == "stein":
         theta = _stein_solve(G, C, B, alpha)
     else:
         b = _apply_Bt(C, B, s)
         if solver == "direct":
-            theta = scipy.linalg.solve(_normal_matrix(G, B) + alpha * np.eye(b.size), b,
-                                       assume_a="pos")
+            theta = _direct_solve(_normal_matrix(G, B), b, _coef_alpha(alpha, s, B.shape[-1]))
         else:
+            alpha = _coef_alpha(alpha, s, B.shape[-1])
             theta, n_iter = _cg_gram(G, B, b, alpha, tol, max_iter)
     if fit_intercept:
         intercept = mY - _FeatureOperator(mF[None, :], B).matvec(theta)
@@ -506,21 +515,6 @@ def _apply_Bt(C, B, s):
     if B.ndim == 2:
         return (C @ B).ravel()
     return np.einsum("jak,cja->cjk", B, C.reshape(2, s, -1)).ravel()
-
-
-def _stein_solve(G, C, B, alpha):
-    """Closed form of ``min |F Theta B^T - Y|^2 + alpha |Theta|^2`` (Theta: 2 s x r).
-
-    Normal equations (a Stein equation, Brault et al. 2016, section 4.1):
-    ``G Theta M + alpha Theta = C B`` with ``G = F^T F = U diag(lam) U^T``,
-    ``C = F^T Y`` and ``M = B^T B = V diag(mu) V^T``; then
-    ``Theta = U [(U^T C B V) / (lam mu^T + alpha)] V^T``.
-    """
-    lam, U = np.linalg.eigh(G)
-    mu, V = np.linalg.eigh(B.T @ B)
-    R = U.T @ (C @ B) @ V
-    T = R / (np.maximum(lam, 0.0)[:, None] * np.maximum(mu, 0.0)[None, :] + alpha)
-    return (U @ T @ V.T).ravel()
 
 
 def _normal_matrix(G, B):
@@ -544,7 +538,8 @@ def _jacobi_diag(colsq, B, alpha):
         bsq = np.broadcast_to(np.sum(B * B, axis=0)[None, :], (s, B.shape[1]))
     else:
         bsq = np.sum(B * B, axis=1)  # (s, r)
-    return (colsq.reshape(2, s)[:, :, None] * bsq[None]).ravel() + alpha
+    diag = (colsq.reshape(2, s)[:, :, None] * bsq[None]).ravel() + alpha
+    return np.where(diag > 0, diag, 1.0)  # alpha = 0: no zero division in the preconditioner
 
 
 def _cg_gram(G, B, b, alpha, tol, max_iter):
@@ -584,6 +579,7 @@ def _operator_solve(orff, X, Y, w, alpha, tol, max_iter, fit_intercept):
         Y *= r
     op = _FeatureOperator(F, orff.factors_)
     b = op.rmatvec(Y.ravel())
+    alpha = _coef_alpha(_alpha_columns(alpha, orff.factors_), F.shape[1] // 2, orff.rank_)
 
     def normal_matvec(t):
         return op.rmatvec(op.matvec(t)) + alpha * t

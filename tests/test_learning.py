@@ -174,8 +174,8 @@ def test_learned_fields_are_curl_free_and_divergence_free():
 def test_errors():
     rng = np.random.default_rng(6)
     X, Y = rng.uniform(-1, 1, (20, 2)), rng.normal(size=(20, 2))
-    with pytest.raises(ValueError, match="'alpha' must be a positive finite number"):
-        ORFFRidge(alpha=0.0).fit(X, Y)
+    with pytest.raises(ValueError, match="'alpha' must be a non-negative finite number"):
+        ORFFRidge(alpha=-1e-3).fit(X, Y)
     with pytest.raises(ValueError, match="The 'solver' parameter of ORFFRidge must be a str among"):
         ORFFRidge(solver="lsqr").fit(X, Y)
     with pytest.raises(ValueError, match="'solver'='stein' needs kernel='decomposable'"):
@@ -201,7 +201,7 @@ def test_errors():
     (dict(tol=np.inf), ValueError, "'tol' must be a positive finite number"),
     (dict(tol=0.0), ValueError, "'tol' must be a positive finite number"),
     (dict(alpha="1"), TypeError, "The 'alpha' parameter of ORFFRidge must be"),
-    (dict(alpha=np.nan), ValueError, "'alpha' must be a positive finite number; got nan"),
+    (dict(alpha=np.nan), ValueError, "'alpha' must be a non-negative finite number; got nan"),
 ])
 def test_cg_settings_are_validated(kwargs, exc, match):
     rng = np.random.default_rng(6)

@@ -107,3 +107,57 @@ def test_orff_and_ridge_take_sparse_input(fmt, kernel):
     rp = ORFFRidge(ORFF(kernel, n_components=16, seed=0), alpha=1e-2)
     rp.partial_fit(Xs[:15], Yd[:15]).partial_fit(Xs[15:], Yd[15:])
     np.testing.assert_allclose(rp.predict(Xs), rd.predict(Xd), rtol=1e-8, atol=1e-9)
+
+
+# ------------------------------------------------------------------ alpha=0, per-target alpha
+def _flat_features(ridge, X):
+    return ridge.orff_.transform(X).reshape(X.shape[0], -1, ridge.orff_.n_outputs_)
+
+
+@pytest.mark.parametrize("solver", ["stein", "direct", "cg"])
+@pytest.mark.parametrize("n", [60, 6])  # full rank and singular (n < 2 s)
+def test_alpha_zero_is_minimum_norm_least_squares(solver, n):
+    rng = np.random.default_rng(2)
+    Xn = rng.normal(size=(n, 2))
+    Yn = np.stack([np.sin(Xn[:, 0]), np.cos(Xn[:, 1])], axis=1)
+    model = ORFFRidge(ORFF(n_components=8, seed=0), alpha=0, solver=solver, tol=1e-13,
+                      fit_intercept=False).fit(Xn, Yn)
+    # reference: lstsq on the explicit design matrix Phi (n p, 2 s r)
+    Phi = np.swapaxes(_flat_features(model, Xn), 1, 2).reshape(n * 2, -1)
+    theta = np.linalg.lstsq(Phi, Yn.ravel(), rcond=None)[0]
+    np.testing.assert_allclose(model.predict(Xn), (Phi @ theta).reshape(n, 2), atol=1e-7)
+    if solver != "cg":  # CG from zero also reaches the minimum norm, to its tolerance
+        np.testing.assert_allclose(model.coef_, theta, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("solver", ["stein", "direct", "cg"])
+def test_per_target_alpha_is_ridges(solver):
+    from sklearn.linear_model import Ridge
+
+    alpha = np.array([1e-3, 10.0])
+    model = ORFFRidge(ORFF(n_components=8, seed=0), alpha=alpha, solver=solver,
+                      tol=1e-14).fit(X, Y)
+    F = model.orff_.scalar_features(X)  # the decomposable map with A = I: F per output
+    ref = Ridge(alpha=alpha, solver="svd").fit(F, Y)
+    np.testing.assert_allclose(model.predict(X), ref.predict(F), rtol=1e-8, atol=1e-10)
+    # a diagonal A other than I: output a is sqrt(A_aa) F theta_a
+    A = np.diag([4.0, 0.25])
+    model = ORFFRidge(ORFF(A=A, n_components=8, seed=0), alpha=alpha, solver=solver,
+                      tol=1e-14).fit(X, Y)
+    for a in range(2):
+        ref = Ridge(alpha=alpha[a], solver="svd").fit(np.sqrt(A[a, a]) * F, Y[:, a])
+        np.testing.assert_allclose(model.predict(X)[:, a], ref.predict(np.sqrt(A[a, a]) * F),
+                                   rtol=1e-7, atol=1e-9)
+
+
+def test_per_target_alpha_errors():
+    with pytest.raises(ValueError, match=r"'alpha' must have one value per target, shape \(2,\)"):
+        ORFFRidge(ORFF(n_components=8), alpha=[1.0, 2.0, 3.0]).fit(X, Y)
+    with pytest.raises(ValueError, match="'alpha' per target needs independent outputs"):
+        ORFFRidge(ORFF("curl_free", n_components=8), alpha=[1.0, 2.0, 3.0]).fit(X, X)
+    with pytest.raises(ValueError, match="'alpha' per target needs independent outputs"):
+        ORFFRidge(ORFF(A=[[2.0, 1.0], [1.0, 2.0]], n_components=8), alpha=[1.0, 2.0]).fit(X, Y)
+    with pytest.raises(ValueError, match="'alpha' must be a non-negative finite number; got -1.0."):
+        ORFFRidge(alpha=-1.0).fit(X, Y)
+    with pytest.raises(ValueError, match="'alpha' must be non-negative and finite"):
+        ORFFRidge(alpha=[1.0, -1.0]).fit(X, Y)
