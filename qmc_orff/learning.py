@@ -20,7 +20,6 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.linalg
 import sklearn
 from scipy.sparse.linalg import LinearOperator, cg
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context, clone
