@@ -161,3 +161,20 @@ def test_per_target_alpha_errors():
         ORFFRidge(alpha=-1.0).fit(X, Y)
     with pytest.raises(ValueError, match="'alpha' must be non-negative and finite"):
         ORFFRidge(alpha=[1.0, -1.0]).fit(X, Y)
+
+
+# ------------------------------------------------------------------ ORFF(flatten=True), A=None
+def test_bare_flatten_says_how_wide_it_is():
+    X6 = np.random.default_rng(3).normal(size=(10, 6))
+    with pytest.warns(UserWarning, match="gives 4608 columns, d\\^2 = 36 times") as record:
+        Z = ORFF(n_components=64, flatten=True).fit(X6).transform(X6)
+    assert Z.shape == (10, 4608)
+    assert record[0].filename == __file__  # points at the caller of fit
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        # the advertised fixes, and small widths, are silent
+        assert ORFF(n_components=64, flatten=True, A=[[1.0]]).fit_transform(X6).shape == (10, 128)
+        ORFF(n_components=64, flatten=True, A=np.eye(6)).fit(X6)
+        ORFF(n_components=32, flatten=True).fit(X)

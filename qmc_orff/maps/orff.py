@@ -32,6 +32,9 @@ __all__ = ["ORFF", "householder_complement"]
 
 _ORFF_KERNELS = ("decomposable", "curl_free", "div_free")
 _ORFF_MEASURES = ("spectral", "bounded", "trace")
+#: ``flatten=True`` with the implicit ``A=None`` (the identity of size ``d``, so ``p = d``
+#: outputs and ``2 s d^2`` columns) warns above this many columns: pass ``A`` to choose ``p``.
+FLATTEN_WARN_COLUMNS = 4096
 
 
 def _orff_factors(kernel, measure, radial, W, xi, sig_arr, sigma, d, A):
@@ -62,6 +65,18 @@ def _orff_factors(kernel, measure, radial, W, xi, sig_arr, sigma, d, A):
         scale = np.full(W.shape[0], math.sqrt(d) / sigma) if radial else norm
         B = Q * scale[:, None, None]
     return amp, np.ascontiguousarray(B)
+
+
+def _warn_width(columns, d):
+    """``flatten=True`` with the implicit ``A=None``: say how wide the output is."""
+    if columns > FLATTEN_WARN_COLUMNS:
+        import warnings
+
+        warnings.warn(f"ORFF(flatten=True) with A=None (the identity of size d={d}: {d} "
+                      f"outputs) gives {columns} columns, d^2 = {d * d} times those of a scalar "
+                      "map; pass A=[[1.0]] for one output (as FourierFeatures), or an explicit "
+                      "A to choose the outputs and silence this warning.", UserWarning,
+                      stacklevel=4)
 
 
 def householder_complement(W):
@@ -160,6 +175,11 @@ class ORFF(TransformerMixin, BaseEstimator):
         (row ``i`` is ``Phi(x_i)`` flattened in C order) that a linear model,
         a ``Pipeline`` or ``set_output`` can take, with
         :meth:`get_feature_names_out`; ``False`` keeps the 3-D ``(n, 2 s r, p)``.
+        With the decomposable kernel and ``A=None`` (the identity of size ``d``),
+        ``p = r = d``: **2 s d^2 columns** (4608 at ``s = 64``, ``d = 6``), not the
+        ``2 s`` of a scalar map; ``fit`` warns (``UserWarning``) above
+        ``FLATTEN_WARN_COLUMNS`` (4096) such columns.  Pass ``A=[[1.0]]`` for one
+        output (the scalar map of :class:`FourierFeatures`), or an explicit ``A``.
     verbose : int, default=0
         ``> 0``: progress of the long fits on stderr (the seedless default's
         selection, one line per candidate draw; the adaptive design's progress line).
@@ -297,6 +317,8 @@ class ORFF(TransformerMixin, BaseEstimator):
                                      sequence=self.sequence, seed=seed, scramble=self.scramble,
                                      measure=frequency_measure)
         amp, B = factors(W, xi)
+        if self.flatten and kernel == "decomposable" and self.A is None:
+            _warn_width(2 * W.shape[0] * B.shape[-1] * exact.output_dim(d), d)
         self.sigma_ = sigma
         self.frequencies_ = W
         self.weights_ = xi
