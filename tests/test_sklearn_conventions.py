@@ -178,3 +178,26 @@ def test_bare_flatten_says_how_wide_it_is():
         assert ORFF(n_components=64, flatten=True, A=[[1.0]]).fit_transform(X6).shape == (10, 128)
         ORFF(n_components=64, flatten=True, A=np.eye(6)).fit(X6)
         ORFF(n_components=32, flatten=True).fit(X)
+
+
+# ------------------------------------------------------------------ a QMCEngine as sequence
+def test_a_qmc_engine_is_a_sequence():
+    import qmc_orff
+    from scipy.stats import norm, qmc
+
+    eng = qmc.Sobol(3, seed=0)
+    ff = FourierFeatures(n_components=16, sequence=eng, sigma=2.0, check="off").fit(X)
+    t = qmc.Sobol(3, seed=0).random(16)
+    np.testing.assert_allclose(ff.frequencies_, norm.ppf(t) / 2.0, rtol=1e-13)
+    # the engine advanced: the next fit draws the next 16 points
+    ff2 = FourierFeatures(n_components=16, sequence=eng, sigma=2.0, check="off").fit(X)
+    ref = qmc.Sobol(3, seed=0)
+    ref.fast_forward(16)
+    np.testing.assert_allclose(ff2.frequencies_, norm.ppf(ref.random(16)) / 2.0, rtol=1e-13)
+    # ours, and ORFF; the Matern kernel needs d + 1
+    ORFF("curl_free", n_components=16, sequence=qmc_orff.Sobol(3, scramble=True, rng=0),
+         check="off").fit(X)
+    FourierFeatures("matern", n_components=8, sequence=qmc.Halton(4, seed=0)).fit(X)
+    with pytest.raises(ValueError, match="'sequence' is a QMCEngine of dimension 2, but this "
+                                         "map needs 3"):
+        FourierFeatures(n_components=8, sequence=qmc.Sobol(2, seed=0)).fit(X)

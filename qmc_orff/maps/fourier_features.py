@@ -69,8 +69,12 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     n_components : int or None, default=256
         Number ``s`` of **frequencies**; the output has **2 s columns**.
         ``None`` takes all the points of a Sequence or array ``sequence``.
-    sequence : {"auto", "orf-qmc", "halton", "sobol", "lattice", "mc", "orf", "adaptive"}, Sequence or array_like, default="auto"
-        Point source; see :func:`qmc_orff.make_frequencies`.  ``"auto"``: orthogonal
+    sequence : {"auto", "orf-qmc", "halton", "sobol", "lattice", "mc", "orf", "adaptive"}, Sequence, QMCEngine or array_like, default="auto"
+        Point source; see :func:`qmc_orff.make_frequencies`.  A
+        `scipy.stats.qmc.QMCEngine` instance (``scipy.stats.qmc.Sobol(d)``,
+        :class:`qmc_orff.Sobol`, ...) gives its next ``n_components`` points at each
+        ``fit`` (``engine.random``; its ``d`` must match): a stateful engine advances,
+        so refitting gives another map unless it is ``reset()``.  ``"auto"``: orthogonal
         directions with stratified radii (``"orf-qmc"``), scrambled Sobol' points in low
         dimension (``d <= 10``, ``s >= 32 d``), RR2 Halton for the Laplacian and skewed
         chi-squared kernels.  Without a seed, ``fit(X)`` keeps the best of

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
+from scipy.stats.qmc import QMCEngine
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -140,8 +141,10 @@ class ORFF(TransformerMixin, BaseEstimator):
         the identity of size ``d``.  Ignored by the other kernels.
     n_components : int or None, default=256
         Number ``s`` of frequencies.
-    sequence : {"auto", "orf-qmc", "halton", "sobol", "lattice", "mc", "orf", "adaptive"}, Sequence or array_like, default="auto"
-        Point source; see :func:`qmc_orff.make_frequencies` and :class:`FourierFeatures`.
+    sequence : {"auto", "orf-qmc", "halton", "sobol", "lattice", "mc", "orf", "adaptive"}, Sequence, QMCEngine or array_like, default="auto"
+        Point source; see :func:`qmc_orff.make_frequencies` and :class:`FourierFeatures`
+        (a `scipy.stats.qmc.QMCEngine` instance: its next ``n_components`` points at
+        each ``fit``; a stateful engine advances).
         ``"auto"`` without a seed: the best of ``DEFAULT_CANDIDATES`` fixed draws by the
         operator-valued Gram error on a fixed sample of ``X`` (a deterministic map).
         ``"adaptive"``: designed on the data given to ``fit`` (see ``design_options``).
@@ -291,7 +294,7 @@ class ORFF(TransformerMixin, BaseEstimator):
         sig_arr = np.asarray(Gaussian(sigma).sigma, dtype=np.float64)
 
         radial = measure == "trace" and kernel != "decomposable"
-        if radial and not isinstance(self.sequence, (str, np.ndarray, list, tuple)):
+        if radial and not isinstance(self.sequence, (str, np.ndarray, list, tuple, QMCEngine)):
             raise ValueError("'sequence' must be a named source ('halton', 'sobol', 'lattice', "
                              "'mc') or an array for measure='trace': a Sequence holds points of "
                              "the spectral measure (use measure='spectral' or 'bounded').")
