@@ -18,16 +18,18 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
-import scipy.linalg
 import sklearn
 from scipy.sparse.linalg import LinearOperator, cg
-from sklearn.base import BaseEstimator, RegressorMixin, clone
+from sklearn.base import BaseEstimator, RegressorMixin, _fit_context, clone
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _dask
+from ._ridge_solve import _alpha_columns, _check_alpha, _coef_alpha, _direct_solve, _stein_solve
 from ._validation import check_choice, check_int, check_positive_real
 from .maps.operators import _FeatureOperator
 from .maps.orff import ORFF
@@ -74,8 +76,15 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         means ``ORFF()``.  For the decomposable kernel with ``A=None`` the
         identity of size ``p`` (the number of outputs) is used; ``p = 1`` is
         scalar kernel ridge regression with the Gaussian kernel.
-    alpha : float, default=1.0
-        Regularisation, ``alpha > 0``.
+    alpha : float or array_like of shape (p,), default=1.0
+        Regularisation, ``alpha >= 0``.  ``0`` is least squares: the minimum-norm
+        solution of a singular system (``scipy.linalg.lstsq``, or the
+        pseudo-inverse in the ``"stein"`` closed form).  One value per target (as
+        :class:`sklearn.linear_model.Ridge` takes) when the outputs are
+        independent: the decomposable kernel with a diagonal ``A`` (``A=None``,
+        the identity, included); output ``a`` then penalises its own coefficients
+        by ``alpha[a]``.  Other kernels share ``theta`` between the outputs and
+        refuse an array.
     fit_intercept : bool, default=True
         Fit the unpenalised intercept ``b`` (the features and targets are
         centred with the weighted means; ``b = mY - Phi(mF)^T theta``).
@@ -107,6 +116,9 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         features (``working_memory`` from :func:`sklearn.get_config`), at least
         one.  The extra memory of :meth:`fit` and :meth:`predict` is then
         ``O(batch_size s + s^2)``, whatever ``n``.
+    verbose : int, default=0
+        ``> 0``: progress on stderr (the feature map's fit, with the map's own
+        progress lines, and the solve).
 
     Attributes
     ----------
@@ -149,8 +161,19 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
     (200, 2)
     """
 
+    _parameter_constraints: dict = {
+        "orff": [ORFF, None],
+        "alpha": [Real, "array-like"],
+        "fit_intercept": ["boolean"],
+        "solver": [StrOptions(set(_SOLVERS))],
+        "tol": [Real],
+        "max_iter": [Integral, None],
+        "batch_size": [Integral, None],
+        "verbose": ["verbose"],
+    }
+
     def __init__(self, orff=None, *, alpha=1.0, fit_intercept=True, solver="auto", tol=1e-10,
-                 max_iter=None, batch_size=None):
+                 max_iter=None, batch_size=None, verbose=0):
         self.orff = orff
         self.alpha = alpha
         self.fit_intercept = fit_intercept
@@ -158,16 +181,18 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         self.tol = tol
         self.max_iter = max_iter
         self.batch_size = batch_size
+        self.verbose = verbose
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.multi_output = True
+        tags.input_tags.sparse = True
         return tags
 
     # ------------------------------------------------------------------ settings
     def _settings(self):
         solver = check_choice(self.solver, "solver", _SOLVERS)
-        alpha = check_positive_real(self.alpha, "alpha")
+        alpha = _check_alpha(self.alpha)
         tol = check_positive_real(self.tol, "tol")
         max_iter = None if self.max_iter is None else check_int(self.max_iter, "max_iter",
                                                                 minimum=1)
@@ -191,6 +216,9 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         orff = clone(orff)
         if orff.kernel == "decomposable" and orff.A is None:
             orff.set_params(A=np.eye(p))
+        if self.verbose and not orff.verbose:
+            orff.set_params(verbose=self.verbose)
+        self._say(f"fitting the feature map on {X.shape[0]} x {X.shape[1]} rows")
         orff.fit(X)
         if orff.n_outputs_ != p:
             raise ValueError(f"'y' must have p={orff.n_outputs_} columns for "
@@ -216,12 +244,14 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         return w
 
     # ------------------------------------------------------------------ fitting
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, sample_weight=None):
         """Fit the feature map on ``X`` and solve the ridge problem.
 
         Parameters
         ----------
-        X : array_like or dask.array.Array of shape (n, d)
+        X : {array_like, sparse matrix} or dask.array.Array of shape (n, d)
+            Sparse ``X`` (scipy.sparse CSR/CSC) is multiplied as it is (``X W^T``).
         y : array_like or dask.array.Array of shape (n, p) or (n,)
             Vector-valued targets (``p = d`` for the curl- and div-free kernels).
         sample_weight : array_like or dask.array.Array of shape (n,), default=None
@@ -237,7 +267,8 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
                 or _dask.is_dask_collection(sample_weight):
             return self._fit_dask(X, y, sample_weight, solver, alpha, tol, max_iter, orff)
         _check_real_target(y)
-        X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=np.float64)
+        X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=np.float64,
+                             accept_sparse="csr")
         w = self._weights(sample_weight, X)
         Y = y[:, None] if y.ndim == 1 else y
         orff = self._new_map(orff, X, Y.shape[1])
@@ -258,6 +289,7 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         self._set_solution(orff, theta, b, n_iter, solver, y.ndim == 1, n, stats)
         return self
 
+    @_fit_context(prefer_skip_nested_validation=False)
     def partial_fit(self, X, y, sample_weight=None):
         """Add a batch to the sufficient statistics and solve again.
 
@@ -269,7 +301,7 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like of shape (n_b, d)
+        X : {array_like, sparse matrix} of shape (n_b, d)
         y : array_like of shape (n_b, p) or (n_b,)
         sample_weight : array_like of shape (n_b,), default=None
 
@@ -281,7 +313,7 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         first = getattr(self, "_stats", None) is None
         _check_real_target(y)
         X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=np.float64,
-                             reset=first)
+                             reset=first, accept_sparse="csr")
         if not first and _zero_weights(sample_weight, X.shape[0]):
             return self  # a batch of zero weights adds nothing: skipped, as scikit-learn does
         w = self._weights(sample_weight, X)
@@ -324,7 +356,14 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         self._set_solution(orff_, theta, b, n_iter, solver, y_1d, int(stats[1]), stats)
         return self
 
+    def _say(self, message):
+        if self.verbose:
+            import sys
+
+            print(f"[ORFFRidge] {message}", file=sys.stderr, flush=True)
+
     def _set_solution(self, orff, theta, b, n_iter, solver, y_1d, n_seen, stats):
+        self._say(f"solved by {solver!r} ({n_iter} iteration(s)) on {n_seen} rows")
         self.orff_ = orff
         self.coef_ = theta
         self.intercept_ = float(b[0]) if y_1d else b
@@ -340,7 +379,7 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like or dask.array.Array of shape (m, d)
+        X : {array_like, sparse matrix} or dask.array.Array of shape (m, d)
             A Dask array gives a Dask array (lazily, one task per chunk).
 
         Returns
@@ -351,7 +390,7 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         check_is_fitted(self)
         if _dask.is_dask_collection(X):
             return _dask.map_rows(self, "predict", X)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_data(self, X, dtype=np.float64, reset=False, accept_sparse="csr")
         orff = self.orff_
         p = orff.n_outputs_
         s2 = 2 * orff.frequencies_.shape[0]
@@ -468,14 +507,15 @@ def _solve(stats, B, alpha, solver, tol, max_iter, fit_intercept):
         C = C + sw * np.outer(mF, mY)
     s = G.shape[0] // 2
     n_iter = 1
+    alpha = _alpha_columns(alpha, B)
     if solver == "stein":
         theta = _stein_solve(G, C, B, alpha)
     else:
         b = _apply_Bt(C, B, s)
         if solver == "direct":
-            theta = scipy.linalg.solve(_normal_matrix(G, B) + alpha * np.eye(b.size), b,
-                                       assume_a="pos")
+            theta = _direct_solve(_normal_matrix(G, B), b, _coef_alpha(alpha, s, B.shape[-1]))
         else:
+            alpha = _coef_alpha(alpha, s, B.shape[-1])
             theta, n_iter = _cg_gram(G, B, b, alpha, tol, max_iter)
     if fit_intercept:
         intercept = mY - _FeatureOperator(mF[None, :], B).matvec(theta)
@@ -489,21 +529,6 @@ def _apply_Bt(C, B, s):
     if B.ndim == 2:
         return (C @ B).ravel()
     return np.einsum("jak,cja->cjk", B, C.reshape(2, s, -1)).ravel()
-
-
-def _stein_solve(G, C, B, alpha):
-    """Closed form of ``min |F Theta B^T - Y|^2 + alpha |Theta|^2`` (Theta: 2 s x r).
-
-    Normal equations (a Stein equation, Brault et al. 2016, section 4.1):
-    ``G Theta M + alpha Theta = C B`` with ``G = F^T F = U diag(lam) U^T``,
-    ``C = F^T Y`` and ``M = B^T B = V diag(mu) V^T``; then
-    ``Theta = U [(U^T C B V) / (lam mu^T + alpha)] V^T``.
-    """
-    lam, U = np.linalg.eigh(G)
-    mu, V = np.linalg.eigh(B.T @ B)
-    R = U.T @ (C @ B) @ V
-    T = R / (np.maximum(lam, 0.0)[:, None] * np.maximum(mu, 0.0)[None, :] + alpha)
-    return (U @ T @ V.T).ravel()
 
 
 def _normal_matrix(G, B):
@@ -527,7 +552,8 @@ def _jacobi_diag(colsq, B, alpha):
         bsq = np.broadcast_to(np.sum(B * B, axis=0)[None, :], (s, B.shape[1]))
     else:
         bsq = np.sum(B * B, axis=1)  # (s, r)
-    return (colsq.reshape(2, s)[:, :, None] * bsq[None]).ravel() + alpha
+    diag = (colsq.reshape(2, s)[:, :, None] * bsq[None]).ravel() + alpha
+    return np.where(diag > 0, diag, 1.0)  # alpha = 0: no zero division in the preconditioner
 
 
 def _cg_gram(G, B, b, alpha, tol, max_iter):
@@ -567,6 +593,7 @@ def _operator_solve(orff, X, Y, w, alpha, tol, max_iter, fit_intercept):
         Y *= r
     op = _FeatureOperator(F, orff.factors_)
     b = op.rmatvec(Y.ravel())
+    alpha = _coef_alpha(_alpha_columns(alpha, orff.factors_), F.shape[1] // 2, orff.rank_)
 
     def normal_matvec(t):
         return op.rmatvec(op.matvec(t)) + alpha * t

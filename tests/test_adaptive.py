@@ -204,7 +204,7 @@ def test_fourier_features_adaptive_fits_on_X():
     np.testing.assert_array_equal(ff.frequencies_, ff.design_.frequencies(2.0))
     with pytest.raises(ValueError, match="'design_options' must not set 'sigma'"):
         FourierFeatures(sequence="adaptive", design_options={"sigma": 1.0}).fit(X)
-    with pytest.raises(TypeError, match="'design_options' must be a dict"):
+    with pytest.raises(TypeError, match="The 'design_options' parameter of FourierFeatures must be an instance of 'dict'"):
         FourierFeatures(sequence="adaptive", design_options=[1]).fit(X)
     with pytest.raises(ValueError, match="sequence='adaptive' needs kernel"):
         FourierFeatures("skewed_chi2", sequence="adaptive").fit(np.abs(X))

@@ -3,6 +3,7 @@ import math
 
 import numpy as np
 import pytest
+from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import qmc_orff
@@ -285,7 +286,7 @@ def test_fourier_features_errors(data):
         ff.transform(X[:, :2])
     with pytest.raises(ValueError, match="Input X contains NaN"):
         ff.transform(np.where(X > 0, np.nan, X))
-    with pytest.raises(ValueError, match="'kernel' must be one of 'gaussian', 'laplacian'"):
+    with pytest.raises(InvalidParameterError, match="The 'kernel' parameter of FourierFeatures"):
         FourierFeatures("rbff").fit(X)  # "rbf" is accepted: the Gaussian (RBFSampler's name)
     with pytest.raises(ValueError, match="'X' must satisfy X \\+ c > 0"):
         FourierFeatures("skewed_chi2", c=0.1).fit(X)
@@ -431,9 +432,9 @@ def test_householder_complement():
 
 def test_orff_errors():
     X = np.random.default_rng(12).normal(size=(5, 2))
-    with pytest.raises(ValueError, match="'kernel' must be one of 'decomposable', 'curl_free', 'div_free'"):
+    with pytest.raises(ValueError, match="The 'kernel' parameter of ORFF must be a str among"):
         ORFF("gaussian").fit(X)
-    with pytest.raises(ValueError, match="'measure' must be one of 'spectral', 'bounded', 'trace'"):
+    with pytest.raises(ValueError, match="The 'measure' parameter of ORFF must be a str among"):
         ORFF("curl_free", measure="radial").fit(X)
     with pytest.raises(ValueError, match="'X' must have d >= 2 columns for kernel='div_free'"):
         ORFF("div_free").fit(X[:, :1])
@@ -566,7 +567,7 @@ def test_fit_check_warns_and_raises_for_a_bad_sequence():
         ok = FourierFeatures(sigma=sigma, n_components=None, sequence=good, check="raise").fit(X)
         assert ok.check_[0] <= 1.1 * ok.check_[1]
         assert FourierFeatures(sigma=sigma, n_components=16).fit(X).check_ is None
-    with pytest.raises(ValueError, match=re.escape("'check' must be one of 'warn', 'raise', 'off'")):
+    with pytest.raises(ValueError, match="The 'check' parameter of FourierFeatures must be a str among"):
         FourierFeatures(sigma=sigma, n_components=16, check="maybe").fit(X)
 
 

@@ -44,7 +44,7 @@ def test_gamma_per_coordinate(rng):
     ({"sigma": 1.0, "gamma": 0.5}, "give 'sigma' or 'gamma'"),
     ({"gamma": -1.0}, "'gamma' must be positive and finite"),
     ({"gamma": np.inf}, "'gamma' must be positive and finite"),
-    ({"gamma": "big"}, "'gamma' must be a positive real number"),
+    ({"gamma": "big"}, "The 'gamma' parameter of FourierFeatures must be"),
     ({"gamma": True}, "'gamma' must be a positive real number"),
     ({"kernel": "laplacian", "gamma": 0.5}, "'gamma' applies to the Gaussian kernel"),
 ])
@@ -59,7 +59,7 @@ def test_rbf_is_the_gaussian(rng):
     b = FourierFeatures("gaussian", sigma=1.5, n_components=16).fit(X)
     np.testing.assert_array_equal(a.transform(X), b.transform(X))
     assert isinstance(a.kernel_, Gaussian)
-    with pytest.raises(ValueError, match="'kernel' must be one of .*'rbf'"):
+    with pytest.raises(ValueError, match="The 'kernel' parameter of FourierFeatures must be a str among .*'rbf'"):
         FourierFeatures("rbff").fit(X)
 
 
@@ -171,7 +171,7 @@ def test_orff_feature_names(rng):
         np.testing.assert_allclose(Phi[:, col], F[:, c * 3 + j] * B[j, a, k], rtol=1e-14)
     with pytest.raises(ValueError, match="feature names need flatten=True"):
         ORFF("div_free", n_components=3).fit(X).get_feature_names_out()
-    with pytest.raises(TypeError, match="'flatten' must be a bool"):
+    with pytest.raises(TypeError, match="The 'flatten' parameter of ORFF must be an instance of 'bool'"):
         ORFF(n_components=3, flatten="yes").fit(X)
 
 

@@ -47,7 +47,7 @@ LAYERS = (
                  "qmc_orff._design_kernels", "qmc_orff.adaptive")),
     ("catalogue", ("qmc_orff.precomputed", "qmc_orff.catalogue")),
     ("maps", ("qmc_orff.maps",)),
-    ("learning and metrics", ("qmc_orff.learning", "qmc_orff.metrics")),
+    ("learning and metrics", ("qmc_orff.learning", "qmc_orff._ridge_solve", "qmc_orff.metrics")),
     ("command line", ("qmc_orff.cli", "qmc_orff.__main__", "qmc_orff")),
 )
 

@@ -34,6 +34,7 @@ def _adaptive_frequencies(est, kernel, X, sigma, seed):
         raise ValueError("'n_components' must be an integer for sequence='adaptive'; got None.")
     opts = _design_options(est.design_options, ("X", "s", "kernel", "sigma", "nu", "seed"))
     opts.setdefault("init", "orf" if kernel != "laplacian" else "mc")
+    opts.setdefault("progress", bool(getattr(est, "verbose", 0)))
     X = X.toarray() if sp.issparse(X) else X  # the design works on dense rows
     seq = adaptive_sequence(np.asarray(X, dtype=np.float64), est.n_components, kernel=kernel,
                             sigma=sigma, nu=est.nu, seed=seed, **opts)
@@ -52,6 +53,8 @@ def _adaptive_operator_frequencies(est, kernel, measure, X, sigma, A):
     if est.n_components is None:
         raise ValueError("'n_components' must be an integer for sequence='adaptive'; got None.")
     opts = _design_options(est.design_options, ("X", "s", "kernel", "sigma", "A", "measure", "seed"))
+    X = X.toarray() if sp.issparse(X) else X  # the design works on dense rows
+    opts.setdefault("progress", bool(getattr(est, "verbose", 0)))
     seq = adaptive_operator_sequence(X, est.n_components, kernel=kernel, sigma=sigma, A=A,
                                      measure=measure,
                                      seed=_resolve_seed(est.seed, est.random_state), **opts)

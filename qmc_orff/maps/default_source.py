@@ -195,7 +195,7 @@ def _check_supplied_sequence(fitted, X, reference, p=1, Y=None):
                "or bandwidth). Use the default sequence, or pass check='off' to keep it silently.")
         if check == "raise":
             raise ValueError(msg)
-        warnings.warn(msg, UserWarning, stacklevel=3)
+        warnings.warn(msg, UserWarning, stacklevel=4)  # past fit and its _fit_context
     return own, ref_err, m
 
 
@@ -225,7 +225,16 @@ DEFAULT_CANDIDATES = 8
 DEFAULT_SAMPLES = 512
 
 
-def _select_default(kernel, n_components, X, exact, *, sigma, nu):
+def _progress(verbose, name, k, error):
+    """One line on stderr per candidate draw of the default selection when ``verbose``."""
+    if verbose:
+        import sys
+
+        print(f"[{name}] default map: candidate {k + 1}/{DEFAULT_CANDIDATES}, "
+              f"Gram error {error:.4g}", file=sys.stderr, flush=True)
+
+
+def _select_default(kernel, n_components, X, exact, *, sigma, nu, verbose=0):
     """The default map's frequencies: the best of ``DEFAULT_CANDIDATES`` fixed draws.
 
     ``"auto"`` resolves to a randomisable source (``"orf-qmc"`` or scrambled Sobol');
@@ -258,6 +267,8 @@ def _select_default(kernel, n_components, X, exact, *, sigma, nu):
             candidates = [first] + [draw(k) for k in range(1, DEFAULT_CANDIDATES)]
             K = _exact_gram(exact, Xs)
             errors = _gram_errors(Xs, K, candidates, cross=True)
+            for k, e in enumerate(errors):
+                _progress(verbose, "FourierFeatures", k, e)
             best = candidates[int(np.argmin(errors))]  # the first of equal errors, as before
         else:  # many components: one candidate at a time, on fewer rows (the size policy)
             Xs = Xs[:MAX_ELEMENTS // (4 * s)]
@@ -265,9 +276,11 @@ def _select_default(kernel, n_components, X, exact, *, sigma, nu):
                 return first
             K = _exact_gram(exact, Xs)
             best, best_err = first, _gram_errors(Xs, K, [first], cross=True)[0]
+            _progress(verbose, "FourierFeatures", 0, best_err)
             for k in range(1, DEFAULT_CANDIDATES):
                 cand = draw(k)
                 err = _gram_errors(Xs, K, [cand], cross=True)[0]
+                _progress(verbose, "FourierFeatures", k, err)
                 if err < best_err:  # the first of equal errors
                     best, best_err = cand, err
     h = Xs.shape[0] // 2
@@ -308,6 +321,7 @@ def _select_default_operator(est, exact, X, factors, sigma, measure):
             cand.n_outputs_, cand.rank_, cand.kernel_ = p, cand.factors_.shape[-1], exact
             e = _relative(float(np.linalg.norm(cand.approximate_kernel(XA, XB, block=True) - K)),
                           nK)
+            _progress(getattr(est, "verbose", 0), "ORFF", k, e)
             if e < best_err:  # the first of equal errors
                 best, best_err = (W, xi), e
     return best

@@ -3,19 +3,24 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from numbers import Real
+
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.base import (BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+                          _fit_context)
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _dask
 from .._cos_sin import cos_sin_features
-from .._validation import check_choice, check_phases
+from .._validation import check_choice
 from ..kernels import Gaussian, Laplacian, Matern, SkewedChi2
-from ._params import _resolve_seed, _scalar_param
+from ._params import (_check_row_phases, _common_constraints, _resolve_seed, _scalar_param,
+                      _sigma_from_gamma)
 from .adaptive_maps import _adaptive_frequencies, _is_adaptive
 from .default_source import _CHECKS, _check_supplied_sequence, _select_default
-from .frequencies import make_frequencies
+from .frequencies import SOURCES, make_frequencies
 
 if TYPE_CHECKING:  # names used in type hints only
     from typing import Any
@@ -28,30 +33,6 @@ __all__ = ["FourierFeatures"]
 _SCALAR_KERNELS = ("gaussian", "laplacian", "matern", "skewed_chi2")
 #: other names accepted for a kernel (scikit-learn's RBFSampler calls the Gaussian "rbf")
 _KERNEL_ALIASES = {"rbf": "gaussian"}
-
-
-def _sigma_from_gamma(kernel, sigma, gamma):
-    """The bandwidth from ``sigma`` or RBFSampler's ``gamma = 1 / (2 sigma^2)`` (not both)."""
-    if gamma is None:
-        return 1.0 if sigma is None else sigma
-    if sigma is not None:
-        raise ValueError(f"give 'sigma' or 'gamma' (gamma = 1 / (2 sigma^2)), not both; got "
-                         f"sigma={sigma!r}, gamma={gamma!r}.")
-    if kernel != "gaussian":
-        raise ValueError(f"'gamma' applies to the Gaussian kernel (kernel='gaussian' or 'rbf') "
-                         f"only; use 'sigma' for kernel={kernel!r}.")
-    if isinstance(gamma, (bool, np.bool_)):
-        raise ValueError(f"'gamma' must be a positive real number or array; got {gamma!r}.")
-    try:
-        g = np.asarray(gamma, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"'gamma' must be a positive real number or array; got {gamma!r}.") \
-            from None
-    if g.ndim > 1 or g.size == 0 or not np.all(np.isfinite(g)) or not np.all(g > 0):
-        raise ValueError(f"'gamma' must be positive and finite (a scalar or one per "
-                         f"coordinate); got {gamma!r}.")
-    sig = 1.0 / np.sqrt(2.0 * g)
-    return float(sig) if g.ndim == 0 else sig
 
 
 # --------------------------------------------------------------------------- scalar maps
@@ -78,15 +59,22 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     sigma : float or array_like of shape (d,) or None, default=None
         Bandwidth / length scale (per coordinate allowed).  ``None`` means
         1.0, or the value given by ``gamma``.
-    gamma : float or array_like of shape (d,) or None, default=None
+    gamma : "scale", float or array_like of shape (d,) or None, default=None
         The Gaussian kernel's ``exp(-gamma |x - z|^2)`` (RBFSampler's
         parameter): ``gamma = 1 / (2 sigma^2)``, so ``sigma = 1 / sqrt(2 gamma)``.
+        ``"scale"`` (as in :class:`sklearn.kernel_approximation.RBFSampler`):
+        ``gamma = 1 / (d X.var())``, the variance of all the entries of the ``X``
+        given to ``fit`` (1.0 when it is 0), computed at fit; ``sigma_`` holds the result.
         Give ``sigma`` or ``gamma``, not both.
     n_components : int or None, default=256
         Number ``s`` of **frequencies**; the output has **2 s columns**.
         ``None`` takes all the points of a Sequence or array ``sequence``.
-    sequence : {"auto", "orf-qmc", "halton", "sobol", "lattice", "mc", "orf", "adaptive"}, Sequence or array_like, default="auto"
-        Point source; see :func:`qmc_orff.make_frequencies`.  ``"auto"``: orthogonal
+    sequence : {"auto", "orf-qmc", "halton", "sobol", "lattice", "mc", "orf", "adaptive"}, Sequence, QMCEngine or array_like, default="auto"
+        Point source; see :func:`qmc_orff.make_frequencies`.  A
+        `scipy.stats.qmc.QMCEngine` instance (``scipy.stats.qmc.Sobol(d)``,
+        :class:`qmc_orff.Sobol`, ...) gives its next ``n_components`` points at each
+        ``fit`` (``engine.random``; its ``d`` must match): a stateful engine advances,
+        so refitting gives another map unless it is ``reset()``.  ``"auto"``: orthogonal
         directions with stratified radii (``"orf-qmc"``), scrambled Sobol' points in low
         dimension (``d <= 10``, ``s >= 32 d``), RR2 Halton for the Laplacian and skewed
         chi-squared kernels.  Without a seed, ``fit(X)`` keeps the best of
@@ -121,6 +109,9 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         Keyword arguments for :func:`qmc_orff.adaptive_sequence` with
         ``sequence="adaptive"`` (e.g. ``{"maxiter": 100, "n_train": 500}``);
         ignored otherwise.
+    verbose : int, default=0
+        ``> 0``: progress of the long fits on stderr (the seedless default's
+        selection, one line per candidate draw; the adaptive design's progress line).
 
     Attributes
     ----------
@@ -167,9 +158,16 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     (5, 1024)
     """
 
+    _parameter_constraints: dict = {
+        "kernel": [StrOptions(set(_SCALAR_KERNELS) | set(_KERNEL_ALIASES))],
+        **_common_constraints(SOURCES + ("adaptive",)),
+        "nu": [Real],
+        "c": [Real],
+    }
+
     def __init__(self, kernel="gaussian", *, sigma=None, gamma=None, n_components=256,
                  sequence="auto", seed=None, random_state=None, scramble="auto", nu=1.5,
-                 c=1.0, check="warn", design_options=None):
+                 c=1.0, check="warn", design_options=None, verbose=0):
         self.kernel = kernel
         self.sigma = sigma
         self.gamma = gamma
@@ -182,6 +180,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         self.c = c
         self.check = check
         self.design_options = design_options
+        self.verbose = verbose
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -202,6 +201,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             X = SkewedChi2(_scalar_param(self.c, "c")).log_transform(X)
         return np.ascontiguousarray(X)
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: ArrayLike | spmatrix, y: Any = None) -> FourierFeatures:
         """Draw the frequencies for inputs like ``X``.
 
@@ -216,10 +216,10 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         """
         kernel = check_choice(self.kernel, "kernel", _SCALAR_KERNELS + tuple(_KERNEL_ALIASES))
         kernel = _KERNEL_ALIASES.get(kernel, kernel)
-        sigma = _sigma_from_gamma(kernel, self.sigma, self.gamma)
         seed = _resolve_seed(self.seed, self.random_state)
         X_raw = X
         X = self._input(X, reset=True)
+        sigma = _sigma_from_gamma(kernel, self.sigma, self.gamma, X)
         if kernel == "skewed_chi2" and not isinstance(self.sequence, str):
             X_raw = validate_data(self, X_raw, dtype=np.float64, reset=False)
         else:
@@ -238,7 +238,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             W, xi, self.design_ = _adaptive_frequencies(self, kernel, X, sigma, seed)
         elif isinstance(self.sequence, str) and self.sequence == "auto" and seed is None:
             W, xi = _select_default(kernel, self.n_components, X, exact, sigma=sigma,
-                                    nu=self.nu)
+                                    nu=self.nu, verbose=self.verbose)
         if W is None:
             W, xi = make_frequencies(kernel, self.n_components, d, sigma=sigma,
                                      sequence=self.sequence, seed=seed,
@@ -274,13 +274,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         if _dask.is_dask_collection(X):
             return _dask.map_rows(self, "transform", X)
         X = self._input(X, reset=False)
-        # no NaN features from overflowing phases (sparse X: its row 1-norms give the same bound)
-        if sp.issparse(X):
-            with np.errstate(over="ignore"):  # an overflowing norm is inf: check_phases raises
-                norms = np.asarray(abs(X).sum(axis=1), dtype=X.dtype).reshape(-1, 1)
-            check_phases(norms, self.frequencies_)
-        else:
-            check_phases(X, self.frequencies_)
+        _check_row_phases(X, self.frequencies_)  # no NaN features from overflowing phases
         dt = X.dtype
         W = np.ascontiguousarray(self.frequencies_, dtype=dt)
         scale = np.ascontiguousarray(np.sqrt(self.weights_), dtype=dt)

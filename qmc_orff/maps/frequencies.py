@@ -401,6 +401,22 @@ def _given_points(sequence, kernel, measure, n_components, d):
     return U, weights
 
 
+def _engine_points(engine, kernel, measure, nu, s, d):
+    """Unit-bandwidth frequencies ``(s, d)`` from the next ``s`` points of a
+    `scipy.stats.qmc.QMCEngine` (``engine.random(s)``, mapped by the inverse CDF, as the
+    named QMC sources); a stateful engine advances."""
+    if d is None:
+        raise ValueError("'d' is required for a QMCEngine 'sequence'.")
+    if s is None:
+        raise ValueError("'n_components' must be an integer for a QMCEngine 'sequence'; got None.")
+    extra = 1 if (kernel == "matern" or measure == "radial") else 0
+    if engine.d != d + extra:
+        raise ValueError(f"'sequence' is a QMCEngine of dimension {engine.d}, but this map needs "
+                         f"{d + extra} (d={d}{' + 1 for the radius' if extra else ''}).")
+    t = np.asarray(engine.random(s), dtype=np.float64)
+    return _from_unit(t, kernel, measure, nu, d), s
+
+
 def _scaled(U, weights, sigma, kernel, measure, nu, s, d):
     """``(U / sigma, weights)``, checked finite; uniform weights ``1/s`` for None."""
     sig = as_positive(sigma, "sigma", d=d)
@@ -467,6 +483,12 @@ def make_frequencies(kernel: str = "gaussian", n_components: int | None = 256,
         - an array of shape ``(s, d)``: unit-bandwidth frequencies of the
           requested measure (like ``Sequence.points``), divided by ``sigma``;
           uniform weights.
+        - a `scipy.stats.qmc.QMCEngine` instance (``scipy.stats.qmc.Sobol(d)``,
+          :class:`qmc_orff.Sobol`, ...): its next ``n_components`` points
+          (``engine.random(n_components)``) mapped by the inverse CDF, as the named
+          QMC sources; its ``d`` must be the map's (``d + 1`` for the Matern kernel and
+          ``measure="radial"``).  A stateful engine advances: a second call draws the
+          next points (``engine.reset()`` first for the same ones).
     seed : None, int, SeedSequence, BitGenerator or Generator, default=None
         Randomness of ``"mc"``, ``"orf"`` and of the scrambling.
     scramble : "auto", bool or "deterministic", default="auto"
@@ -569,6 +591,8 @@ def make_frequencies(kernel: str = "gaussian", n_components: int | None = 256,
             extra = 1 if (kernel == "matern" or measure == "radial") else 0
             t = source_points(sequence, s, d + extra, scramble=scramble, seed=seed)
             U = _from_unit(t, kernel, measure, nu, d)
+    elif isinstance(sequence, stats.qmc.QMCEngine):
+        U, s = _engine_points(sequence, kernel, measure, nu, n_components, d)
     else:
         U, weights = _given_points(sequence, kernel, measure, n_components, d)
         s, d = U.shape

@@ -2,21 +2,26 @@
 from __future__ import annotations
 
 import math
+from numbers import Real
 from typing import TYPE_CHECKING
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
-from sklearn.base import BaseEstimator, TransformerMixin
+from scipy.stats.qmc import QMCEngine
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _dask
 from .._cos_sin import cos_sin_features
-from .._validation import check_choice, check_phases
+from .._validation import check_choice
 from ..kernels import CurlFree, Decomposable, DivFree, Gaussian, check_psd_matrix
-from ._params import _resolve_seed, _scalar_param
+from ._params import (_check_row_phases, _common_constraints, _resolve_seed, _scalar_param,
+                      _sigma_from_gamma)
 from .adaptive_maps import _adaptive_operator_frequencies, _is_adaptive
 from .default_source import _CHECKS, _check_supplied_sequence, _select_default_operator
-from .frequencies import make_frequencies
+from .frequencies import SOURCES, make_frequencies
 from .operators import _FeatureOperator
 
 if TYPE_CHECKING:  # names used in type hints only
@@ -28,6 +33,9 @@ __all__ = ["ORFF", "householder_complement"]
 
 _ORFF_KERNELS = ("decomposable", "curl_free", "div_free")
 _ORFF_MEASURES = ("spectral", "bounded", "trace")
+#: ``flatten=True`` with the implicit ``A=None`` (the identity of size ``d``, so ``p = d``
+#: outputs and ``2 s d^2`` columns) warns above this many columns: pass ``A`` to choose ``p``.
+FLATTEN_WARN_COLUMNS = 4096
 
 
 def _orff_factors(kernel, measure, radial, W, xi, sig_arr, sigma, d, A):
@@ -58,6 +66,18 @@ def _orff_factors(kernel, measure, radial, W, xi, sig_arr, sigma, d, A):
         scale = np.full(W.shape[0], math.sqrt(d) / sigma) if radial else norm
         B = Q * scale[:, None, None]
     return amp, np.ascontiguousarray(B)
+
+
+def _warn_width(columns, d):
+    """``flatten=True`` with the implicit ``A=None``: say how wide the output is."""
+    if columns > FLATTEN_WARN_COLUMNS:
+        import warnings
+
+        warnings.warn(f"ORFF(flatten=True) with A=None (the identity of size d={d}: {d} "
+                      f"outputs) gives {columns} columns, d^2 = {d * d} times those of a scalar "
+                      "map; pass A=[[1.0]] for one output (as FourierFeatures), or an explicit "
+                      "A to choose the outputs and silence this warning.", UserWarning,
+                      stacklevel=4)
 
 
 def householder_complement(W):
@@ -107,16 +127,24 @@ class ORFF(TransformerMixin, BaseEstimator):
         ``Decomposable``, ``CurlFree`` and ``DivFree`` of ``qmc_orff.kernels``
         (fitted: ``kernel_``).  Curl- and div-free need ``p = d``
         (div-free ``d >= 2``).
-    sigma : float, default=1.0
+    sigma : float or None, default=None
         Bandwidth of ``k_0`` (``gamma = 1 / (2 sigma^2)``).  Per coordinate
-        allowed for the decomposable kernel.
+        allowed for the decomposable kernel.  ``None`` means 1.0, or the value
+        given by ``gamma``.
+    gamma : "scale", float or array_like of shape (d,) or None, default=None
+        ``k_0(delta) = exp(-gamma |delta|^2)`` (RBFSampler's parameter), so
+        ``sigma = 1 / sqrt(2 gamma)``; ``"scale"`` is ``1 / (d X.var())`` on the
+        ``X`` given to ``fit``, as in :class:`FourierFeatures`.  Give ``sigma`` or
+        ``gamma``, not both.
     A : array_like of shape (p, p) or None, default=None
         Output matrix of the decomposable kernel (symmetric PSD); ``None`` is
         the identity of size ``d``.  Ignored by the other kernels.
     n_components : int or None, default=256
         Number ``s`` of frequencies.
-    sequence : {"auto", "orf-qmc", "halton", "sobol", "lattice", "mc", "orf", "adaptive"}, Sequence or array_like, default="auto"
-        Point source; see :func:`qmc_orff.make_frequencies` and :class:`FourierFeatures`.
+    sequence : {"auto", "orf-qmc", "halton", "sobol", "lattice", "mc", "orf", "adaptive"}, Sequence, QMCEngine or array_like, default="auto"
+        Point source; see :func:`qmc_orff.make_frequencies` and :class:`FourierFeatures`
+        (a `scipy.stats.qmc.QMCEngine` instance: its next ``n_components`` points at
+        each ``fit``; a stateful engine advances).
         ``"auto"`` without a seed: the best of ``DEFAULT_CANDIDATES`` fixed draws by the
         operator-valued Gram error on a fixed sample of ``X`` (a deterministic map).
         ``"adaptive"``: designed on the data given to ``fit`` (see ``design_options``).
@@ -150,9 +178,19 @@ class ORFF(TransformerMixin, BaseEstimator):
         (row ``i`` is ``Phi(x_i)`` flattened in C order) that a linear model,
         a ``Pipeline`` or ``set_output`` can take, with
         :meth:`get_feature_names_out`; ``False`` keeps the 3-D ``(n, 2 s r, p)``.
+        With the decomposable kernel and ``A=None`` (the identity of size ``d``),
+        ``p = r = d``: **2 s d^2 columns** (4608 at ``s = 64``, ``d = 6``), not the
+        ``2 s`` of a scalar map; ``fit`` warns (``UserWarning``) above
+        ``FLATTEN_WARN_COLUMNS`` (4096) such columns.  Pass ``A=[[1.0]]`` for one
+        output (the scalar map of :class:`FourierFeatures`), or an explicit ``A``.
+    verbose : int, default=0
+        ``> 0``: progress of the long fits on stderr (the seedless default's
+        selection, one line per candidate draw; the adaptive design's progress line).
 
     Attributes
     ----------
+    sigma_ : float or ndarray of shape (d,)
+        The bandwidth used (from ``sigma`` or ``gamma``).
     frequencies_ : ndarray of shape (s, d)
     weights_ : ndarray of shape (s,)
         Quadrature weights ``xi``.
@@ -194,11 +232,22 @@ class ORFF(TransformerMixin, BaseEstimator):
     ((20, 20, 2, 2), True)
     """
 
-    def __init__(self, kernel="decomposable", *, sigma=1.0, A=None, n_components=256,
-                 sequence="auto", measure="spectral", seed=None, random_state=None,
-                 scramble="auto", flatten=False, check="warn", design_options=None):
+    _parameter_constraints: dict = {
+        "kernel": [StrOptions(set(_ORFF_KERNELS))],
+        **_common_constraints(SOURCES + ("adaptive",)),
+        "A": ["array-like", None],
+        "measure": [StrOptions(set(_ORFF_MEASURES))],
+        "flatten": ["boolean"],
+    }
+
+    def __init__(self, kernel="decomposable", *, sigma=None, gamma=None, A=None,
+                 n_components=256, sequence="auto", measure="spectral", seed=None,
+                 random_state=None, scramble="auto", flatten=False, check="warn",
+                 design_options=None, verbose=0):
         self.kernel = kernel
         self.sigma = sigma
+        self.gamma = gamma
+        self.verbose = verbose
         self.A = A
         self.n_components = n_components
         self.sequence = sequence
@@ -213,15 +262,24 @@ class ORFF(TransformerMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.transformer_tags.preserves_dtype = ["float64"]
+        tags.input_tags.sparse = True
         return tags
 
+    @staticmethod
+    def _rows(X):
+        """Validated ``X`` as C-contiguous float64, or CSR for sparse input."""
+        return X.tocsr() if sp.issparse(X) else np.ascontiguousarray(X)
+
     # ------------------------------------------------------------------ fitting
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: ArrayLike, y: Any = None) -> ORFF:
         """Draw the frequencies and the factors ``B(w_j)`` for inputs like ``X``.
 
         Parameters
         ----------
-        X : array_like of shape (n, d)
+        X : {array_like, sparse matrix} of shape (n, d)
+            Sparse ``X`` (scipy.sparse CSR/CSC) is accepted, as by
+            :class:`FourierFeatures` (``X W^T`` is a sparse-dense product).
         y : ignored
 
         Returns
@@ -230,11 +288,12 @@ class ORFF(TransformerMixin, BaseEstimator):
         """
         kernel = check_choice(self.kernel, "kernel", _ORFF_KERNELS)
         measure = check_choice(self.measure, "measure", _ORFF_MEASURES)
-        X = validate_data(self, X, dtype=np.float64, reset=True)
+        X = self._rows(validate_data(self, X, dtype=np.float64, reset=True,
+                                     accept_sparse=("csr", "csc")))
         d = X.shape[1]
         if kernel == "div_free" and d < 2:
             raise ValueError(f"'X' must have d >= 2 columns for kernel='div_free'; got d={d}.")
-        sigma = self.sigma
+        sigma = _sigma_from_gamma("gaussian", self.sigma, self.gamma, X)
         if kernel != "decomposable" or np.ndim(sigma) == 0:
             sig = _scalar_param(sigma, "sigma")
             if not sig > 0:
@@ -250,7 +309,7 @@ class ORFF(TransformerMixin, BaseEstimator):
         sig_arr = np.asarray(Gaussian(sigma).sigma, dtype=np.float64)
 
         radial = measure == "trace" and kernel != "decomposable"
-        if radial and not isinstance(self.sequence, (str, np.ndarray, list, tuple)):
+        if radial and not isinstance(self.sequence, (str, np.ndarray, list, tuple, QMCEngine)):
             raise ValueError("'sequence' must be a named source ('halton', 'sobol', 'lattice', "
                              "'mc') or an array for measure='trace': a Sequence holds points of "
                              "the spectral measure (use measure='spectral' or 'bounded').")
@@ -276,6 +335,9 @@ class ORFF(TransformerMixin, BaseEstimator):
                                      sequence=self.sequence, seed=seed, scramble=self.scramble,
                                      measure=frequency_measure)
         amp, B = factors(W, xi)
+        if self.flatten and kernel == "decomposable" and self.A is None:
+            _warn_width(2 * W.shape[0] * B.shape[-1] * exact.output_dim(d), d)
+        self.sigma_ = sigma
         self.frequencies_ = W
         self.weights_ = xi
         self.amplitudes_ = amp
@@ -294,8 +356,9 @@ class ORFF(TransformerMixin, BaseEstimator):
     # ------------------------------------------------------------------ evaluation
     def _checked(self, X, name="X"):
         check_is_fitted(self)
-        X = np.ascontiguousarray(validate_data(self, X, dtype=np.float64, reset=False))
-        check_phases(X, self.frequencies_, name)   # no NaN features from overflowing phases
+        X = self._rows(validate_data(self, X, dtype=np.float64, reset=False,
+                                     accept_sparse=("csr", "csc")))
+        _check_row_phases(X, self.frequencies_, name)  # no NaN features from overflowing phases
         return X
 
     def scalar_features(self, X: ArrayLike) -> np.ndarray:
@@ -324,7 +387,7 @@ class ORFF(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like or dask.array.Array of shape (n, d)
+        X : {array_like, sparse matrix} or dask.array.Array of shape (n, d)
             A Dask array gives a Dask array, lazily (one task per row chunk).
 
         Returns
