@@ -524,3 +524,24 @@ def test_a_lattice_design_header_loads(tmp_path):
     path = _saved(tmp_path, {"method": "lattice", "density": "gaussian", "box_over_sigma": 1.0,
                              "generating_vector": [1, 3, 5], "lattice_n": 8})
     assert qmc_orff.load_sequence(path).meta["generating_vector"] == [1, 3, 5]
+
+
+@pytest.mark.parametrize("kernel", ["curl_free", "div_free"])
+def test_operator_objective_without_the_tensor_matches_the_kernel(kernel):
+    """The blocks built from the closed form give the objective of the full
+    ``(m, m, p, p)`` tensor of the public kernel (a plain numpy reference)."""
+    rng = np.random.default_rng(15)
+    X, W, xi = rng.normal(size=(25, 3)), rng.normal(size=(6, 3)), rng.uniform(size=6)
+    from qmc_orff.kernels import CurlFree, DivFree
+
+    sigma = 1.3
+    K = (CurlFree if kernel == "curl_free" else DivFree)(sigma)(X)
+    V = W  # the spectral measure: A~(w) = w w^T (curl), |w|^2 I - w w^T (div)
+    A = V[:, :, None] * V[:, None, :]
+    if kernel == "div_free":
+        A = np.sum(V * V, axis=1)[:, None, None] * np.eye(3) - A
+    cos = np.cos((X[:, None, :] - X[None, :, :]) @ W.T)  # (m, m, s)
+    E = np.einsum("ijl,l,lab->ijab", cos, xi, A) - K
+    ref = float(np.sum(E * E)) / 25 ** 2
+    got = qmc_orff.OperatorDataDiscrepancy(X, kernel=kernel, sigma=sigma)(W, xi)
+    assert got == pytest.approx(ref, rel=1e-12)
