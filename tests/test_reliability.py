@@ -1,10 +1,8 @@
 """Reproducers of issue 21 (reliability), each asserting the behaviour the issue asks for.
 
-Findings whose fix lies in modules being moved by issue 19 are marked
-``xfail(strict=True)``: they fail today, and pass (so fail loudly, strict) once the fix
-lands; the fixer then removes the marker.  ``REL_FIXES.md`` gives the root cause and the
-proposed fix of each.  Only public names are imported (``qmc_orff.X``,
-``qmc_orff.cli.main``): module paths are moving.
+They were written as ``xfail(strict=True)`` before the fixes (``REL_FIXES.md``: root
+causes); every one now passes.  Only public names are imported (``qmc_orff.X``,
+``qmc_orff.cli.main``) or the new homes of the layout.
 
 Cases needing more memory than the size policy allows run in a subprocess under an
 address-space cap (the process's size after import + 3 GiB), so that a regression fails
@@ -31,10 +29,6 @@ from qmc_orff.cli import main as cli_main
 
 #: One array of more than 2**28 float64 entries breaks the documented size policy.
 LIMIT_BYTES = 2 ** 28 * 8
-
-
-def pending(module):
-    return pytest.mark.xfail(strict=True, reason=f"issue 21: fix pending in {module}")
 
 
 # --------------------------------------------------------------------------- helpers
