@@ -1,10 +1,8 @@
 """Reproducers of issue 21 (reliability), each asserting the behaviour the issue asks for.
 
-Findings whose fix lies in modules being moved by issue 19 are marked
-``xfail(strict=True)``: they fail today, and pass (so fail loudly, strict) once the fix
-lands; the fixer then removes the marker.  ``REL_FIXES.md`` gives the root cause and the
-proposed fix of each.  Only public names are imported (``qmc_orff.X``,
-``qmc_orff.cli.main``): module paths are moving.
+They were written as ``xfail(strict=True)`` before the fixes (``REL_FIXES.md``: root
+causes); every one now passes.  Only public names are imported (``qmc_orff.X``,
+``qmc_orff.cli.main``) or the new homes of the layout.
 
 Cases needing more memory than the size policy allows run in a subprocess under an
 address-space cap (the process's size after import + 3 GiB), so that a regression fails
@@ -31,10 +29,6 @@ from qmc_orff.cli import main as cli_main
 
 #: One array of more than 2**28 float64 entries breaks the documented size policy.
 LIMIT_BYTES = 2 ** 28 * 8
-
-
-def pending(module):
-    return pytest.mark.xfail(strict=True, reason=f"issue 21: fix pending in {module}")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -524,3 +518,24 @@ def test_a_lattice_design_header_loads(tmp_path):
     path = _saved(tmp_path, {"method": "lattice", "density": "gaussian", "box_over_sigma": 1.0,
                              "generating_vector": [1, 3, 5], "lattice_n": 8})
     assert qmc_orff.load_sequence(path).meta["generating_vector"] == [1, 3, 5]
+
+
+@pytest.mark.parametrize("kernel", ["curl_free", "div_free"])
+def test_operator_objective_without_the_tensor_matches_the_kernel(kernel):
+    """The blocks built from the closed form give the objective of the full
+    ``(m, m, p, p)`` tensor of the public kernel (a plain numpy reference)."""
+    rng = np.random.default_rng(15)
+    X, W, xi = rng.normal(size=(25, 3)), rng.normal(size=(6, 3)), rng.uniform(size=6)
+    from qmc_orff.kernels import CurlFree, DivFree
+
+    sigma = 1.3
+    K = (CurlFree if kernel == "curl_free" else DivFree)(sigma)(X)
+    V = W  # the spectral measure: A~(w) = w w^T (curl), |w|^2 I - w w^T (div)
+    A = V[:, :, None] * V[:, None, :]
+    if kernel == "div_free":
+        A = np.sum(V * V, axis=1)[:, None, None] * np.eye(3) - A
+    cos = np.cos((X[:, None, :] - X[None, :, :]) @ W.T)  # (m, m, s)
+    E = np.einsum("ijl,l,lab->ijab", cos, xi, A) - K
+    ref = float(np.sum(E * E)) / 25 ** 2
+    got = qmc_orff.OperatorDataDiscrepancy(X, kernel=kernel, sigma=sigma)(W, xi)
+    assert got == pytest.approx(ref, rel=1e-12)

@@ -69,9 +69,7 @@ def main(argv=None):
     qmc_orff``), a Ctrl-C that arrives after the command finished (e.g. just
     after the final save, while the interpreter shuts down) still gives status
     130 and the message, never death by the signal: on return SIGINT is left
-    blocked (ignored where signals cannot be blocked), since the process is about
-    to exit; ``python -m qmc_orff`` looks for a pending one until it writes its
-    status (a signal after that cannot be seen).
+    ignored, since the process is about to exit.
     """
     if (argv is None and threading.current_thread() is threading.main_thread()
             and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
@@ -108,16 +106,14 @@ def _main_as_program():
         except KeyboardInterrupt:
             pass
     if hasattr(signal, "pthread_sigmask"):
-        # blocked until the process ends: the interpreter's shutdown restores the default
-        # action of Python-level handlers, which would let a late Ctrl-C kill the process
-        # by the signal; a blocked one stays pending instead, and _exit_program looks for
-        # it once more right before the exit (python -m qmc_orff)
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         _process_pending_signals()
         if signal.SIGINT in signal.sigpending():
             state["hits"] += 1
-    else:  # ignored from now on
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # ignored from now on (a pending, blocked one is discarded): the interpreter's
+    # shutdown restores the default action of Python-level handlers, which would
+    # let a late Ctrl-C kill the process by the signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _PROGRAM["interrupted"] = bool(state["hits"])
     if state["hits"] and status in (0, None):
         sys.stderr.write("qmc-orff: interrupted\n")
@@ -136,11 +132,6 @@ def _exit_program(status):
     ``KeyboardInterrupt`` has passed through code run by ``exec`` of a string
     (numba, dataclasses), even though it was caught -- the status 130 would be lost.
     """
-    if (not _PROGRAM["interrupted"] and hasattr(signal, "sigpending")
-            and signal.SIGINT in signal.sigpending() and status in (0, None)):
-        # a Ctrl-C after main() returned (blocked there, so pending): still status 130
-        sys.stderr.write("qmc-orff: interrupted\n")
-        _PROGRAM["interrupted"], status = True, EXIT_INTERRUPTED
     if _PROGRAM["interrupted"]:
         for stream in (sys.stdout, sys.stderr):
             try:

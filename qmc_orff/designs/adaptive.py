@@ -61,10 +61,12 @@ def _check_run(maxiter, patience, tol):
     return maxiter, patience, tol
 
 
-def _check_s(s, width, m):
-    """``s`` checked against the design's largest arrays, before any allocation: the
-    frequencies (``(s, width)``) and the features of the ``m`` training rows (``(m, 2 s)``)."""
-    return check_size(s, "s", minimum=1, width=max(width, 2 * m))
+def _check_s(s, d, m, extra=0):
+    """``s`` checked before any allocation against what the design holds at once: about
+    four ``(m, 2 s)`` arrays for the ``m`` training rows (features, their weighted copy,
+    ``E @ [C, S]``, the gradient terms), L-BFGS-B's ``2 * maxcor + 4 = 44`` vectors of
+    ``s d`` entries, and ``extra`` entries per frequency (the operator's ``dA~(w)``)."""
+    return check_size(s, "s", minimum=1, width=8 * m + 44 * d + extra)
 
 
 def _check_callables(**callables):
@@ -374,7 +376,7 @@ def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free
     n_train, n_validation = check_subsample_sizes(X.shape[0], n_train, n_validation,
                                                   OPERATOR_GRAM_ARRAYS)
     # curl / div: A~(w) and its derivative, (s, d, d, d)
-    s = _check_s(s, d if kernel == "decomposable" else d ** 3, min(n_train, X.shape[0]))
+    s = _check_s(s, d, min(n_train, X.shape[0]), 0 if kernel == "decomposable" else d ** 3)
     maxiter, patience, tol = _check_run(maxiter, patience, tol)
     _check_callables(callback=callback)
     split_rng, init_rng, orf_rng, sigma_rng = as_generator(seed).spawn(4)

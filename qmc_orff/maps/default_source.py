@@ -223,6 +223,10 @@ def _exact_gram(kernel, X):
 DEFAULT_CANDIDATES = 8
 #: ... on at most this many rows of ``X`` (a fixed sample: the same map on every fit).
 DEFAULT_SAMPLES = 512
+#: With very many components the rows scored are cut to keep one candidate's ``(m, 2 s)``
+#: features within the size policy (``m <= 2**26 / s``); below this many rows the first
+#: draw is kept unscored (``s > 2**22``: every draw's Gram error is then small anyway).
+SELECTION_MIN_ROWS = 16
 
 
 def _progress(verbose, name, k, error):
@@ -243,7 +247,11 @@ def _select_default(kernel, n_components, X, exact, *, sigma, nu, verbose=0):
     two random halves of the sample: :func:`_gram_errors` with ``cross=True``) and the best
     is kept: deterministic given ``X``, no seed needed.  A single draw of orthogonal random
     features is within about +-15% of their mean error; the selection removes the bad
-    draws (see ``benchmarks/bench_default_map.py``).  Returns ``(None, None)`` when the
+    draws (see ``benchmarks/bench_default_map.py``).  All candidates are scored in one pass
+    when their features fit the 2**28-entry policy, else one at a time on at most
+    ``2**26 / s`` rows (none below ``SELECTION_MIN_ROWS``: the first draw is kept).
+    Where the kernel is numerically 0 between the sampled rows (a bandwidth far below the
+    data's scale) a UserWarning gives the median distance.  Returns ``(None, None)`` when the
     rule is deterministic (Halton for the Laplacian and skewed chi-squared kernels) or
     ``X`` has fewer than 2 rows.
     """
@@ -272,8 +280,8 @@ def _select_default(kernel, n_components, X, exact, *, sigma, nu, verbose=0):
             best = candidates[int(np.argmin(errors))]  # the first of equal errors, as before
         else:  # many components: one candidate at a time, on fewer rows (the size policy)
             Xs = Xs[:MAX_ELEMENTS // (4 * s)]
-            if Xs.shape[0] < 2:
-                return first
+            if Xs.shape[0] < SELECTION_MIN_ROWS:  # too few to rank draws whose errors are
+                return first                      # all small: the first, as on ties
             K = _exact_gram(exact, Xs)
             best, best_err = first, _gram_errors(Xs, K, [first], cross=True)[0]
             _progress(verbose, "FourierFeatures", 0, best_err)
