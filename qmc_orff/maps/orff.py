@@ -283,10 +283,11 @@ class ORFF(TransformerMixin, BaseEstimator):
                                      accept_sparse=("csr", "csc")))
         d = X.shape[1]
         if sample_weight is not None:
-            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
-                                                 ensure_non_negative=True)
-            if not np.sum(sample_weight) > 0:
-                raise ValueError("'sample_weight' must have a positive sum; got all zeros.")
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+            if np.any(sample_weight < 0) or not np.sum(sample_weight) > 0:
+                raise ValueError("'sample_weight' must be finite, non-negative and not all "
+                                 f"zero; got min {sample_weight.min()!r}, sum "
+                                 f"{sample_weight.sum()!r}.")
         if kernel == "div_free" and d < 2:
             raise ValueError(f"'X' must have d >= 2 columns for kernel='div_free'; got d={d}.")
         sigma = _sigma_from_gamma("gaussian", self.sigma, self.gamma, X)
