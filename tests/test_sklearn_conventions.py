@@ -243,3 +243,45 @@ def test_the_seedless_orff_default_sees_weights_not_repeated_rows():
                                                   sample_weight=np.eye(15)[k] * 100 + 1)
              for k in range(15)]
     assert any(not np.array_equal(o.frequencies_, weighted.frequencies_) for o in other)
+
+
+# ------------------------------------------------------------------ Dask DataFrames, set_output
+def _no_compute(*args, **kwargs):
+    raise AssertionError("computed")
+
+
+@pytest.mark.parametrize("est", [FourierFeatures(n_components=8, seed=0),
+                                 ORFF(n_components=8, seed=0, flatten=True)])
+def test_dask_dataframes_stay_lazy(est):
+    import warnings
+
+    dask = pytest.importorskip("dask")
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame(X, columns=["a", "b", "c"])
+    ddf = dd.from_pandas(df, npartitions=2)
+    est.fit(df)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no false feature-names warning
+        with dask.config.set(scheduler=_no_compute):  # nothing computed
+            out = est.transform(ddf)
+            est.set_output(transform="pandas")
+            framed = est.transform(ddf)
+            est.set_output(transform="default")
+    np.testing.assert_array_equal(out.compute(), est.transform(df))
+    assert isinstance(framed, dd.DataFrame)
+    assert list(framed.columns) == list(est.get_feature_names_out())
+    np.testing.assert_array_equal(framed.compute().to_numpy(), est.transform(df))
+    with pytest.raises(ValueError, match="feature names should match"):
+        est.transform(ddf.rename(columns={"a": "z"}))
+
+
+def test_set_output_pandas_on_a_dask_array():
+    da = pytest.importorskip("dask.array")
+    pytest.importorskip("dask.dataframe")
+    ff = FourierFeatures(n_components=8, seed=0).fit(X).set_output(transform="pandas")
+    out = ff.transform(da.from_array(X, chunks=7))  # used to raise AttributeError
+    np.testing.assert_array_equal(out.compute().to_numpy(), ff.transform(X).to_numpy())
+    with pytest.raises(ValueError, match="needs a 2-D output; pass flatten=True"):
+        ORFF(n_components=8, seed=0).fit(X).set_output(transform="pandas").transform(
+            da.from_array(X, chunks=7))

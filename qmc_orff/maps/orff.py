@@ -113,6 +113,7 @@ def householder_complement(W):
     return np.ascontiguousarray(H[:, :, 1:])
 
 
+@_dask.lazy_transform
 class ORFF(TransformerMixin, BaseEstimator):
     """Operator-valued random Fourier features (ORFF) of Gaussian matrix-valued kernels.
 
