@@ -285,3 +285,12 @@ def test_set_output_pandas_on_a_dask_array():
     with pytest.raises(ValueError, match="needs a 2-D output; pass flatten=True"):
         ORFF(n_components=8, seed=0).fit(X).set_output(transform="pandas").transform(
             da.from_array(X, chunks=7))
+
+
+def test_verbose_shows_the_adaptive_designs_progress(capsys):
+    FourierFeatures(n_components=8, sequence="adaptive", seed=0,
+                    design_options={"maxiter": 2}).fit(X)
+    assert capsys.readouterr().err == ""
+    FourierFeatures(n_components=8, sequence="adaptive", seed=0, verbose=1,
+                    design_options={"maxiter": 2}).fit(X)
+    assert capsys.readouterr().err != ""
