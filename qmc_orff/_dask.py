@@ -22,9 +22,71 @@ __all__ = ["is_dask_collection", "map_rows", "reduce_blocks", "ridge_inputs", "f
 
 
 def is_dask_collection(x):
-    """True when ``x`` is a ``dask.array.Array`` (without importing dask)."""
+    """True when ``x`` is a ``dask.array.Array`` or a Dask DataFrame / Series (without
+    importing dask)."""
     module = sys.modules.get("dask.array")
-    return module is not None and isinstance(x, module.Array)
+    return (module is not None and isinstance(x, module.Array)) or is_dask_frame(x)
+
+
+def is_dask_frame(x):
+    """True when ``x`` is a Dask DataFrame or Series."""
+    module = sys.modules.get("dask.dataframe")
+    return module is not None and isinstance(x, (module.DataFrame, module.Series))
+
+
+def as_dask_array(x, lengths=None):
+    """A Dask DataFrame / Series as a Dask array, lazily (``lengths=True`` computes the
+    partition lengths only, never the data); other inputs unchanged."""
+    return x.to_dask_array(lengths=lengths or None) if is_dask_frame(x) else x
+
+
+def _check_columns(estimator, X):
+    """A Dask DataFrame's column names against those seen in ``fit`` (as scikit-learn does
+    for pandas; no warning when ``fit`` saw none)."""
+    seen = getattr(estimator, "feature_names_in_", None)
+    if seen is not None and [str(c) for c in X.columns] != [str(c) for c in seen]:
+        raise ValueError(f"The feature names should match those that were passed during fit: "
+                         f"got {list(X.columns)}, expected {list(seen)}.")
+
+
+def _plain(estimator):
+    """A shallow copy without ``set_output``'s configuration (the blocks give ndarrays) and
+    without the feature names (checked once, on the whole input: the blocks have none)."""
+    import copy
+
+    est = copy.copy(estimator)
+    est.__dict__.pop("_sklearn_output_config", None)
+    est.__dict__.pop("feature_names_in_", None)
+    return est
+
+
+def _output_kind(estimator, method):
+    if method != "transform":
+        return "default"
+    from sklearn.utils._set_output import _get_output_config
+
+    return _get_output_config("transform", estimator)["dense"]
+
+
+def lazy_transform(cls):
+    """Class decorator: ``transform`` of a Dask input bypasses scikit-learn's ``set_output``
+    wrapping (which would build a pandas DataFrame in memory) and stays lazy:
+    :func:`map_rows`, which gives a Dask DataFrame for ``set_output(transform="pandas")``."""
+    import functools
+
+    wrapped = cls.transform
+
+    @functools.wraps(wrapped)
+    def transform(self, X, *args, **kwargs):
+        if is_dask_collection(X):
+            from sklearn.utils.validation import check_is_fitted
+
+            check_is_fitted(self)
+            return map_rows(self, "transform", X)
+        return wrapped(self, X, *args, **kwargs)
+
+    cls.transform = transform
+    return cls
 
 
 def _known(chunks):
@@ -41,8 +103,30 @@ def map_rows(estimator, method, X):
 
     The output's trailing shape and dtype are read from the method's output on
     one row of zeros (no computation on ``X``); its row chunks are ``X``'s.
-    Column chunks of ``X`` are merged first (features need whole rows).
+    Column chunks of ``X`` are merged first (features need whole rows).  A Dask DataFrame
+    is read as a Dask array (its column names checked against ``fit``'s); with
+    ``set_output(transform="pandas")`` the result is a Dask DataFrame with the names of
+    ``get_feature_names_out``.
     """
+    kind = _output_kind(estimator, method)
+    if kind not in ("default", "pandas"):
+        raise ValueError(f"set_output(transform={kind!r}) cannot be applied lazily to a Dask "
+                         "input; use 'pandas' (a Dask DataFrame) or 'default' (a Dask array).")
+    if is_dask_frame(X):
+        _check_columns(estimator, X)
+        X = as_dask_array(X)
+    out = _map_array(_plain(estimator), method, X)
+    if kind == "pandas":
+        if out.ndim != 2:
+            raise ValueError("set_output(transform='pandas') needs a 2-D output; pass "
+                             "flatten=True for ORFF.")
+        import dask.dataframe as dd
+
+        return dd.from_dask_array(out, columns=list(estimator.get_feature_names_out()))
+    return out
+
+
+def _map_array(estimator, method, X):
     if X.ndim != 2:
         raise ValueError(f"'X' must be 2-D; got a Dask array of shape {X.shape}.")
     d = X.shape[1]
@@ -100,6 +184,7 @@ def ridge_inputs(X, y, sample_weight):
     """Check and align the Dask inputs of a ridge fit; ``(X, Y, w, y_1d, d)``, ``Y`` 2-D."""
     import dask.array as da
 
+    X, y, sample_weight = (as_dask_array(a, lengths=True) for a in (X, y, sample_weight))
     if not is_dask_collection(X):
         X = np.asarray(X)
         if X.ndim != 2:

@@ -211,7 +211,7 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         mib = min(BATCH_MIB, float(sklearn.get_config()["working_memory"]))
         return max(1, int(mib * 2**20 // max(row_bytes, 1)))
 
-    def _new_map(self, orff, X, p):
+    def _new_map(self, orff, X, p, sample_weight=None):
         """Clone and fit the feature map for ``p`` outputs; check ``p``."""
         orff = clone(orff)
         if orff.kernel == "decomposable" and orff.A is None:
@@ -219,7 +219,7 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         if self.verbose and not orff.verbose:
             orff.set_params(verbose=self.verbose)
         self._say(f"fitting the feature map on {X.shape[0]} x {X.shape[1]} rows")
-        orff.fit(X)
+        orff.fit(X, sample_weight=sample_weight)
         if orff.n_outputs_ != p:
             raise ValueError(f"'y' must have p={orff.n_outputs_} columns for "
                              f"kernel={orff.kernel!r} on d={X.shape[1]} inputs; got {p}.")
@@ -271,7 +271,7 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
                              accept_sparse="csr")
         w = self._weights(sample_weight, X)
         Y = y[:, None] if y.ndim == 1 else y
-        orff = self._new_map(orff, X, Y.shape[1])
+        orff = self._new_map(orff, X, Y.shape[1], w)
         solver = self._choose_solver(solver, orff)
         s2 = 2 * orff.frequencies_.shape[0]
         n = X.shape[0]
@@ -319,7 +319,7 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         w = self._weights(sample_weight, X)
         Y = y[:, None] if y.ndim == 1 else y
         if first:
-            orff_ = self._new_map(orff, X, Y.shape[1])
+            orff_ = self._new_map(orff, X, Y.shape[1], w)
             y_1d = y.ndim == 1
             n_seen = 0
         else:
@@ -344,7 +344,8 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         if hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         self.n_features_in_ = d
-        orff_ = self._new_map(orff, _dask_map_rows(orff, X, Y.shape[1]), Y.shape[1])
+        rows, w_rows = _dask_map_rows(orff, X, Y.shape[1], w)
+        orff_ = self._new_map(orff, rows, Y.shape[1], w_rows)
         solver = self._choose_solver(solver, orff_)
         s2 = 2 * orff_.frequencies_.shape[0]
         batch = self._batch_rows(8 * (s2 + Y.shape[1]))
@@ -463,19 +464,23 @@ def _statistics(orff, X, Y, w, rows):
     return stats
 
 
-def _dask_map_rows(orff, X, p):
+def _dask_map_rows(orff, X, p, w=None):
     """The rows of a Dask ``X`` the feature map's ``fit`` reads, computed: the map is then the
     one a fit on ``X`` in memory gives (the seedless default's selection and the fit-time
-    check sample fixed rows; see :func:`qmc_orff.maps.default_source._orff_fit_rows`)."""
+    check sample fixed rows; see :func:`qmc_orff.maps.default_source._orff_fit_rows`), and
+    their weights (None without ``w``)."""
     import math
 
     from .maps.default_source import _orff_fit_rows, _sample_indices
 
     n = X.shape[0]
     if n is None or (isinstance(n, float) and math.isnan(n)):  # unknown chunk sizes
-        return _dask.first_block(X)
+        rows = _dask.first_block(X)
+        return rows, None if w is None else np.asarray(w.blocks[0].compute(), dtype=np.float64)
     m = _orff_fit_rows(orff, p)
-    return np.asarray(X[:1].compute() if m == 1 else X[_sample_indices(n, m)].compute())
+    idx = slice(0, 1) if m == 1 else _sample_indices(n, m)
+    return (np.asarray(X[idx].compute()),
+            None if w is None else np.asarray(w[idx].compute(), dtype=np.float64))
 
 
 def _block_statistics(orff, rows, X, Y, w):

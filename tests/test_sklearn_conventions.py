@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 from sklearn.utils._param_validation import InvalidParameterError
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from qmc_orff import ORFF, FourierFeatures, ORFFRidge
 
@@ -201,3 +202,95 @@ def test_a_qmc_engine_is_a_sequence():
     with pytest.raises(ValueError, match="'sequence' is a QMCEngine of dimension 2, but this "
                                          "map needs 3"):
         FourierFeatures(n_components=8, sequence=qmc.Sobol(2, seed=0)).fit(X)
+
+
+# ------------------------------------------------------------------ check_estimator
+# the configurations the README and the docs show, and the defaults (seedless: the default
+# map's selection, which must see sample weights as weights, not repeated rows)
+def _expected_failures(estimator):
+    """Open: at 32 frequencies, sigma=1 on scikit-learn's 10-d standardised regression data
+    (a linear target) scores training R^2 of about 0.45 (0.81 with gamma="scale"); the check
+    wants 0.5.  Known, not hidden: see the P2SK report."""
+    if isinstance(estimator, ORFFRidge) and estimator.orff is not None \
+            and estimator.orff.n_components < 256:
+        return {"check_regressors_train": "training R^2 < 0.5 at sigma=1, 32 frequencies"}
+    return {}
+
+
+@parametrize_with_checks([
+    FourierFeatures(),
+    FourierFeatures(n_components=32),
+    ORFF(),
+    ORFF(n_components=32, flatten=True),
+    ORFFRidge(),
+    ORFFRidge(ORFF(n_components=32)),
+], expected_failed_checks=_expected_failures)
+def test_check_estimator(estimator, check):
+    check(estimator)
+
+
+def test_the_seedless_orff_default_sees_weights_not_repeated_rows():
+    rng = np.random.default_rng(4)
+    X15 = rng.random((15, 30))
+    sw = rng.integers(0, 5, size=15)
+    order = rng.permutation(15)
+    # (one output: the selection samples 512 rows, all of them here)
+    weighted = ORFF(A=[[1.0]], n_components=32).fit(X15[order], sample_weight=sw[order])
+    repeated = ORFF(A=[[1.0]], n_components=32).fit(X15.repeat(sw, axis=0))
+    np.testing.assert_array_equal(weighted.frequencies_, repeated.frequencies_)
+    # and the weights matter: uniform weights select another draw on these rows
+    other = [ORFF(A=[[1.0]], n_components=32).fit(X15[order],
+                                                  sample_weight=np.eye(15)[k] * 100 + 1)
+             for k in range(15)]
+    assert any(not np.array_equal(o.frequencies_, weighted.frequencies_) for o in other)
+
+
+# ------------------------------------------------------------------ Dask DataFrames, set_output
+def _no_compute(*args, **kwargs):
+    raise AssertionError("computed")
+
+
+@pytest.mark.parametrize("est", [FourierFeatures(n_components=8, seed=0),
+                                 ORFF(n_components=8, seed=0, flatten=True)])
+def test_dask_dataframes_stay_lazy(est):
+    import warnings
+
+    dask = pytest.importorskip("dask")
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame(X, columns=["a", "b", "c"])
+    ddf = dd.from_pandas(df, npartitions=2)
+    est.fit(df)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no false feature-names warning
+        with dask.config.set(scheduler=_no_compute):  # nothing computed
+            out = est.transform(ddf)
+            est.set_output(transform="pandas")
+            framed = est.transform(ddf)
+            est.set_output(transform="default")
+    np.testing.assert_array_equal(out.compute(), est.transform(df))
+    assert isinstance(framed, dd.DataFrame)
+    assert list(framed.columns) == list(est.get_feature_names_out())
+    np.testing.assert_array_equal(framed.compute().to_numpy(), est.transform(df))
+    with pytest.raises(ValueError, match="feature names should match"):
+        est.transform(ddf.rename(columns={"a": "z"}))
+
+
+def test_set_output_pandas_on_a_dask_array():
+    da = pytest.importorskip("dask.array")
+    pytest.importorskip("dask.dataframe")
+    ff = FourierFeatures(n_components=8, seed=0).fit(X).set_output(transform="pandas")
+    out = ff.transform(da.from_array(X, chunks=7))  # used to raise AttributeError
+    np.testing.assert_array_equal(out.compute().to_numpy(), ff.transform(X).to_numpy())
+    with pytest.raises(ValueError, match="needs a 2-D output; pass flatten=True"):
+        ORFF(n_components=8, seed=0).fit(X).set_output(transform="pandas").transform(
+            da.from_array(X, chunks=7))
+
+
+def test_verbose_shows_the_adaptive_designs_progress(capsys):
+    FourierFeatures(n_components=8, sequence="adaptive", seed=0,
+                    design_options={"maxiter": 2}).fit(X)
+    assert capsys.readouterr().err == ""
+    FourierFeatures(n_components=8, sequence="adaptive", seed=0, verbose=1,
+                    design_options={"maxiter": 2}).fit(X)
+    assert capsys.readouterr().err != ""

@@ -49,6 +49,26 @@ def _shuffled_sample(X, m):
     return Xs[np.random.default_rng(1).permutation(Xs.shape[0])]
 
 
+def _weighted_sample(X, m, sample_weight=None):
+    """The rows and weights the seedless ORFF default ranks its draws on.
+
+    The fixed sample of :func:`_sample_rows` (with its ``sample_weight``), its zero-weight
+    rows dropped and equal rows merged into one of the summed weight, in a canonical order
+    (sorted, then a fixed permutation, seed 1): rows repeated ``k`` times and one row of
+    weight ``k`` give the same sample, whatever the order of the rows of ``X`` (when
+    ``X`` has at most ``m`` rows), so the map sees weights as weights, not repeated rows.
+    """
+    idx = _sample_indices(X.shape[0], m)
+    Xs = _sample_rows(X, m)
+    w = np.ones(Xs.shape[0]) if sample_weight is None else \
+        np.asarray(sample_weight, dtype=np.float64)[idx]
+    Xs, w = Xs[w > 0], w[w > 0]
+    U, inverse = np.unique(Xs, axis=0, return_inverse=True)
+    wu = np.bincount(inverse.reshape(-1), weights=w, minlength=U.shape[0])
+    perm = np.random.default_rng(1).permutation(U.shape[0])
+    return np.ascontiguousarray(U[perm]), wu[perm]
+
+
 def _selection_rows(p):
     """Rows of ``X`` the seedless ORFF default ranks its draws on (``p`` outputs)."""
     return max(2, CHECK_BLOCK_ROWS // max(1, p))
@@ -296,12 +316,14 @@ def _select_default(kernel, n_components, X, exact, *, sigma, nu, verbose=0):
     return best
 
 
-def _select_default_operator(est, exact, X, factors, sigma, measure):
+def _select_default_operator(est, exact, X, factors, sigma, measure, sample_weight=None):
     """ORFF's default map without a seed: the best of ``DEFAULT_CANDIDATES`` fixed draws.
 
     As :func:`_select_default`, scored by the operator-valued Gram error: the block
     ``K~(X_A, X_B)`` between two random halves of a fixed sample of at most
-    ``CHECK_BLOCK_ROWS // p`` rows (``p`` outputs), against ``K(X_A, X_B)``.  Returns
+    ``CHECK_BLOCK_ROWS // p`` rows (``p`` outputs), against ``K(X_A, X_B)``, weighted by
+    ``sample_weight`` (the sample of :func:`_weighted_sample`: integer weights and
+    repeated rows select the same map).  Returns
     ``(None, None)`` when the rule is deterministic or ``X`` has fewer than 2 rows.
     """
     import copy
@@ -312,12 +334,15 @@ def _select_default_operator(est, exact, X, factors, sigma, measure):
     if _auto_source("gaussian", measure, int(est.n_components), d) not in ("orf-qmc", "sobol"):
         return None, None
     p = exact.output_dim(d)
-    Xs = _shuffled_sample(X, _selection_rows(p))
+    Xs, w = _weighted_sample(X, _selection_rows(p), sample_weight)
+    if Xs.shape[0] < 2:
+        return None, None
     h = Xs.shape[0] // 2
     XA, XB = Xs[:h], Xs[h:]
-    K = exact.block(XA, XB)
+    scale = np.sqrt(np.repeat(w[:h], p))[:, None] * np.sqrt(np.repeat(w[h:], p))[None, :]
+    K = exact.block(XA, XB) * scale
     nK = float(np.linalg.norm(K))
-    _warn_vanishing_kernel(K, XA, XB, est.sigma)
+    _warn_vanishing_kernel(K, XA, XB, sigma)
     best, best_err = (None, None), np.inf
     with _blas_limited(1):
         for k in range(DEFAULT_CANDIDATES):
@@ -327,8 +352,8 @@ def _select_default_operator(est, exact, X, factors, sigma, measure):
             cand.frequencies_, cand.weights_ = W, xi
             cand.amplitudes_, cand.factors_ = factors(W, xi)
             cand.n_outputs_, cand.rank_, cand.kernel_ = p, cand.factors_.shape[-1], exact
-            e = _relative(float(np.linalg.norm(cand.approximate_kernel(XA, XB, block=True) - K)),
-                          nK)
+            e = _relative(float(np.linalg.norm(
+                cand.approximate_kernel(XA, XB, block=True) * scale - K)), nK)
             _progress(getattr(est, "verbose", 0), "ORFF", k, e)
             if e < best_err:  # the first of equal errors
                 best, best_err = (W, xi), e

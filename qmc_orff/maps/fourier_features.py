@@ -36,6 +36,7 @@ _KERNEL_ALIASES = {"rbf": "gaussian"}
 
 
 # --------------------------------------------------------------------------- scalar maps
+@_dask.lazy_transform
 class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Fourier features of a shift-invariant kernel, from random or QMC frequencies.
 

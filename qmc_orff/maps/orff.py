@@ -11,7 +11,7 @@ from scipy.sparse.linalg import LinearOperator
 from scipy.stats.qmc import QMCEngine
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .. import _dask
 from .._cos_sin import cos_sin_features
@@ -113,6 +113,7 @@ def householder_complement(W):
     return np.ascontiguousarray(H[:, :, 1:])
 
 
+@_dask.lazy_transform
 class ORFF(TransformerMixin, BaseEstimator):
     """Operator-valued random Fourier features (ORFF) of Gaussian matrix-valued kernels.
 
@@ -272,7 +273,7 @@ class ORFF(TransformerMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fitting
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X: ArrayLike, y: Any = None) -> ORFF:
+    def fit(self, X: ArrayLike, y: Any = None, sample_weight: ArrayLike | None = None) -> ORFF:
         """Draw the frequencies and the factors ``B(w_j)`` for inputs like ``X``.
 
         Parameters
@@ -281,6 +282,12 @@ class ORFF(TransformerMixin, BaseEstimator):
             Sparse ``X`` (scipy.sparse CSR/CSC) is accepted, as by
             :class:`FourierFeatures` (``X W^T`` is a sparse-dense product).
         y : ignored
+        sample_weight : array_like of shape (n,) or None, default=None
+            Weights of the rows for the seedless default's selection (its Gram error
+            weights each pair of rows by ``w_i w_j``): integer weights select the map
+            that repeated rows select (exactly when ``X`` and the repeated rows have at
+            most ``512 // p`` rows, the selection's sample; ``p`` outputs).  Ignored by
+            the other sources.
 
         Returns
         -------
@@ -291,6 +298,12 @@ class ORFF(TransformerMixin, BaseEstimator):
         X = self._rows(validate_data(self, X, dtype=np.float64, reset=True,
                                      accept_sparse=("csr", "csc")))
         d = X.shape[1]
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+            if np.any(sample_weight < 0) or not np.sum(sample_weight) > 0:
+                raise ValueError("'sample_weight' must be finite, non-negative and not all "
+                                 f"zero; got min {sample_weight.min()!r}, sum "
+                                 f"{sample_weight.sum()!r}.")
         if kernel == "div_free" and d < 2:
             raise ValueError(f"'X' must have d >= 2 columns for kernel='div_free'; got d={d}.")
         sigma = _sigma_from_gamma("gaussian", self.sigma, self.gamma, X)
@@ -329,7 +342,8 @@ class ORFF(TransformerMixin, BaseEstimator):
             W, xi, self.design_ = _adaptive_operator_frequencies(self, kernel, measure, X, sigma,
                                                                  A if kernel == "decomposable" else None)
         elif isinstance(self.sequence, str) and self.sequence == "auto" and seed is None:
-            W, xi = _select_default_operator(self, exact, X, factors, freq_sig, frequency_measure)
+            W, xi = _select_default_operator(self, exact, X, factors, freq_sig, frequency_measure,
+                                             sample_weight)
         if W is None:
             W, xi = make_frequencies("gaussian", self.n_components, d, sigma=freq_sig,
                                      sequence=self.sequence, seed=seed, scramble=self.scramble,
