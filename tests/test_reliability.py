@@ -1,7 +1,6 @@
 """Reproducers of issue 21 (reliability), each asserting the behaviour the issue asks for.
 
-They were written as ``xfail(strict=True)`` before the fixes (``REL_FIXES.md``: root
-causes); every one now passes.  Only public names are imported (``qmc_orff.X``,
+They were written as ``xfail(strict=True)`` before the fixes; every one now passes.  Only public names are imported (``qmc_orff.X``,
 ``qmc_orff.cli.main``) or the new homes of the layout.
 
 Cases needing more memory than the size policy allows run in a subprocess under an
