@@ -134,6 +134,14 @@ def scalar_kernel(kernel, sigma, nu=1.5):
     return Matern(check_positive_real(nu, "nu"), sigma)
 
 
+def normalization(normalize, norm2):
+    """The factor of a data objective's value: ``1 / norm2`` (``norm2 = ||K||_F^2 / m^2``)
+    when ``normalize``, else 1."""
+    if not isinstance(normalize, (bool, np.bool_)):
+        raise TypeError(f"'normalize' must be a bool; got {type(normalize).__name__}.")
+    return 1.0 / norm2 if normalize else 1.0
+
+
 class DataDiscrepancy:
     """Squared Gram error ``||K - Z Z^T||_F^2 / m^2`` of Fourier features on data, with gradients.
 
@@ -231,9 +239,7 @@ class DataDiscrepancy:
         return as_weights(weights, s, "weights", max_sum=MAX_WEIGHT_SUM)
 
     def _scale(self, normalize):
-        if not isinstance(normalize, (bool, np.bool_)):
-            raise TypeError(f"'normalize' must be a bool; got {type(normalize).__name__}.")
-        return 1.0 / self._norm2 if normalize else 1.0
+        return normalization(normalize, self._norm2)
 
     def features(self, W):
         """``[C, S] = [cos(X W^T), sin(X W^T)]`` of shape ``(m, 2 s)`` (unweighted).

@@ -13,7 +13,7 @@ import numpy as np
 from .._cos_sin import cos_sin_features
 from .._validation import as_points, as_positive, as_weights, check_choice
 from .data import (MAX_WEIGHT_SUM, DataDiscrepancy, _check_data, check_data_phases, check_rows,
-                   finite_result)
+                   finite_result, normalization)
 
 #: ``(m, m)`` arrays the curl- and div-free objective holds at once: ``k / sigma^2``,
 #: ``|u|^2``, a block ``K^ab`` and its two difference factors, the error ``E``.
@@ -145,9 +145,7 @@ class OperatorDataDiscrepancy:
                 f"sigma={self.sigma!r}, measure={self.measure!r})")
 
     def _scale(self, normalize):
-        if not isinstance(normalize, (bool, np.bool_)):
-            raise TypeError(f"'normalize' must be a bool; got {type(normalize).__name__}.")
-        return 1.0 / self._norm2 if normalize else 1.0
+        return normalization(normalize, self._norm2)
 
     def A_tilde(self, W):
         """``A~(w_l)`` (s, p, p) and ``dA~(w_l)/dw_lk`` (s, p, p, d) for the curl/div kernels.
