@@ -241,6 +241,8 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         w = _check_sample_weight(sample_weight, X, dtype=np.float64)
         if np.any(w < 0):
             raise ValueError(f"'sample_weight' must be non-negative; got min {w.min()!r}.")
+        if not np.any(w):  # scikit-learn >= 1.7 says so too; 1.6 let it through
+            raise ValueError("'sample_weight' must contain a non-zero weight; got all zeros.")
         return w
 
     # ------------------------------------------------------------------ fitting

@@ -1,6 +1,7 @@
 """The :class:`Sequence` type: frequencies, optional weights and metadata, and its writers."""
 from __future__ import annotations
 
+import io
 import json
 from dataclasses import dataclass, field
 
@@ -184,7 +185,16 @@ class Sequence:
         text = json.dumps(header, sort_keys=True, allow_nan=False).encode("utf-8")
         members = {k: np.ascontiguousarray(v, dtype="<f8") for k, v in arrays.items()}
         members[_HEADER_KEY] = np.frombuffer(text, dtype=np.uint8)
-        atomic_write(path, lambda fh: np.savez_compressed(fh, **members))
+        # the archive is built in memory (a sequence is small) and written in one call: a
+        # failing write (a full disk) then leaves no half-open ZipFile for the garbage collector
+        # to close onto the dead file (numpy < 2 does not close it, and Python then prints
+        # "Exception ignored in ZipFile.__del__" tracebacks)
+        def write(fh):
+            archive = io.BytesIO()
+            np.savez_compressed(archive, **members)
+            fh.write(archive.getbuffer())
+
+        atomic_write(path, write)
 
     def write_lattice(self, path):
         """Export the generating vector of a lattice design in the LDData lattice format.
