@@ -2,7 +2,6 @@
 fallback saving and log-friendly progress (issues 12 item 11, 13 items 3-4)."""
 import argparse
 import importlib.metadata
-import io
 import os
 import re
 import subprocess
@@ -161,55 +160,6 @@ def test_failed_final_save_writes_a_fallback(tmp_path, capsys, monkeypatch):
     seq = load_sequence(fallback)
     assert seq.meta["complete"] is True and seq.s == 8
     assert seq.meta["d2"] <= seq.meta["initial_d2"]
-
-
-# --------------------------------------------------------------------------- progress
-class _Stream(io.StringIO):
-    def __init__(self, tty):
-        super().__init__()
-        self._tty = tty
-
-    def isatty(self):
-        return self._tty
-
-
-def test_progress_in_a_log_prints_lines_not_frames():
-    from qmc_orff.designs._optimizer import _Progress
-
-    log = _Stream(tty=False)
-    bar = _Progress(200, 1.0, stream=log, seconds=1e9)
-    for it in range(1, 201):
-        bar.update(it, 0.5)
-    bar.close()
-    text = log.getvalue()
-    assert "\r" not in text
-    lines = text.splitlines()
-    assert len(lines) == 20 and all(line.startswith("progress: ") for line in lines)
-    assert lines[-1].startswith("progress: 200/200 ")
-    # a run stopping between two lines still reports its last state
-    log = _Stream(tty=False)
-    bar = _Progress(200, 1.0, stream=log, seconds=1e9)
-    for it in range(1, 14):
-        bar.update(it, 0.5)
-    bar.close()
-    assert log.getvalue().splitlines()[-1].startswith("progress: 13/200 ")
-    # time-based lines: every update when the interval is 0
-    log = _Stream(tty=False)
-    bar = _Progress(200, 1.0, stream=log, seconds=0.0)
-    for it in range(1, 6):
-        bar.update(it, 0.5)
-    assert len(log.getvalue().splitlines()) == 5
-
-
-def test_progress_on_a_terminal_redraws_one_line():
-    from qmc_orff.designs._optimizer import _Progress
-
-    tty = _Stream(tty=True)
-    bar = _Progress(10, 1.0, stream=tty, mininterval=0.0)
-    for it in range(1, 11):
-        bar.update(it, 0.5)
-    bar.close()
-    assert tty.getvalue().count("\r") == 10 and tty.getvalue().count("\n") == 1
 
 
 def test_design_log_output_and_quiet(tmp_path):

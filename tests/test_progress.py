@@ -126,3 +126,39 @@ def test_no_output_before_the_first_update():
     tty = _Stream(tty=True)
     _Progress(10, 1.0, stream=tty).close()
     assert tty.getvalue() == ""
+
+
+# moved from test_cli_conventions.py (one _Stream helper for every progress test)
+def test_progress_in_a_log_prints_lines_not_frames():
+    log = _Stream(tty=False)
+    bar = _Progress(200, 1.0, stream=log, seconds=1e9)
+    for it in range(1, 201):
+        bar.update(it, 0.5)
+    bar.close()
+    text = log.getvalue()
+    assert "\r" not in text
+    lines = text.splitlines()
+    assert len(lines) == 20 and all(line.startswith("progress: ") for line in lines)
+    assert lines[-1].startswith("progress: 200/200 ")
+    # a run stopping between two lines still reports its last state
+    log = _Stream(tty=False)
+    bar = _Progress(200, 1.0, stream=log, seconds=1e9)
+    for it in range(1, 14):
+        bar.update(it, 0.5)
+    bar.close()
+    assert log.getvalue().splitlines()[-1].startswith("progress: 13/200 ")
+    # time-based lines: every update when the interval is 0
+    log = _Stream(tty=False)
+    bar = _Progress(200, 1.0, stream=log, seconds=0.0)
+    for it in range(1, 6):
+        bar.update(it, 0.5)
+    assert len(log.getvalue().splitlines()) == 5
+
+
+def test_progress_on_a_terminal_redraws_one_line():
+    tty = _Stream(tty=True)
+    bar = _Progress(10, 1.0, stream=tty, mininterval=0.0)
+    for it in range(1, 11):
+        bar.update(it, 0.5)
+    bar.close()
+    assert tty.getvalue().count("\r") == 10 and tty.getvalue().count("\n") == 1
