@@ -78,21 +78,36 @@ def _common_constraints(sources):
     }
 
 
-def _gamma_scale(X):
+def _gamma_scale(X, sample_weight=None):
     """RBFSampler's ``gamma="scale"``: ``1 / (d X.var())`` (the variance of all the entries
-    of ``X``, dense or sparse), or 1.0 when that variance is 0."""
+    of ``X``, dense or sparse), or 1.0 when that variance is 0.
+
+    With ``sample_weight`` (shape (n,)), each row's entries count with its weight, so that
+    integer weights and repeated rows give the same ``gamma`` (scikit-learn's sample-weight
+    equivalence)."""
     import scipy.sparse as sp
 
-    if sp.issparse(X):
-        var = float(X.multiply(X).mean() - X.mean() ** 2)
+    if sample_weight is None:
+        if sp.issparse(X):
+            var = float(X.multiply(X).mean() - X.mean() ** 2)
+        else:
+            var = float(np.var(X, dtype=np.float64))
     else:
-        var = float(np.var(X, dtype=np.float64))
+        w = np.asarray(sample_weight, dtype=np.float64)
+        total = float(np.sum(w)) * X.shape[1]
+        if sp.issparse(X):
+            mean = float(np.sum(X.T @ w)) / total
+            var = float(np.sum(X.multiply(X).T @ w)) / total - mean ** 2
+        else:
+            mean = float(np.sum(w @ X)) / total
+            var = float(w @ np.sum((X - mean) ** 2, axis=1, dtype=np.float64)) / total
     return 1.0 / (X.shape[1] * var) if var > 0 and np.isfinite(var) else 1.0
 
 
-def _sigma_from_gamma(kernel, sigma, gamma, X=None):
+def _sigma_from_gamma(kernel, sigma, gamma, X=None, sample_weight=None):
     """The bandwidth from ``sigma`` or RBFSampler's ``gamma = 1 / (2 sigma^2)`` (not both);
-    ``gamma="scale"`` is ``1 / (d X.var())`` on the training rows ``X``."""
+    ``gamma="scale"`` is ``1 / (d X.var())`` on the training rows ``X`` (weighted by
+    ``sample_weight`` when given)."""
     if gamma is None:
         return 1.0 if sigma is None else sigma
     if sigma is not None:
@@ -102,7 +117,7 @@ def _sigma_from_gamma(kernel, sigma, gamma, X=None):
         raise ValueError(f"'gamma' applies to the Gaussian kernel (kernel='gaussian' or 'rbf') "
                          f"only; use 'sigma' for kernel={kernel!r}.")
     if isinstance(gamma, str) and gamma == "scale":
-        gamma = _gamma_scale(X)
+        gamma = _gamma_scale(X, sample_weight)
     if isinstance(gamma, (bool, np.bool_)):
         raise ValueError(f"'gamma' must be a positive real number or array; got {gamma!r}.")
     try:

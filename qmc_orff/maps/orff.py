@@ -306,7 +306,7 @@ class ORFF(TransformerMixin, BaseEstimator):
                                  f"{sample_weight.sum()!r}.")
         if kernel == "div_free" and d < 2:
             raise ValueError(f"'X' must have d >= 2 columns for kernel='div_free'; got d={d}.")
-        sigma = _sigma_from_gamma("gaussian", self.sigma, self.gamma, X)
+        sigma = _sigma_from_gamma("gaussian", self.sigma, self.gamma, X, sample_weight)
         if kernel != "decomposable" or np.ndim(sigma) == 0:
             sig = _scalar_param(sigma, "sigma")
             if not sig > 0:
