@@ -69,8 +69,10 @@ $(VENV)/.installed-docs: pyproject.toml | $(PY)
 # `-E`: a full rebuild, so that a warning of an unchanged page is never skipped.
 SPHINXOPTS ?= -W --keep-going -E -j 1
 docs: $(VENV)/.installed-docs
-	rm -rf docs/generated docs/auto_examples docs/_build/html
+	rm -rf docs/generated docs/auto_examples docs/_build/html docs/sg_execution_times.rst
 	MPLBACKEND=Agg $(PY) -m sphinx -b html $(SPHINXOPTS) docs docs/_build/html
+	@! grep -rlE --include='*.html' '<(script|link)[^>]*(src|href)="(https?:)?//' docs/_build/html \
+		|| { echo "make docs: the pages above load a script or style sheet from the network"; exit 1; }
 
 catalogue: $(VENV)/.installed-demo
 	$(VENV)/bin/qmc-orff catalogue build --resume --dir sequences

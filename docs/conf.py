@@ -49,15 +49,13 @@ numpydoc_validation_checks = set()
 # -- no network ---------------------------------------------------------------------------------
 intersphinx_mapping = {}  # no inventory fetches: links to NumPy/SciPy/scikit-learn are plain text
 
-# -- MathJax: Sphinx's default loads MathJax 3 from a CDN when a page is *viewed* (the build
-# itself is offline).  To read the pages offline, point QMC_ORFF_DOCS_MATHJAX at a local
-# MathJax 2, e.g. Debian's libjs-mathjax:
-#   QMC_ORFF_DOCS_MATHJAX=\
-#     "file:///usr/share/javascript/mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML"
-if os.environ.get("QMC_ORFF_DOCS_MATHJAX"):
-    mathjax_path = os.environ["QMC_ORFF_DOCS_MATHJAX"]
-    mathjax2_config = {"tex2jax": {"inlineMath": [["\\(", "\\)"]],
-                                   "displayMath": [["\\[", "\\]"]], "processEscapes": True}}
+# -- MathJax: pages render their formulas offline.  The docs extra installs
+# sphinx-mathjax-offline (MathJax 3.2.2, Apache-2.0, as package data), a Sphinx extension that
+# copies MathJax into _static/mathjax after the build; the pages load it by a relative path,
+# which works from file:// and from any web server.  SVG output: no web fonts to load (Chromium
+# refuses fonts from file:// pages).  QMC_ORFF_DOCS_MATHJAX overrides the path (e.g. a CDN).
+extensions.append("sphinx-mathjax-offline")
+MATHJAX_PATH = os.environ.get("QMC_ORFF_DOCS_MATHJAX", "mathjax/tex-svg.js")
 
 # -- gallery ------------------------------------------------------------------------------------
 os.environ.setdefault("MPLBACKEND", "Agg")
@@ -71,6 +69,7 @@ sphinx_gallery_conf = {
     "reference_url": {},          # no doc linking that would fetch inventories
     "backreferences_dir": None,
     "show_memory": False,
+    "write_computation_times": False,  # its page loads jQuery and DataTables from a CDN
     "plot_gallery": "True",
     "abort_on_example_error": True,
     "image_scrapers": ("matplotlib",),
@@ -108,3 +107,8 @@ for _name, _args in {"main": [], "generate": ["generate"], "discrepancy": ["disc
                           capture_output=True, text=True, env={**os.environ, "COLUMNS": "66"})
     with open(os.path.join(_CLI_DIR, f"{_name}.txt"), "w", encoding="utf-8") as _f:
         _f.write(_out.stdout)
+
+
+def setup(app):
+    # after the extensions' setup: sphinx-mathjax-offline sets its own (CHTML) path there
+    app.config.mathjax_path = MATHJAX_PATH
