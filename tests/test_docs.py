@@ -99,6 +99,38 @@ def test_public_docstrings_parse_with_numpydoc():
         "(fix the docstring, or if it was fixed, remove it from KNOWN_UNPARSABLE)")
 
 
+def _parameter_mismatches():
+    """Public callables whose numpydoc Parameters section misses a parameter of the signature
+    or lists them in another order: {qualified name: (signature names, documented names)}."""
+    from numpydoc.docscrape import NumpyDocString
+
+    bad = {}
+    for name in PUBLIC:
+        for qualname, obj in _documented(name):
+            if isinstance(obj, property):
+                continue
+            try:
+                sig = inspect.signature(obj.__init__ if inspect.isclass(obj) else obj)
+            except (TypeError, ValueError):  # builtins
+                continue
+            wanted = [p.name for p in sig.parameters.values() if p.name not in ("self", "cls")
+                      and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                doc = NumpyDocString(inspect.getdoc(obj) or "")
+            documented = [n.strip().lstrip("*") for prm in doc["Parameters"]
+                          for n in prm.name.split(",")]
+            documented = [n for n in documented if n in wanted]
+            if documented != wanted:
+                bad[qualname] = (wanted, documented)
+    return bad
+
+
+def test_every_parameter_is_documented_in_signature_order():
+    """A reader of an API page finds each parameter, in the order of the signature."""
+    assert _parameter_mismatches() == {}
+
+
 def _api_entries():
     """The names the API reference's autosummary tables list under ``qmc_orff``."""
     text = (DOCS / "api.rst").read_text(encoding="utf-8")

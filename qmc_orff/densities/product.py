@@ -117,19 +117,60 @@ class ProductDensity:
 
     # ---- interface a subclass implements ---------------------------------------------
     def char_fn(self, beta):
-        """Characteristic function ``phi_1(beta)`` (real, even); also the kernel ``k_1(beta)``."""
+        """Characteristic function ``phi_1(beta)`` (real, even); also the kernel ``k_1(beta)``.
+
+        Parameters
+        ----------
+        beta : array_like
+            Arguments (distances at unit bandwidth), any shape.
+
+        Returns
+        -------
+        ndarray of the shape of `beta`
+        """
         raise NotImplementedError
 
     def pdf(self, u):
-        """Probability density ``p_1(u)`` at unit bandwidth."""
+        """Probability density ``p_1(u)`` at unit bandwidth.
+
+        Parameters
+        ----------
+        u : array_like
+            Frequencies at unit bandwidth, any shape.
+
+        Returns
+        -------
+        ndarray of the shape of `u`
+        """
         raise NotImplementedError
 
     def cdf(self, u):
-        """Cumulative distribution function ``F_1(u)`` at unit bandwidth."""
+        """Cumulative distribution function ``F_1(u)`` at unit bandwidth.
+
+        Parameters
+        ----------
+        u : array_like
+            Frequencies at unit bandwidth, any shape.
+
+        Returns
+        -------
+        ndarray of the shape of `u`, in [0, 1]
+        """
         raise NotImplementedError
 
     def ppf(self, t):
-        """Inverse CDF ``F_1^-1(t)`` for ``t`` in [0, 1]; ``ppf(0) = -inf``, ``ppf(1) = inf``."""
+        """Inverse CDF ``F_1^-1(t)`` for ``t`` in [0, 1]; ``ppf(0) = -inf``, ``ppf(1) = inf``.
+
+        Parameters
+        ----------
+        t : array_like
+            Probabilities in [0, 1], any shape.
+
+        Returns
+        -------
+        ndarray of the shape of `t`
+            Frequencies at unit bandwidth.
+        """
         raise NotImplementedError
 
     # ---- discrepancy integrals (quadrature fallback) ----------------------------------
@@ -162,7 +203,17 @@ class ProductDensity:
         return self.g_and_derivative(x, a)
 
     def C(self, a):
-        """``C_1(a) = pi^-1 int_0^a phi_1(t)^2 dt``."""
+        """``C_1(a) = pi^-1 int_0^a phi_1(t)^2 dt``.
+
+        Parameters
+        ----------
+        a : array_like
+            Box half-widths at unit bandwidth, positive, any shape.
+
+        Returns
+        -------
+        ndarray of the shape of `a`
+        """
         a = _as_a(a)
         out = np.empty(a.shape)
         for av in np.unique(a):

@@ -166,14 +166,6 @@ class ORFF(TransformerMixin, BaseEstimator):
         :class:`FourierFeatures`.
     scramble : "auto", bool or "deterministic", default="auto"
         As in :class:`FourierFeatures`.
-    check : {"warn", "raise", "off"}, default="warn"
-        As in :class:`FourierFeatures`, on the block Gram matrix of at most
-        ``512 // p`` rows of ``X`` (reference: ``"orf"``, or ``"mc"`` for the trace measure).
-    design_options : dict or None, default=None
-        With ``sequence="adaptive"`` (measures ``"spectral"`` and ``"trace"``):
-        keyword arguments of :func:`qmc_orff.adaptive_operator_sequence`, which
-        designs the frequencies on the ``X`` given to ``fit`` by minimising the
-        block Gram error; ignored otherwise.
     flatten : bool, default=False
         ``transform`` returns the 2-D feature matrix of shape ``(n, 2 s r p)``
         (row ``i`` is ``Phi(x_i)`` flattened in C order) that a linear model,
@@ -184,6 +176,14 @@ class ORFF(TransformerMixin, BaseEstimator):
         ``2 s`` of a scalar map; ``fit`` warns (``UserWarning``) above
         ``FLATTEN_WARN_COLUMNS`` (4096) such columns.  Pass ``A=[[1.0]]`` for one
         output (the scalar map of :class:`FourierFeatures`), or an explicit ``A``.
+    check : {"warn", "raise", "off"}, default="warn"
+        As in :class:`FourierFeatures`, on the block Gram matrix of at most
+        ``512 // p`` rows of ``X`` (reference: ``"orf"``, or ``"mc"`` for the trace measure).
+    design_options : dict or None, default=None
+        With ``sequence="adaptive"`` (measures ``"spectral"`` and ``"trace"``):
+        keyword arguments of :func:`qmc_orff.adaptive_operator_sequence`, which
+        designs the frequencies on the ``X`` given to ``fit`` by minimising the
+        block Gram error; ignored otherwise.
     verbose : int, default=0
         ``> 0``: progress of the long fits on stderr (the seedless default's
         selection, one line per candidate draw; the adaptive design's progress line).
