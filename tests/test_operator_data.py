@@ -85,3 +85,96 @@ def central(f, x, h=1e-6):
         e[idx] = h
         g[idx] = (f(x + e) - f(x - e)) / (2 * h)
     return g
+
+
+def _case(d, seed, m=13, s=7, offset=3.0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, d)) + offset      # off-centre: the objective centres X itself
+    W = rng.normal(size=(s, d))
+    xi = rng.uniform(0.2, 1.0, size=s) / s
+    return X, W, xi
+
+
+CURL_DIV = [(k, mu) for k in ("curl_free", "div_free") for mu in ("spectral", "trace")]
+
+
+@pytest.mark.parametrize("kernel, measure", CURL_DIV)
+@pytest.mark.parametrize("d", [2, 3, 5])
+@pytest.mark.parametrize("normalize", [False, True])
+def test_p_free_form_equals_the_direct_block_loop(kernel, measure, d, normalize):
+    # random frequencies: relative error e ~ 1, so the expansion N2 - 2 cross + Q loses
+    # about log10(N2 / L) < 1 digit; each side is a sum of O(m^2 s p^2) rounded terms
+    X, W, xi = _case(d, seed=10 * d + len(kernel) + len(measure))
+    obj = OperatorDataDiscrepancy(X, kernel=kernel, sigma=1.3, measure=measure)
+    value, gW, gxi, norm2 = ref_direct(kernel, measure, X, W, xi, 1.3)
+    scale = 1.0 / norm2 if normalize else 1.0
+    assert obj.constant() == pytest.approx(norm2, rel=1e-14)
+    tol = 1e-13 * max(1.0, norm2 / value)
+    assert obj(W, xi, normalize=normalize) == pytest.approx(value * scale, rel=tol)
+    got = obj.value_and_grad(W, xi, normalize=normalize)
+    assert got[0] == pytest.approx(value * scale, rel=tol)
+    np.testing.assert_allclose(got[1], gW * scale, rtol=0, atol=tol * np.max(np.abs(gW)) * scale)
+    np.testing.assert_allclose(got[2], gxi * scale, rtol=0,
+                               atol=tol * np.max(np.abs(gxi)) * scale)
+    # default weights 1/s
+    v_u, gW_u, _, _ = ref_direct(kernel, measure, X, W, np.full(len(W), 1.0 / len(W)), 1.3)
+    got_u = obj.value_and_grad(W, normalize=normalize)
+    assert len(got_u) == 2
+    assert got_u[0] == pytest.approx(v_u * scale, rel=1e-13 * max(1.0, norm2 / v_u))
+    np.testing.assert_allclose(got_u[1], gW_u * scale, rtol=0,
+                               atol=1e-13 * max(1.0, norm2 / v_u) * np.max(np.abs(gW_u)) * scale)
+
+
+@pytest.mark.parametrize("kernel, measure", CURL_DIV)
+def test_p_free_gradients_match_central_differences(kernel, measure):
+    X, W, xi = _case(4, seed=3, m=9, s=5)
+    obj = OperatorDataDiscrepancy(X, kernel=kernel, sigma=0.8, measure=measure)
+    val, gW, gxi = obj.value_and_grad(W, xi)
+    np.testing.assert_allclose(gW, central(lambda V: obj(V, xi), W), rtol=1e-6, atol=1e-9 * val)
+    np.testing.assert_allclose(gxi, central(lambda v: obj(W, v), xi), rtol=1e-6, atol=1e-9 * val)
+
+
+def _matched(kernel, measure, d, spread, seed=0, m=30, sigma=1.0, r=1.3):
+    """A small error on purpose: ``s = d`` orthogonal frequencies weighted so that
+    ``K~(0) = K(0)``, on data of scaled spread ``spread`` (relative error ~ spread^2)."""
+    rng = np.random.default_rng(seed)
+    X = spread * sigma * rng.normal(size=(m, d))
+    W = r * np.linalg.qr(rng.normal(size=(d, d)))[0]
+    xi = np.full(d, 1.0 / (sigma * r) ** 2 if measure == "spectral" else 1.0 / d)
+    return X, W, xi
+
+
+@pytest.mark.parametrize("kernel, measure", CURL_DIV)
+@pytest.mark.parametrize("spread", [0.1, 0.01])
+def test_cancellation_stays_within_its_bound(kernel, measure, spread):
+    # the expansion cancels: the value's relative error is about eps N2 / L = eps / e^2
+    # (2 log10(1/e) digits lost) and the gradients' about eps / e; the reference is the
+    # non-cancelling direct loop in extended precision
+    X, W, xi = _matched(kernel, measure, 3, spread)
+    obj = OperatorDataDiscrepancy(X, kernel=kernel, sigma=1.0, measure=measure)
+    value, gW, gxi, norm2 = (np.asarray(a, dtype=np.float64) for a in
+                             ref_direct(kernel, measure, X, W, xi, 1.0, dtype=np.longdouble))
+    e2 = float(value / norm2)
+    assert e2 < (1e-2 if spread == 0.1 else 1e-6)        # the regime is reached
+    got = obj.value_and_grad(W, xi)
+    assert got[0] == pytest.approx(float(value), rel=20 * EPS / e2)
+    bound = 20 * EPS / np.sqrt(e2)
+    np.testing.assert_allclose(got[1], gW, rtol=0, atol=bound * np.max(np.abs(gW)))
+    np.testing.assert_allclose(got[2], gxi, rtol=0, atol=bound * np.max(np.abs(gxi)))
+
+
+def test_reference_detects_a_wrong_objective():
+    # the comparison can fail: a 1e-9 change of one frequency is seen
+    X, W, xi = _case(3, seed=4)
+    obj = OperatorDataDiscrepancy(X, kernel="div_free", sigma=1.3)
+    value, gW, _, norm2 = ref_direct("div_free", "spectral", X, W, xi, 1.3)
+    W2 = W.copy()
+    W2[0, 0] += 1e-9
+    assert obj(W2, xi) != pytest.approx(value, rel=1e-13 * max(1.0, norm2 / value))
+
+
+def test_too_many_frequencies_refused():
+    X, _, _ = _case(2, seed=5, m=4)
+    obj = OperatorDataDiscrepancy(X)
+    with pytest.raises(ValueError, match="'W' must have at most 16384 rows"):
+        obj(np.ones((16385, 2)))
