@@ -33,7 +33,7 @@ from .._version import __version__
 from .._validation import as_generator, check_int, check_positive_real, check_size
 from ..objectives.data import GRAM_ARRAYS, KERNELS, DataDiscrepancy, data_sha256
 from ..objectives.operator_data import (OPERATOR_GRAM_ARRAYS, OPERATOR_KERNELS,
-                                        OperatorDataDiscrepancy)
+                                        OperatorDataDiscrepancy, check_operator_frequencies)
 from ..sequence import Sequence
 from ._adaptive_data import (_check_X, _init_points, _orf_reference, _orthogonal_unit,
                              _subsamples, check_subsample_sizes, median_heuristic)
@@ -65,7 +65,8 @@ def _check_s(s, d, m, extra=0):
     """``s`` checked before any allocation against what the design holds at once: about
     four ``(m, 2 s)`` arrays for the ``m`` training rows (features, their weighted copy,
     ``E @ [C, S]``, the gradient terms), L-BFGS-B's ``2 * maxcor + 4 = 44`` vectors of
-    ``s d`` entries, and ``extra`` entries per frequency (the operator's ``dA~(w)``)."""
+    ``s d`` entries, and ``extra`` entries per frequency (the operator objective's ``(m, s)``
+    products)."""
     return check_size(s, "s", minimum=1, width=8 * m + 44 * d + extra)
 
 
@@ -322,7 +323,7 @@ def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free
         Unit-bandwidth start (Gaussian spectral measure; for ``measure="trace"``
         with a named source, the trace measure's radial law ``chi(d + 2)``).
     n_train : int, default=400
-        Training subsample size (each evaluation costs ``O(p^2 m^2 s)``,
+        Training subsample size (each evaluation costs ``O(m^2 s + m s^2 + s^2 d)``,
         ``m = n_train``).
     n_validation : int, default=200
         Disjoint validation subsample size (as in :func:`adaptive_sequence`).
@@ -375,8 +376,12 @@ def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free
     d = X.shape[1]
     n_train, n_validation = check_subsample_sizes(X.shape[0], n_train, n_validation,
                                                   OPERATOR_GRAM_ARRAYS)
-    # curl / div: A~(w) and its derivative, (s, d, d, d)
-    s = _check_s(s, d, min(n_train, X.shape[0]), 0 if kernel == "decomposable" else d ** 3)
+    # curl / div: k @ [C, S, C a, S a, C a^2, S a^2] and its product, 12 (m, s) entries per
+    # frequency beyond the scalar design's, and (s, s) arrays
+    m_train = min(n_train, X.shape[0])
+    s = _check_s(s, d, m_train, 0 if kernel == "decomposable" else 12 * m_train)
+    if kernel != "decomposable":
+        check_operator_frequencies(s, "s")
     maxiter, patience, tol = _check_run(maxiter, patience, tol)
     _check_callables(callback=callback)
     split_rng, init_rng, orf_rng, sigma_rng = as_generator(seed).spawn(4)
