@@ -145,12 +145,13 @@ class ProductDensity:
         raise NotImplementedError
 
     def cdf(self, u):
-        """Cumulative distribution function ``F_1(u)`` at unit bandwidth.
+        """Cumulative distribution function ``F_1(u) = P(U <= u)`` at unit bandwidth.
 
         Parameters
         ----------
         u : array_like
-            Frequencies at unit bandwidth, any shape.
+            Upper limits of the integral of ``p_1`` (frequencies at unit bandwidth),
+            any shape.
 
         Returns
         -------
