@@ -679,6 +679,27 @@ def test_a_killed_writer_leaves_no_temp_file(tmp_path):
     assert os.listdir(tmp_path) == []
 
 
+def test_the_unnamed_temp_is_linked_not_copied(tmp_path, monkeypatch):
+    # the named temporary file (and its window for a SIGKILL) is only the fallback
+    if not _has_o_tmpfile(tmp_path):
+        pytest.skip("no O_TMPFILE here")
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("fell back to a named temporary file")
+
+    monkeypatch.setattr(seqmod.atomic, "_named_temp", refuse)
+    make_seq().save(tmp_path / "g.npz")
+    assert os.listdir(tmp_path) == ["g.npz"]
+    assert os.stat(tmp_path / "g.npz").st_mode & 0o777 == 0o666 & ~_umask()
+    load_sequence(tmp_path / "g.npz")
+
+
+def _umask():
+    umask = os.umask(0)
+    os.umask(umask)
+    return umask
+
+
 def test_unnamed_temp_falls_back_to_a_copy_where_linking_is_refused(tmp_path, monkeypatch):
     # /proc not mounted, or linkat refused: the bytes go into a named temporary file
     if not _has_o_tmpfile(tmp_path):

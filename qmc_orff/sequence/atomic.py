@@ -243,15 +243,25 @@ def _name_unnamed(fh, path, directory):
     copied into a named temporary file (fsync'ed).
     """
     prefix = f"{_temp_prefix(path)}{os.getpid()}@{_host_tag()}."
-    for _ in range(100):
-        tmp = os.path.join(directory, f"{prefix}{os.urandom(6).hex()}.tmp")
-        try:
-            os.link(f"/proc/self/fd/{fh.fileno()}", tmp, follow_symlinks=True)
-            return tmp
-        except FileExistsError:
-            continue
-        except OSError:
-            break
+    try:  # a dir_fd makes os.link call linkat(..., AT_SYMLINK_FOLLOW) (plain link(2) does not
+        # follow the /proc magic link: EXDEV)
+        dir_fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        dir_fd = None
+    try:
+        for _ in range(100 if dir_fd is not None else 0):
+            name = f"{prefix}{os.urandom(6).hex()}.tmp"
+            try:
+                os.link(f"/proc/self/fd/{fh.fileno()}", name, dst_dir_fd=dir_fd,
+                        follow_symlinks=True)
+                return os.path.join(directory, name)
+            except FileExistsError:
+                continue
+            except (OSError, NotImplementedError):
+                break
+    finally:
+        if dir_fd is not None:
+            os.close(dir_fd)
     out_fd, tmp = _named_temp(path, directory)
 
     def copy(out):
