@@ -45,7 +45,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._validation import check_choice, check_dimension, check_int, check_positive_real
-from .sequence import Sequence, atomic_write, load_sequence
+from ._catalogue_build import (check_parent, merge_entries, merge_scores, sha256_of,
+                               tie_to_parent, update_json)
+from .sequence import Sequence, load_sequence, remove_stale_temps
 
 if TYPE_CHECKING:  # names used in type hints only
     from concurrent.futures import Executor
@@ -419,20 +421,10 @@ def _valid_existing(path, d, s, r, method, maxiter):
     return seq if ok else None
 
 
-def _sha256(path):
-    import hashlib
-
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def _index_entry(name, seq, path=None):
     entry = {"file": name}
     if path is not None:
-        entry["sha256"] = _sha256(path)
+        entry["sha256"] = sha256_of(path)
     for key in _INDEX_FIELDS:
         if key in seq.meta:
             entry[key] = seq.meta[key]
@@ -440,13 +432,35 @@ def _index_entry(name, seq, path=None):
     return entry
 
 
+def _accepted(k, e):
+    try:
+        return _checked_entry(k, e) is e
+    except ValueError:
+        return False
+
+
 def _write_index(directory, entries):
-    data = {"format": "qmc_orff.catalogue", "format_version": 1, "density": DENSITY,
-            "catalogue_version": CATALOGUE_VERSION,
-            "entries": sorted(entries.values(),
-                              key=lambda e: (e["method"], e["d"], e["s"], e["box_over_sigma"]))}
-    text = (json.dumps(data, indent=1, sort_keys=True) + "\n").encode("utf-8")
-    atomic_write(os.path.join(directory, INDEX), lambda fh: fh.write(text))
+    """Merge ``entries`` (this build's, by file name) into ``index.json`` under the folder's
+    lock (:func:`~qmc_orff._catalogue_build.merge_entries`): other builds' entries stay."""
+    def merge(old):
+        old = old.get("entries") if isinstance(old, dict) else None
+        merged = merge_entries(directory, old, entries, _accepted)
+        return {"format": "qmc_orff.catalogue", "format_version": 1, "density": DENSITY,
+                "catalogue_version": CATALOGUE_VERSION,
+                "entries": sorted(merged.values(), key=lambda e: (e["method"], e["d"], e["s"],
+                                                                  e["box_over_sigma"]))}
+
+    update_json(directory, INDEX, merge)
+
+
+def _write_scores(directory, scores, keep_ratio):
+    """Merge this build's ``scores`` (by file name) into ``scores.json``, under the lock."""
+    def name_of(r):
+        return entry_name(r["d"], r["s"], r["box_over_sigma"], r["method"])
+
+    update_json(directory, "scores.json", lambda old: {
+        "catalogue_version": CATALOGUE_VERSION, "keep_ratio": keep_ratio,
+        "scores": merge_scores(old, scores, name_of)})
 
 
 def _build_entry(directory, name, d, s, r, method, mi, keep_ratio):
@@ -459,6 +473,7 @@ def _build_entry(directory, name, d, s, r, method, mi, keep_ratio):
     from .designs.weighted import weighted_sequence
     from .objectives.box import BoxDiscrepancy
 
+    check_parent()  # a worker whose build was killed stops here
     t0 = time.perf_counter()
     obj = BoxDiscrepancy(np.full(d, r), kernel=DENSITY, sigma=np.ones(d), d=d)
     if method == "global":
@@ -555,6 +570,16 @@ def build_catalogue(directory: str | os.PathLike | None = None, *,
     worker but missing from the index is found and kept).  The files are the
     same with or without an executor (each design is deterministic).
 
+    Several builds may write into one folder at once: ``index.json`` and
+    ``scores.json`` are updated under an exclusive lock of the folder
+    (``fcntl.flock`` of ``.index.lock``, removed after each update; Windows:
+    ``msvcrt.locking``), each merging its entries by file name into what is
+    there, so every build's entries stay (entries whose file is gone are
+    dropped).  The worker processes of ``workers > 1`` end with this process,
+    even when it is killed outright (Linux: ``PR_SET_PDEATHSIG``; other POSIX
+    systems: a check of the parent every second); those of an ``executor`` are
+    the executor's business.
+
     Examples
     --------
     One small entry, built into a temporary folder:
@@ -573,10 +598,9 @@ def build_catalogue(directory: str | os.PathLike | None = None, *,
     """
     directory = user_catalogue_dir() if directory is None else os.fspath(directory)
     os.makedirs(directory, exist_ok=True)
-    # temporary files of a build killed mid-write (SIGKILL skips the clean-up in atomic_write)
-    for name in os.listdir(directory):
-        if name.startswith(f".{DENSITY}.") and name.endswith(".tmp"):
-            os.unlink(os.path.join(directory, name))
+    # temporary files of a build killed mid-write whose process is gone (not another
+    # build's live ones)
+    remove_stale_temps(directory)
     for m in methods:
         check_choice(m, "methods", METHODS)
     workers = check_int(workers, "workers", minimum=1)
@@ -631,7 +655,8 @@ def build_catalogue(directory: str | os.PathLike | None = None, *,
 
         # spawn: forking after numba's OpenMP threads ran is unsafe
         executor = own_pool = ProcessPoolExecutor(
-            max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+            max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+            initializer=tie_to_parent, initargs=(os.getpid(),))
     if executor is None:
         for k, name, *task in todo:
             done(k, name, *_build_entry(directory, name, *task, keep_ratio))
@@ -661,8 +686,5 @@ def build_catalogue(directory: str | os.PathLike | None = None, *,
                 own_pool.shutdown(cancel_futures=True)
     _write_index(directory, entries)
     if scores:
-        text = (json.dumps({"catalogue_version": CATALOGUE_VERSION, "keep_ratio": keep_ratio,
-                            "scores": [scores[k] for k in sorted(scores)]}, indent=1,
-                           sort_keys=True) + "\n").encode("utf-8")
-        atomic_write(os.path.join(directory, "scores.json"), lambda fh: fh.write(text))
+        _write_scores(directory, scores, keep_ratio)
     return sorted(entries.values(), key=lambda e: (e["method"], e["d"], e["s"], e["box_over_sigma"]))

@@ -629,13 +629,15 @@ def test_read_lattice_rejects_out_of_range_values(tmp_path):
             read_lattice(bad)
 
 
-def _stale_temp(tmp_path, target):
-    """A temporary file left by a writer killed by SIGKILL in the middle of a save."""
+def _stale_temp(tmp_path, target, named=True):
+    """A temporary file left by a writer killed by SIGKILL in the middle of a save
+    (``named``: with a named temporary file, as where ``O_TMPFILE`` is missing)."""
     import subprocess
     import sys
 
     code = ("import os, signal, numpy as np\n"
             "from qmc_orff import sequence as sm\n"
+            + ("sm.atomic._unnamed_temp = lambda directory: None\n" if named else "") +
             "def killed(fh, **arrays):\n"
             "    fh.write(b'PK partial'); fh.flush(); os.kill(os.getpid(), signal.SIGKILL)\n"
             "sm.np.savez_compressed = killed\n"
@@ -659,6 +661,75 @@ def test_stale_temp_files_of_killed_writers_are_removed(tmp_path):
     left = sorted(f for f in os.listdir(tmp_path) if f.endswith(".tmp"))
     assert left == sorted([legacy.name, other.name])
     load_sequence(target)
+
+
+def _has_o_tmpfile(directory):
+    fd = seqmod.atomic._unnamed_temp(str(directory))
+    if fd is None:
+        return False
+    os.close(fd)
+    return True
+
+
+def test_a_killed_writer_leaves_no_temp_file(tmp_path):
+    # issue 21, L9: the temporary file has no name until it is complete (O_TMPFILE)
+    if not _has_o_tmpfile(tmp_path):
+        pytest.skip("no O_TMPFILE here")
+    assert _stale_temp(tmp_path, tmp_path / "g.npz", named=False) == []
+    assert os.listdir(tmp_path) == []
+
+
+def test_the_unnamed_temp_is_linked_not_copied(tmp_path, monkeypatch):
+    # the named temporary file (and its window for a SIGKILL) is only the fallback
+    if not _has_o_tmpfile(tmp_path):
+        pytest.skip("no O_TMPFILE here")
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("fell back to a named temporary file")
+
+    monkeypatch.setattr(seqmod.atomic, "_named_temp", refuse)
+    make_seq().save(tmp_path / "g.npz")
+    assert os.listdir(tmp_path) == ["g.npz"]
+    assert os.stat(tmp_path / "g.npz").st_mode & 0o777 == 0o666 & ~_umask()
+    load_sequence(tmp_path / "g.npz")
+
+
+def _umask():
+    umask = os.umask(0)
+    os.umask(umask)
+    return umask
+
+
+def test_unnamed_temp_falls_back_to_a_copy_where_linking_is_refused(tmp_path, monkeypatch):
+    # /proc not mounted, or linkat refused: the bytes go into a named temporary file
+    if not _has_o_tmpfile(tmp_path):
+        pytest.skip("no O_TMPFILE here")
+
+    def refuse(*args, **kwargs):
+        raise PermissionError("refused")
+
+    monkeypatch.setattr(seqmod.atomic.os, "link", refuse)
+    make_seq().save(tmp_path / "g.npz")
+    assert os.listdir(tmp_path) == ["g.npz"]
+    load_sequence(tmp_path / "g.npz")
+
+
+def test_remove_stale_temps_of_every_target_keeps_live_writers(tmp_path):
+    if os.name != "posix":
+        pytest.skip("stale temp files are recognised on POSIX")
+    import subprocess
+    import sys
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    host = seqmod._host_tag()
+    names = [f".a.b.npz.{dead.pid}@{host}.x1.tmp", f".c.npz.{dead.pid}@{host}.x2.tmp",
+             f".c.npz.{os.getpid()}@{host}.x3.tmp", f".c.npz.{dead.pid}@otherhost.x4.tmp",
+             ".c.npz.x5.tmp", "c.npz"]
+    for name in names:
+        (tmp_path / name).write_bytes(b"x")
+    seqmod.remove_stale_temps(tmp_path)
+    assert sorted(os.listdir(tmp_path)) == sorted(names[2:])
 
 
 @pytest.mark.skipif(os.name != "posix", reason="stale temp files are recognised on POSIX")

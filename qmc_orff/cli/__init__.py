@@ -39,7 +39,7 @@ from .design import _cmd_design
 from .discrepancy import _cmd_discrepancy
 from .generate import _cmd_generate
 
-__all__ = ["main"]
+__all__ = ["main", "entry_point"]
 
 
 # --------------------------------------------------------------------------- parser
@@ -60,16 +60,19 @@ def build_parser():
 
 
 def main(argv=None):
-    """Entry point of the ``qmc-orff`` console script; returns the exit status.
+    """Entry point of the ``qmc-orff`` command line; returns the exit status.
 
     Bad arguments and unreadable or invalid files: one line on stderr, status 2.
     Ctrl-C: status 130 and ``qmc-orff: interrupted`` (``design`` first saves the
     best iterate).  Run as a program (``argv=None`` in the main thread with
-    Python's default SIGINT handler: the ``qmc-orff`` script, ``python -m
-    qmc_orff``), a Ctrl-C that arrives after the command finished (e.g. just
-    after the final save, while the interpreter shuts down) still gives status
-    130 and the message, never death by the signal: on return SIGINT is left
-    ignored, since the process is about to exit.
+    Python's default SIGINT handler), SIGINT keeps a handler that only counts
+    once the command has finished, and :func:`entry_point` (the ``qmc-orff``
+    script, ``python -m qmc_orff``) decides the status at the very end: a Ctrl-C
+    that arrives at any time until the status is written -- after the final save,
+    while the exit handlers run -- gives status 130 and the message, never
+    status 0 nor death by the signal.  One that arrives after that (the last
+    instructions before ``_exit``) cannot be seen.  The signal is never blocked
+    (blocked, it can reach numba's or BLAS's threads, which die of it).
     """
     if (argv is None and threading.current_thread() is threading.main_thread()
             and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
@@ -77,15 +80,30 @@ def main(argv=None):
     return _run(argv)
 
 
+def entry_point():
+    """The ``qmc-orff`` console script and ``python -m qmc_orff``: run :func:`main`, exit.
+
+    Never returns: the process ends with :func:`main`'s status, or 130 when a
+    Ctrl-C arrived before that status was written (see :func:`main`).
+    """
+    _exit_program(main())
+
+
+#: the program run's state: ``active`` (main runs as a program), ``raise`` (SIGINT raises
+#: KeyboardInterrupt; afterwards it is only counted), ``hits`` (SIGINTs received)
+_PROGRAM = {"active": False, "raise": False, "hits": 0}
+
+
+def _on_sigint(signum, frame):
+    _PROGRAM["hits"] += 1
+    if _PROGRAM["raise"]:
+        raise KeyboardInterrupt
+
+
 def _main_as_program():
-    state = {"raise": True, "hits": 0}
-
-    def on_sigint(signum, frame):
-        state["hits"] += 1
-        if state["raise"]:
-            raise KeyboardInterrupt
-
-    signal.signal(signal.SIGINT, on_sigint)
+    _PROGRAM.update(active=True, hits=0)
+    _PROGRAM["raise"] = True
+    signal.signal(signal.SIGINT, _on_sigint)
     status = None
     try:
         try:
@@ -95,56 +113,67 @@ def _main_as_program():
         except Exception:
             # after a Ctrl-C, a failure is its consequence (e.g. a module whose import
             # it broke): report the interrupt; otherwise a genuine bug, shown in full
-            if not state["hits"]:
+            if not _PROGRAM["hits"]:
                 raise
             status = None
     except KeyboardInterrupt:  # outside the command (argument parsing, error reporting)
         status = None
-    while state["raise"]:  # from here on the handler only counts
+    while _PROGRAM["raise"]:  # from here on the handler only counts (never SIG_IGN)
         try:
-            state["raise"] = False
+            _PROGRAM["raise"] = False
         except KeyboardInterrupt:
             pass
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        _process_pending_signals()
-        if signal.SIGINT in signal.sigpending():
-            state["hits"] += 1
-    # ignored from now on (a pending, blocked one is discarded): the interpreter's
-    # shutdown restores the default action of Python-level handlers, which would
-    # let a late Ctrl-C kill the process by the signal
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _PROGRAM["interrupted"] = bool(state["hits"])
-    if state["hits"] and status in (0, None):
+    return _final_status(status)
+
+
+def _final_status(status):
+    """``status``, or 130 (with the message) when a SIGINT was counted and the command
+    did not fail otherwise."""
+    if _PROGRAM["hits"] and status in (0, None):
         sys.stderr.write("qmc-orff: interrupted\n")
-        status = EXIT_INTERRUPTED
+        return EXIT_INTERRUPTED
     return status
 
 
-_PROGRAM = {"interrupted": False}
-
-
 def _exit_program(status):
-    """``sys.exit(status)`` for ``python -m qmc_orff`` (and ``-m qmc_orff.cli``).
+    """End the process with ``status`` (``sys.exit`` when :func:`main` did not run as a program).
 
-    After a Ctrl-C the process ends at once (``os._exit``, streams flushed first):
-    under ``-m``, CPython kills itself by SIGINT at exit once a
-    ``KeyboardInterrupt`` has passed through code run by ``exec`` of a string
-    (numba, dataclasses), even though it was caught -- the status 130 would be lost.
+    As a program: the exit handlers (``atexit``) run, the standard streams are
+    flushed, and only then is the status decided -- 130 when a SIGINT was
+    counted meanwhile -- and the process ended at once with ``os._exit``: the
+    interpreter's shutdown would restore SIGINT's default action (death by the
+    signal) and, under ``-m``, kill itself by SIGINT once a ``KeyboardInterrupt``
+    had passed through code run by ``exec`` of a string (numba, dataclasses),
+    even though it was caught.  Non-daemon threads are not waited for (the
+    command leaves none).
     """
-    if _PROGRAM["interrupted"]:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
-        os._exit(status if isinstance(status, int) else EXIT_INTERRUPTED)
-    sys.exit(status)
+    if not _PROGRAM["active"]:
+        sys.exit(status)
+    import atexit
+
+    try:
+        getattr(atexit, "_run_exitfuncs", lambda: None)()
+    finally:
+        if status is None:
+            code = 0
+        elif isinstance(status, int):
+            code = status
+        else:  # as sys.exit: the message on stderr, status 1
+            sys.stderr.write(f"{status}\n")
+            code = 1
+        _flush_streams()
+        if code == 0 and _PROGRAM["hits"]:  # the status is decided here
+            code = _final_status(code)
+            _flush_streams()
+        os._exit(code)
 
 
-def _process_pending_signals():
-    """A call: the interpreter runs the handlers of signals that have arrived."""
-    return None
+def _flush_streams():
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
 
 
 def _run(argv):
@@ -173,4 +202,4 @@ def _run(argv):
 
 
 if __name__ == "__main__":  # pragma: no cover
-    _exit_program(main())
+    entry_point()

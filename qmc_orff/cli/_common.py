@@ -73,9 +73,12 @@ def _check_output_path(path, option, inputs=()):
 
     Checked: ``path`` is not a folder, its folder exists, a file can be created
     there (a probe file is created and removed: ``os.access`` says yes to root
-    on read-only mounts), and it is not one of the ``inputs`` files.
+    on read-only mounts), and it is not one of the ``inputs`` files.  Temporary
+    files of killed earlier writes to ``path`` whose process is gone are removed.
     """
     import tempfile
+
+    from ..sequence import remove_stale_temps
 
     if os.path.isdir(path):
         raise _CliError(f"{option} {path!r} is a directory; give a file name")
@@ -97,6 +100,7 @@ def _check_output_path(path, option, inputs=()):
     except OSError as exc:
         raise _CliError(f"{option} {path!r}: folder {folder!r} is not writable "
                         f"({exc.strerror or exc})") from None
+    remove_stale_temps(folder, path)
 
 
 def _fallback_paths(path):

@@ -48,20 +48,10 @@ def _cmd_catalogue(args):
     out = cat.user_catalogue_dir() if args.directory is None else args.directory
     if log is not None:
         log(f"building the catalogue in {out}")
-    if args.workers == 1:
-        cat.build_catalogue(out, d_values=d_values, s_values=s_values, box_over_sigma=boxes,
-                            methods=methods, maxiter=args.maxiter, resume=args.resume, log=log)
-        _built(out, log)
-        return 0
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    # "spawn": forking a process whose numba kernels already ran on OpenMP threads is unsafe
-    with ProcessPoolExecutor(max_workers=args.workers,
-                             mp_context=multiprocessing.get_context("spawn")) as pool:
-        cat.build_catalogue(out, d_values=d_values, s_values=s_values, box_over_sigma=boxes,
-                            methods=methods, maxiter=args.maxiter, resume=args.resume, log=log,
-                            executor=pool)
+    # workers > 1: "spawn" worker processes that end with this one (even on SIGKILL)
+    cat.build_catalogue(out, d_values=d_values, s_values=s_values, box_over_sigma=boxes,
+                        methods=methods, maxiter=args.maxiter, resume=args.resume, log=log,
+                        workers=args.workers)
     _built(out, log)
     return 0
 

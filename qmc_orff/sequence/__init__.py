@@ -33,12 +33,15 @@ digests detect corruption; ``load_sequence(path, sha256=...)`` also pins the
 whole file.  A digest is not a defence against tampering: whoever can change the
 file can change a digest stored beside it.
 
-Writes are atomic: the archive goes to a temporary file
-``.<name>.<pid>@<host>.<random>.tmp`` in the target's directory, is flushed
-and fsync'ed, and renamed over the target (``os.replace``); the directory is
-then fsync'ed.  An interrupted save leaves the previous file (or no file) under
-the target name, never a truncated one; the temporary file of a writer killed
-outright (SIGKILL) is removed by the next write to the same target.
+Writes are atomic: the archive goes to a temporary file in the target's
+directory, is flushed and fsync'ed, and renamed over the target
+(``os.replace``); the directory is then fsync'ed.  An interrupted save leaves
+the previous file (or no file) under the target name, never a truncated one.
+On Linux the temporary file has no name until it is complete (``O_TMPFILE``),
+so a writer killed outright (SIGKILL) leaves nothing; elsewhere it is
+``.<name>.<pid>@<host>.<random>.tmp``, and the one a killed writer left is
+removed by the next write to the same target (or the next ``qmc-orff`` command
+or catalogue build writing into that folder) once no process ``<pid>`` runs.
 
 Lattice designs can also be exported in the LDData / LatNet Builder plain-text
 lattice format (:meth:`Sequence.write_lattice`, :func:`read_lattice`).
@@ -51,7 +54,8 @@ import numpy as np  # noqa: F401  (tests patch np.savez_compressed through this 
 from ._format import (_ARRAY_KEYS, _FORMAT_NAME, _HEADER_KEY, FORMAT_VERSION, _digest,
                       _json_default, _normalise_meta)
 from .atomic import (_atomic_write, _deferred_sigint, _fsync_dir, _host_tag,
-                     _remove_stale_temps, _temp_prefix, atomic_write)
+                     _remove_stale_temps, _temp_prefix, atomic_write, exclusive_lock,
+                     remove_stale_temps)
 from .core import Sequence
 from .lattice_file import MAX_LATTICE_BYTES, read_lattice
 from .reader import MAX_HEADER_BYTES, load_sequence

@@ -1,20 +1,27 @@
 """Atomic file writes: a temporary file in the target directory, fsync'ed and renamed over it.
 
 An interrupted write leaves the previous file (or no file) under the target
-name, never a truncated one; the temporary file of a writer killed outright
-(SIGKILL) is removed by the next write to the same target.
+name, never a truncated one.  On Linux the temporary file has no name while it
+is written (``O_TMPFILE``): a writer killed outright (SIGKILL, power loss)
+leaves nothing behind; it is named ``.<name>.<pid>@<host>.<random>.tmp`` only
+for the instant between its last byte and the rename.  Elsewhere (or on a file
+system without ``O_TMPFILE``) it carries that name throughout, and the temporary
+file of a killed writer is removed by the next write to the same target
+(:func:`remove_stale_temps`).  :func:`exclusive_lock` serialises the
+read-modify-write of a file shared by several processes.
 """
 from __future__ import annotations
 
 import contextlib
 import os
 import re
+import shutil
 import signal
 import socket
 import tempfile
 import threading
 
-__all__ = ["atomic_write"]
+__all__ = ["atomic_write", "exclusive_lock", "remove_stale_temps"]
 
 
 def _fsync_dir(directory):
@@ -64,44 +71,114 @@ def _temp_prefix(path):
     return "." + os.path.basename(path) + "."
 
 
-def _remove_stale_temps(path, directory):
-    """Remove temporary files of earlier writes to ``path`` whose writer is dead.
+_TEMP_TAIL = re.compile(r"([0-9]{1,10})@([A-Za-z0-9-]{1,40})\.[A-Za-z0-9_]+\.tmp")
+
+
+def _writer_is_dead(pid):
+    """True when no process ``pid`` runs on this machine (POSIX ``kill(pid, 0)``)."""
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OverflowError):  # alive under another user / not a pid
+        return False
+    return False
+
+
+def remove_stale_temps(directory, target=None):
+    """Remove the temporary files of killed :func:`atomic_write` calls in ``directory``.
 
     A killed process (SIGKILL, power loss) cannot clean up after
-    :func:`atomic_write`; its temporary file is named
-    ``.<name>.<pid>@<host>.<random>.tmp``, and the next write to the same
-    target removes it when that process no longer runs on this machine (POSIX
-    only; files of live processes, other machines and other names are kept).
+    :func:`atomic_write`; a temporary file it left is named
+    ``.<name>.<pid>@<host>.<random>.tmp``.  It is removed when that process no
+    longer runs on this machine; files of live processes (a write in progress),
+    of other machines and names of other shapes are kept.  ``target``: only the
+    temporary files of that target file name (a path's base name is used);
+    ``None``: those of every target in ``directory``.  POSIX only (elsewhere a
+    no-op); errors (a folder that cannot be listed, a file gone already) are
+    ignored.
     """
     if os.name != "posix":
         return
-    prefix = _temp_prefix(path)
-    pattern = re.compile(r"([0-9]{1,10})@([A-Za-z0-9-]{1,40})\.[A-Za-z0-9_]+\.tmp")
+    prefix = "." if target is None else _temp_prefix(os.fspath(target))
     host = _host_tag()
     try:
         names = os.listdir(directory)
     except OSError:
         return
     for name in names:
-        if not name.startswith(prefix):
+        if not (name.startswith(prefix) and name.endswith(".tmp")):
             continue
-        m = pattern.fullmatch(name[len(prefix):])
-        if m is None or m.group(2) != host:
-            continue
-        pid = int(m.group(1))
-        if pid == os.getpid():
-            continue
-        try:
-            os.kill(pid, 0)
-            continue  # alive (another writer)
-        except ProcessLookupError:
-            pass
-        except (PermissionError, OverflowError):  # alive under another user / not a pid
+        tail = name[len(prefix):]
+        if target is None:  # the target's name may itself contain dots
+            m = next(filter(None, (_TEMP_TAIL.fullmatch(tail[k + 1:])
+                                   for k in range(len(tail)) if tail[k] == ".")), None)
+        else:
+            m = _TEMP_TAIL.fullmatch(tail)
+        if m is None or m.group(2) != host or not _writer_is_dead(int(m.group(1))):
             continue
         try:
             os.unlink(os.path.join(directory, name))
         except OSError:
             pass
+
+
+def _remove_stale_temps(path, directory):
+    """:func:`remove_stale_temps` for the target ``path``."""
+    remove_stale_temps(directory, os.path.basename(path))
+
+
+@contextlib.contextmanager
+def exclusive_lock(path):
+    """Hold an exclusive lock on the lock file ``path`` for the ``with`` block.
+
+    POSIX: ``fcntl.flock`` on ``path`` (created when missing; waits for the
+    holder), which is removed when the block ends (a waiter that then finds it
+    gone or replaced locks the new one, so the folder keeps no lock file).  Windows:
+    ``msvcrt.locking`` of its first byte, retried until it is free; the file is
+    kept.  Where neither exists the block runs unlocked.  The lock is advisory:
+    it orders the processes that take it, nothing else.
+    """
+    try:
+        import fcntl
+    except ImportError:
+        fcntl = None
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                try:  # removed (or replaced) by the holder we waited for: lock the new one
+                    if os.stat(path).st_ino != os.fstat(fd).st_ino:
+                        continue
+                except FileNotFoundError:
+                    continue
+            else:
+                _lock_without_fcntl(fd)
+            try:
+                yield
+            finally:
+                if fcntl is not None:
+                    with contextlib.suppress(OSError):
+                        os.unlink(path)
+            return
+        finally:
+            os.close(fd)  # releases the lock
+
+
+def _lock_without_fcntl(fd):
+    try:
+        import msvcrt
+    except ImportError:  # neither fcntl nor msvcrt: no lock
+        return
+    while True:
+        try:
+            msvcrt.locking(fd, msvcrt.LK_LOCK, 1)  # itself retries for about 10 s
+            return
+        except OSError:
+            continue
 
 
 def atomic_write(path, write):
@@ -112,15 +189,96 @@ def atomic_write(path, write):
     removed and the target is left as it was.  Ctrl-C during the write is held
     back until the file is complete (then ``KeyboardInterrupt`` is raised).
     Temporary files left by killed earlier writes to the same ``path`` are
-    removed first (see :func:`_remove_stale_temps`).
+    removed first (see :func:`remove_stale_temps`).  On Linux the temporary file
+    is unnamed (``O_TMPFILE``) until it is complete, so a killed writer leaves
+    none.
     """
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
     with _deferred_sigint():
         _remove_stale_temps(path, directory)
-        fd, tmp = tempfile.mkstemp(dir=directory, suffix=".tmp",
-                                   prefix=f"{_temp_prefix(path)}{os.getpid()}@{_host_tag()}.")
+        fd = _unnamed_temp(directory)
+        if fd is not None:
+            _atomic_write_unnamed(path, write, fd, directory)
+            return
+        fd, tmp = _named_temp(path, directory)
         _atomic_write(path, write, fd, tmp, directory)
+
+
+def _named_temp(path, directory):
+    return tempfile.mkstemp(dir=directory, suffix=".tmp",
+                            prefix=f"{_temp_prefix(path)}{os.getpid()}@{_host_tag()}.")
+
+
+def _unnamed_temp(directory):
+    """A file descriptor of a new unnamed file in ``directory`` (Linux ``O_TMPFILE``, mode
+    0666 less the umask), or None where that is not available."""
+    if not hasattr(os, "O_TMPFILE") or not os.path.isdir("/proc/self/fd"):
+        return None
+    try:
+        return os.open(directory, os.O_TMPFILE | os.O_RDWR, 0o666)
+    except OSError:  # EOPNOTSUPP / EISDIR / EINVAL: a file system or kernel without it
+        return None
+
+
+def _atomic_write_unnamed(path, write, fd, directory):
+    with os.fdopen(fd, "w+b") as fh:  # an exception here leaves nothing: the file has no name
+        write(fh)
+        fh.flush()
+        os.fsync(fh.fileno())
+        tmp = _name_unnamed(fh, path, directory)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(directory)
+
+
+def _name_unnamed(fh, path, directory):
+    """Give the complete unnamed file ``fh`` a temporary name beside ``path``; return it.
+
+    ``linkat`` through ``/proc/self/fd``; where that is refused, the bytes are
+    copied into a named temporary file (fsync'ed).
+    """
+    prefix = f"{_temp_prefix(path)}{os.getpid()}@{_host_tag()}."
+    try:  # a dir_fd makes os.link call linkat(..., AT_SYMLINK_FOLLOW) (plain link(2) does not
+        # follow the /proc magic link: EXDEV)
+        dir_fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        dir_fd = None
+    try:
+        for _ in range(100 if dir_fd is not None else 0):
+            name = f"{prefix}{os.urandom(6).hex()}.tmp"
+            try:
+                os.link(f"/proc/self/fd/{fh.fileno()}", name, dst_dir_fd=dir_fd,
+                        follow_symlinks=True)
+                return os.path.join(directory, name)
+            except FileExistsError:
+                continue
+            except (OSError, NotImplementedError):
+                break
+    finally:
+        if dir_fd is not None:
+            os.close(dir_fd)
+    out_fd, tmp = _named_temp(path, directory)
+
+    def copy(out):
+        fh.seek(0)
+        shutil.copyfileobj(fh, out)
+
+    try:
+        os.chmod(tmp, os.fstat(fh.fileno()).st_mode & 0o777)
+        with os.fdopen(out_fd, "wb") as out:
+            copy(out)
+            out.flush()
+            os.fsync(out.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return tmp
 
 
 def _atomic_write(path, write, fd, tmp, directory):
