@@ -280,7 +280,7 @@ def catalogue(*, d: int | None = None, s: int | None = None,
     return out
 
 
-def load_catalogue(d: int, s: int, box_over_sigma: float = 2.0,
+def load_catalogue(d: int, s: int, box_over_sigma: float = 0.5,
                    method: str = "global", *,
                    directory: str | os.PathLike | None = None) -> Sequence:
     """Load the catalogue sequence nearest to the request.
@@ -291,9 +291,10 @@ def load_catalogue(d: int, s: int, box_over_sigma: float = 2.0,
         Dimension (one of the catalogue's: 2, 4, 8, 16; see :func:`catalogue`).
     s : int
         Number of points (one of the catalogue's: 64, 128, 256, 512, 1024).
-    box_over_sigma : float, default=2.0
+    box_over_sigma : float, default=0.5
         Box half-width over the kernel bandwidth; the entry with the nearest
-        value on a log scale is chosen (ties go to the larger box).
+        value on a log scale is chosen (ties go to the larger box).  The default
+        is a grid value typical of real data at the median-heuristic bandwidth.
     method : {"global", "weighted"}, default="global"
     directory : str, path or None, default=None
         Read the catalogue built into this folder by :func:`build_catalogue`

@@ -302,3 +302,13 @@ def test_malformed_index_raises_value_error(tmp_path, monkeypatch, text):
     (root / "index.json").write_text(text)
     with pytest.raises(ValueError, match="the catalogue index"):
         cat.load_catalogue(2, 64, 1.0, "global")
+
+
+@pytest.mark.parametrize("d, s", sorted({(e["d"], e["s"]) for e in ENTRIES
+                                          if e["method"] == "global"}))
+def test_the_default_box_loads_every_shipped_size_without_a_warning(d, s):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        seq = qmc_orff.load_catalogue(d, s)
+    assert seq.meta["catalogue"]["chosen_box_over_sigma"] == 0.5
+    assert seq.points.shape == (s, d)
