@@ -13,6 +13,7 @@ import pytest
 from sklearn.gaussian_process.kernels import Matern as SkMatern
 
 from qmc_orff import ORFF, DataDiscrepancy, FourierFeatures, OperatorDataDiscrepancy, gram_error
+from _finite_differences import central
 
 SIGMA = np.array([1.3, 0.7, 2.0])
 
@@ -40,15 +41,6 @@ def ref_value(kernel, X, W, xi, sigma, nu=1.5):
     D = X[:, None, :] - X[None, :, :]
     Kt = np.cos(D @ W.T) @ xi
     return float(np.sum((K - Kt) ** 2)) / X.shape[0] ** 2
-
-
-def central(f, x, h=1e-6):
-    g = np.zeros_like(x)
-    for idx in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[idx] = h
-        g[idx] = (f(x + e) - f(x - e)) / (2 * h)
-    return g
 
 
 KERNELS = [("gaussian", SIGMA), ("laplacian", SIGMA), ("matern", 1.4)]

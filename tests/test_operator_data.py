@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from qmc_orff import OperatorDataDiscrepancy
+from _finite_differences import central
 
 EPS = np.finfo(np.float64).eps
 
@@ -76,15 +77,6 @@ def ref_direct(kernel, measure, X, W, xi, sigma, dtype=np.float64):
             grad_W += (u * xi)[:, None] * dAt[:, a, b, :]
     grad_W += (X.T @ dP).T
     return value / m2, grad_W, grad_xi, norm2 / m2
-
-
-def central(f, x, h=1e-6):
-    g = np.zeros_like(x)
-    for idx in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[idx] = h
-        g[idx] = (f(x + e) - f(x - e)) / (2 * h)
-    return g
 
 
 def _case(d, seed, m=13, s=7, offset=3.0):
