@@ -161,6 +161,12 @@ def test_docs_build_settings():
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert "-W --keep-going" in makefile
     assert "make docs" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    # formulas render offline: MathJax from the docs extra, loaded by a relative path, and no
+    # page may load a script or style sheet from the network (make docs checks the pages)
+    assert '"sphinx-mathjax-offline"' in conf and '"mathjax/tex-svg.js"' in conf
+    assert "sphinx-mathjax-offline" in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert '"write_computation_times": False' in conf
+    assert "load a script or style sheet from the network" in makefile
     gallery = sorted(p.name for p in (DOCS / "gallery").glob("plot_*.py"))
     assert gallery, "the gallery has no plot_*.py scripts"
     for script in gallery:  # offline: no dataset downloads in the gallery
