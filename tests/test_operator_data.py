@@ -170,3 +170,24 @@ def test_too_many_frequencies_refused():
     obj = OperatorDataDiscrepancy(X)
     with pytest.raises(ValueError, match="'W' must have at most 16384 rows"):
         obj(np.ones((16385, 2)))
+
+
+@pytest.mark.parametrize("kernel", ["curl_free", "div_free"])
+@pytest.mark.parametrize("measure", ["spectral", "trace"])
+def test_public_A_tilde_is_the_formula_and_its_derivative(kernel, measure):
+    rng = np.random.default_rng(5)
+    X, W, sigma = rng.normal(size=(6, 3)), rng.normal(size=(4, 3)), 0.8
+    obj = OperatorDataDiscrepancy(X, kernel=kernel, sigma=sigma, measure=measure)
+    At, dAt = obj.A_tilde(W)
+    V = W if measure == "spectral" else W / np.linalg.norm(W, axis=1)[:, None]
+    c = 1.0 if measure == "spectral" else 3 / sigma ** 2
+    for l, v in enumerate(V):
+        expected = np.outer(v, v) if kernel == "curl_free" else v @ v * np.eye(3) - np.outer(v, v)
+        np.testing.assert_allclose(At[l], c * expected, rtol=1e-14, atol=1e-15)
+        for a in range(3):
+            for b in range(3):
+                fd = central(lambda w: obj.A_tilde(w[None])[0][0, a, b], W[l].copy())
+                np.testing.assert_allclose(dAt[l, a, b], fd, rtol=1e-6, atol=1e-8)
+    if measure == "trace":
+        with pytest.raises(ValueError, match="'W' must not contain a zero frequency"):
+            obj.A_tilde(np.zeros((1, 3)))

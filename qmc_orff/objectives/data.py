@@ -134,6 +134,19 @@ def scalar_kernel(kernel, sigma, nu=1.5):
     return Matern(check_positive_real(nu, "nu"), sigma)
 
 
+def cos_product_sums(Gcc, Gcs, Gss):
+    """``R[l, k] = sum_ij cos(w_l . (x_i - x_j)) cos(w_k . (x_i - x_j))`` (s, s), from the
+    blocks ``Gcc = C^T C``, ``Gcs = C^T S``, ``Gss = S^T S`` of the features ``C = cos(X W^T)``,
+    ``S = sin(X W^T)``: ``cos(a - b) = cos a cos b + sin a sin b`` gives
+    ``R = Gcc o Gcc + Gss o Gss + Gcs o Gcs + Gcs^T o Gcs^T`` (elementwise squares).  The
+    quadratic term of the scalar and the operator-valued data discrepancies."""
+    R = Gcc * Gcc
+    R += Gss * Gss
+    R += Gcs * Gcs
+    R += Gcs.T * Gcs.T
+    return R
+
+
 def normalization(normalize, norm2):
     """The factor of a data objective's value: ``1 / norm2`` (``norm2 = ||K||_F^2 / m^2``)
     when ``normalize``, else 1."""
@@ -351,11 +364,7 @@ class DataDiscrepancy:
         CS = self.features(W)
         s = CS.shape[1] // 2
         G = CS.T @ CS  # (2 s, 2 s): [[C^T C, C^T S], [S^T C, S^T S]]
-        Gcc, Gcs, Gss = G[:s, :s], G[:s, s:], G[s:, s:]
-        H = Gcc * Gcc
-        H += Gss * Gss
-        H += Gcs * Gcs
-        H += Gcs.T * Gcs.T
+        H = cos_product_sums(G[:s, :s], G[:s, s:], G[s:, s:])
         H *= scale / float(self.m) ** 2
         return H
 

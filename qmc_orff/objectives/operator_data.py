@@ -15,7 +15,7 @@ import numpy as np
 from .._cos_sin import cos_sin_features
 from .._validation import MAX_ELEMENTS, as_points, as_positive, as_weights, check_choice
 from .data import (MAX_WEIGHT_SUM, DataDiscrepancy, _check_data, check_data_phases, check_rows,
-                   finite_result, normalization)
+                   cos_product_sums, finite_result, normalization)
 
 #: ``(m, m)`` arrays the curl- and div-free objective holds: ``k = k_0 / sigma^2`` and
 #: (div-free) ``k |u|^2``; everything else is ``(m, s)``, ``(s, s)`` or a row block.
@@ -194,15 +194,8 @@ class OperatorDataDiscrepancy:
         dA_tilde : ndarray of shape (s, p, p, d)
         """
         W = as_points(W, "W", d=self.d)
-        s, d = W.shape
-        eye = np.eye(d)
-        if self.measure == "spectral":
-            V = W
-        else:
-            norm = np.sqrt(np.sum(W * W, axis=1))
-            if np.any(norm == 0):
-                raise ValueError("'W' must not contain a zero frequency for measure='trace'.")
-            V = W / norm[:, None]
+        eye = np.eye(self.d)
+        V, norm, c = self._frame(W)
         outer = V[:, :, None] * V[:, None, :]  # v v^T
         # d(v v^T)/dv_k = e_k v^T + v e_k^T
         dvv = eye[None, :, None, :] * V[:, None, :, None] + V[:, :, None, None] * eye[None, None, :, :]
@@ -212,10 +205,9 @@ class OperatorDataDiscrepancy:
             sq = np.sum(V * V, axis=1)
             base = sq[:, None, None] * eye[None] - outer
             dbase = 2.0 * V[:, None, None, :] * eye[None, :, :, None] - dvv
-        if self.measure == "spectral":
+        if norm is None:  # spectral: c = 1
             return base, dbase
         # trace: A~ = (d / sigma^2) base(w^), w^ = w / |w|; dw^/dw = (I - w^ w^T) / |w|
-        c = d / self.sigma ** 2
         J = (eye[None] - outer) / norm[:, None, None]  # (s, d, d): dv_q / dw_k = J[q, k]
         dA = np.einsum("labq,lqk->labk", dbase, J)
         return c * base, c * dA
@@ -243,7 +235,7 @@ class OperatorDataDiscrepancy:
         N = V @ V.T
         n = np.einsum("lq,lq->l", V, V)
         P, T, U = C.T @ C, C.T @ S, S.T @ S
-        R = P * P + T * T + T.T * T.T + U * U          # sum_ij cos_l(d_ij) cos_k(d_ij)
+        R = cos_product_sums(P, T, U)                  # sum_ij cos_l(d_ij) cos_k(d_ij)
         G = N * N                                      # <A~_l, A~_k>_F / c^2
         if div:
             G += (d - 2) * np.outer(n, n)
