@@ -459,6 +459,14 @@ def fit_reweighted_cv(Xs, U, C_of=None, *, ridges=RIDGES, frac=0.75, seed=0, C=N
     measured on the others; the best ridge is refitted on all rows (``C`` their
     factor).  Guards the near-interpolation regime (2 s close to the row count),
     where the unregularised reweighting amplifies (double descent)."""
+    return _validated(Xs, U, lambda Phi, C, r: reweight(Phi, C, ridge=r), ridges, C_of,
+                      frac=frac, seed=seed, C=C)
+
+
+def _validated(Xs, U, fit, grid, C_of=None, *, frac=0.75, seed=0, C=None):
+    """``(fit(Phi, C, best), best)``: the ``L = fit(Phi, C, value)`` of each ``value`` in
+    ``grid`` fitted on a random ``frac`` of the rows ``Xs``, its Gram error measured on
+    the others; the best value refitted on all rows (``C`` their factor)."""
     C_of = C_of or exact_factor
     rng = np.random.default_rng(seed)
     perm = rng.permutation(Xs.shape[0])
@@ -466,10 +474,10 @@ def fit_reweighted_cv(Xs, U, C_of=None, *, ridges=RIDGES, frac=0.75, seed=0, C=N
     Xf, Xv = Xs[perm[:nf]], Xs[perm[nf:]]
     Cf, Kv = C_of(Xf), gauss(Xv, Xv)
     Phi = cos_sin(Xf, U)
-    errs = [heldout_error(Xv, Kv, U, reweight(Phi, Cf, ridge=r)) for r in ridges]
-    best = ridges[int(np.argmin(errs))]
+    errs = [heldout_error(Xv, Kv, U, fit(Phi, Cf, value)) for value in grid]
+    best = grid[int(np.argmin(errs))]
     C = C_of(Xs) if C is None else C
-    return reweight(cos_sin(Xs, U), C, ridge=best), best
+    return fit(cos_sin(Xs, U), C, best), best
 
 
 def reweight_prior(Phi, C, M0, rho, width=None):
@@ -501,15 +509,6 @@ RHOS = (1e-10, 1e-8, 1e-6, 1e-4, 1e-3, 1e-2, 1e-1, 1.0, 1e2)
 
 def fit_reweighted_prior_cv(Xs, U, xi, C_of=None, *, rhos=RHOS, frac=0.75, seed=0, C=None):
     """:func:`reweight_prior` towards ``M0 = diag(xi, xi)``, ``rho`` picked on a split."""
-    C_of = C_of or exact_factor
     M0 = np.diag(np.concatenate([xi, xi]))
-    rng = np.random.default_rng(seed)
-    perm = rng.permutation(Xs.shape[0])
-    nf = int(frac * Xs.shape[0])
-    Xf, Xv = Xs[perm[:nf]], Xs[perm[nf:]]
-    Cf, Kv = C_of(Xf), gauss(Xv, Xv)
-    Phi = cos_sin(Xf, U)
-    errs = [heldout_error(Xv, Kv, U, reweight_prior(Phi, Cf, M0, r)) for r in rhos]
-    best = rhos[int(np.argmin(errs))]
-    C = C_of(Xs) if C is None else C
-    return reweight_prior(cos_sin(Xs, U), C, M0, best), best
+    return _validated(Xs, U, lambda Phi, C, rho: reweight_prior(Phi, C, M0, rho), rhos, C_of,
+                      frac=frac, seed=seed, C=C)

@@ -35,8 +35,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -46,16 +44,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from _machine import uptime  # noqa: E402
 from qmc_orff import ORFF, FourierFeatures, gram_error  # noqa: E402
 from qmc_orff.designs.adaptive import median_heuristic  # noqa: E402
 from qmc_orff.kernels import Gaussian  # noqa: E402
-
-
-def uptime():
-    try:
-        return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-    except OSError:
-        return f"load average {os.getloadavg()}"
 
 
 def load(name):

@@ -66,7 +66,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import subprocess
 import sys
 import time
 import warnings
@@ -77,6 +76,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from _machine import uptime  # noqa: E402
 from qmc_orff import ORFF, gram_error  # noqa: E402
 from qmc_orff.designs.adaptive import median_heuristic  # noqa: E402
 from qmc_orff.kernels import CurlFree, Decomposable, DivFree, Gaussian  # noqa: E402
@@ -85,13 +85,6 @@ KERNELS = ("decomposable", "curl_free", "div_free")
 MAPS = ("orf", "auto", "adapt", "adaptB", "orf+L", "adapt+L", "nys")
 SEEDED = ("orf", "adapt", "adaptB", "nys")
 BASE, FLOOR = "adapt", 0.7
-
-
-def uptime():
-    try:
-        return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-    except OSError:
-        return "uptime unavailable"
 
 
 # ----------------------------------------------------------------------------- data

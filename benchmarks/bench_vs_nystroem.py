@@ -60,7 +60,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import subprocess
 import sys
 import time
 import warnings
@@ -73,6 +72,7 @@ sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
 import _nystroem_prototypes as proto  # noqa: E402
+from _machine import uptime  # noqa: E402
 from qmc_orff import FourierFeatures, gram_error  # noqa: E402
 from qmc_orff.designs.adaptive import median_heuristic  # noqa: E402
 from qmc_orff.kernels import Gaussian  # noqa: E402
@@ -81,13 +81,6 @@ ALL_METHODS = ("nys", "kpca", "orf", "auto", "adapt", "orf+L", "adapt+L", "orf+L
                "vp", "vpA", "dict16")
 SEEDED = {"nys", "orf", "orf+L", "orf+Lp", "vp", "vpA"}
 NEW = "vp"          # the candidate whose floors are printed
-
-
-def uptime():
-    try:
-        return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-    except OSError:
-        return "uptime unavailable"
 
 
 def load(name):
