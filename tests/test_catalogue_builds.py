@@ -180,18 +180,13 @@ def test_sigkill_of_a_build_ends_its_workers(tmp_path):
 @pytest.mark.skipif(os.name != "posix", reason="POSIX parent ids")
 def test_a_worker_whose_parent_is_gone_exits_before_an_entry(tmp_path):
     # the race: the build died before prctl took effect (or between entries elsewhere)
-    code = ("from qmc_orff import _catalogue_build as cb\n"
-            "import os\n"
-            "cb.tie_to_parent(os.getppid() + 1)\n"
-            "print('still running')\n")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=60)
+    def run(calls):
+        code = ("from qmc_orff import _catalogue_build as cb\n"
+                "import os\n" + calls + "print('still running')\n")
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              timeout=60)
+
+    proc = run("cb.tie_to_parent(os.getppid() + 1)\n")
     assert proc.returncode == 1 and proc.stdout == ""
-    code = ("from qmc_orff import _catalogue_build as cb\n"
-            "import os\n"
-            "cb.tie_to_parent(os.getppid())\n"
-            "cb.check_parent()\n"
-            "print('still running')\n")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=60)
+    proc = run("cb.tie_to_parent(os.getppid())\ncb.check_parent()\n")
     assert proc.returncode == 0 and proc.stdout == "still running\n"

@@ -129,30 +129,27 @@ def test_no_output_before_the_first_update():
 
 
 # moved from test_cli_conventions.py (one _Stream helper for every progress test)
-def test_progress_in_a_log_prints_lines_not_frames():
+def _log_of(iterations, seconds, close=True):
+    """What a 200-iteration bar writes to a log after ``iterations`` updates."""
     log = _Stream(tty=False)
-    bar = _Progress(200, 1.0, stream=log, seconds=1e9)
-    for it in range(1, 201):
+    bar = _Progress(200, 1.0, stream=log, seconds=seconds)
+    for it in range(1, iterations + 1):
         bar.update(it, 0.5)
-    bar.close()
-    text = log.getvalue()
+    if close:
+        bar.close()
+    return log.getvalue()
+
+
+def test_progress_in_a_log_prints_lines_not_frames():
+    text = _log_of(200, 1e9)
     assert "\r" not in text
     lines = text.splitlines()
     assert len(lines) == 20 and all(line.startswith("progress: ") for line in lines)
     assert lines[-1].startswith("progress: 200/200 ")
     # a run stopping between two lines still reports its last state
-    log = _Stream(tty=False)
-    bar = _Progress(200, 1.0, stream=log, seconds=1e9)
-    for it in range(1, 14):
-        bar.update(it, 0.5)
-    bar.close()
-    assert log.getvalue().splitlines()[-1].startswith("progress: 13/200 ")
+    assert _log_of(13, 1e9).splitlines()[-1].startswith("progress: 13/200 ")
     # time-based lines: every update when the interval is 0
-    log = _Stream(tty=False)
-    bar = _Progress(200, 1.0, stream=log, seconds=0.0)
-    for it in range(1, 6):
-        bar.update(it, 0.5)
-    assert len(log.getvalue().splitlines()) == 5
+    assert len(_log_of(5, 0.0, close=False).splitlines()) == 5
 
 
 def test_progress_on_a_terminal_redraws_one_line():
