@@ -226,7 +226,15 @@ def _atomic_write_unnamed(path, write, fd, directory):
         write(fh)
         fh.flush()
         os.fsync(fh.fileno())
-        tmp = _name_unnamed(fh, path, directory)
+        tmp = _link_unnamed(fh, path, directory)
+        if tmp is None:  # linking refused: the bytes go through a named temporary file
+
+            def copy(out):
+                fh.seek(0)
+                shutil.copyfileobj(fh, out)
+
+            _atomic_write(path, copy, *_named_temp(path, directory), directory)
+            return
     try:
         os.replace(tmp, path)
     except BaseException:
@@ -236,20 +244,17 @@ def _atomic_write_unnamed(path, write, fd, directory):
     _fsync_dir(directory)
 
 
-def _name_unnamed(fh, path, directory):
-    """Give the complete unnamed file ``fh`` a temporary name beside ``path``; return it.
-
-    ``linkat`` through ``/proc/self/fd``; where that is refused, the bytes are
-    copied into a named temporary file (fsync'ed).
-    """
+def _link_unnamed(fh, path, directory):
+    """Give the complete unnamed file ``fh`` a temporary name beside ``path`` (``linkat``
+    through ``/proc/self/fd``) and return it; None where that is refused."""
     prefix = f"{_temp_prefix(path)}{os.getpid()}@{_host_tag()}."
     try:  # a dir_fd makes os.link call linkat(..., AT_SYMLINK_FOLLOW) (plain link(2) does not
         # follow the /proc magic link: EXDEV)
         dir_fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     except OSError:
-        dir_fd = None
+        return None
     try:
-        for _ in range(100 if dir_fd is not None else 0):
+        for _ in range(100):
             name = f"{prefix}{os.urandom(6).hex()}.tmp"
             try:
                 os.link(f"/proc/self/fd/{fh.fileno()}", name, dst_dir_fd=dir_fd,
@@ -258,27 +263,10 @@ def _name_unnamed(fh, path, directory):
             except FileExistsError:
                 continue
             except (OSError, NotImplementedError):
-                break
+                return None
     finally:
-        if dir_fd is not None:
-            os.close(dir_fd)
-    out_fd, tmp = _named_temp(path, directory)
-
-    def copy(out):
-        fh.seek(0)
-        shutil.copyfileobj(fh, out)
-
-    try:
-        os.chmod(tmp, os.fstat(fh.fileno()).st_mode & 0o777)
-        with os.fdopen(out_fd, "wb") as out:
-            copy(out)
-            out.flush()
-            os.fsync(out.fileno())
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return tmp
+        os.close(dir_fd)
+    return None
 
 
 def _atomic_write(path, write, fd, tmp, directory):
