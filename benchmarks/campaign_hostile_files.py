@@ -53,7 +53,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 
 import qmc_orff  # noqa: E402
-import qmc_orff.precomputed as cat  # noqa: E402
+import qmc_orff.catalogue as cat  # noqa: E402
 from qmc_orff.cli import main as cli_main  # noqa: E402
 from qmc_orff.sequence import Sequence, load_sequence, read_lattice  # noqa: E402
 from _limits import memory_cap  # noqa: E402
@@ -362,7 +362,7 @@ def run_catalogue(tmp, rnd):
 
     root = os.path.join(tmp, "cat")
     os.makedirs(root)
-    entry = next(e for e in cat.catalogue() if e["d"] == 2 and e["s"] == 64 and e["method"] == "global")
+    entry = next(e for e in cat.list_catalogue() if e["d"] == 2 and e["s"] == 64 and e["method"] == "global")
     src = cat._package_dir().joinpath(entry["file"])
     with open(os.path.join(root, entry["file"]), "wb") as fh:
         fh.write(src.read_bytes())

@@ -54,9 +54,9 @@ if str(REPO_ROOT) not in sys.path:  # pragma: no cover - depends on the caller
 warnings.filterwarnings("ignore", message=".*balance properties of Sobol", category=UserWarning)
 
 #: The grid of the shipped catalogue (issue 4; rebuilt for data-like boxes in issue 10).
-from qmc_orff.precomputed import BOX_OVER_SIGMA as CATALOGUE_BOXES  # noqa: E402
-from qmc_orff.precomputed import D_VALUES as CATALOGUE_DIMS  # noqa: E402
-from qmc_orff.precomputed import S_VALUES as CATALOGUE_SIZES  # noqa: E402
+from qmc_orff.catalogue import BOX_OVER_SIGMA as CATALOGUE_BOXES  # noqa: E402
+from qmc_orff.catalogue import D_VALUES as CATALOGUE_DIMS  # noqa: E402
+from qmc_orff.catalogue import S_VALUES as CATALOGUE_SIZES  # noqa: E402
 
 DENSE_EIG_MAX_N = 1000
 

@@ -37,25 +37,24 @@ _LAZY = {
     "lattice_sequence": "qmc_orff.designs.lattice",
     "adaptive_sequence": "qmc_orff.designs.adaptive",
     "adaptive_operator_sequence": "qmc_orff.designs.adaptive",
-    "catalogue": "qmc_orff.precomputed",
-    "load_catalogue": "qmc_orff.precomputed",
-    "build_catalogue": "qmc_orff.precomputed",
-    "user_catalogue_dir": "qmc_orff.precomputed",
+    "list_catalogue": "qmc_orff.catalogue.index",
+    "load_catalogue": "qmc_orff.catalogue.index",
+    "build_catalogue": "qmc_orff.catalogue.build",
+    "user_catalogue_dir": "qmc_orff.catalogue.build",
     # feature maps and learning
     "make_frequencies": "qmc_orff.maps.frequencies",
     "FourierFeatures": "qmc_orff.maps.fourier_features",
     "ORFF": "qmc_orff.maps.orff",
-    "ORFFRidge": "qmc_orff.learning",
+    "ORFFRidge": "qmc_orff.learning.ridge",
     # measuring a map
-    "gram_error": "qmc_orff.metrics",
+    "gram_error": "qmc_orff.learning.metrics",
     # threads of the compiled kernels
     "set_num_threads": "qmc_orff.threads",
     "get_num_threads": "qmc_orff.threads",
     "num_threads": "qmc_orff.threads",
 }
-_SUBMODULES = {"kernels", "generators", "densities", "discrepancy", "design", "sequence",
-               "weights", "precomputed", "frequencies", "features", "learning", "metrics", "cli",
-               "threads", "data_discrepancy", "adaptive", "objectives", "designs", "maps"}
+_SUBMODULES = {"generators", "densities", "kernels", "objectives", "designs", "sequence",
+               "catalogue", "maps", "learning", "cli", "threads"}
 
 __all__ = sorted(_LAZY) + ["__version__"]
 

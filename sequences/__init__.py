@@ -1,1 +1,1 @@
-"""Precomputed box-discrepancy sequences (data package; see README.md here and ``qmc_orff.precomputed``)."""
+"""Precomputed box-discrepancy sequences (data package; see README.md here and ``qmc_orff.catalogue``)."""

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 import qmc_orff
-import qmc_orff.precomputed as cat
+import qmc_orff.catalogue as cat
 from qmc_orff import BoxDiscrepancy
 from qmc_orff.designs.start_points import initial_points, to_frequencies
 from qmc_orff.sequence import load_sequence
 
-ENTRIES = cat.catalogue()
+ENTRIES = cat.list_catalogue()
 
 
 def needs_catalogue(test):
@@ -45,9 +45,10 @@ def box(r, d):
 
 def test_public_names():
     assert qmc_orff.load_catalogue is cat.load_catalogue
-    assert qmc_orff.catalogue is cat.catalogue
-    assert qmc_orff.catalogue() == cat.catalogue()
-    assert cat.catalogue(method="nonexistent") == []
+    assert qmc_orff.list_catalogue is cat.list_catalogue
+    assert qmc_orff.catalogue is cat  # the subpackage, not a function it shadows
+    assert qmc_orff.list_catalogue() == cat.list_catalogue()
+    assert cat.list_catalogue(method="nonexistent") == []
 
 
 @needs_catalogue
@@ -83,7 +84,7 @@ def test_index_matches_files_and_package_data():
 @pytest.mark.parametrize("d, s, r, method", [(2, 64, 0.5, "global"), (4, 64, 0.25, "weighted"),
                                               (8, 128, 0.125, "global"), (4, 256, 1.0, "global")])
 def test_stored_d2_recomputed(d, s, r, method):
-    if not cat.catalogue(d=d, s=s, method=method):
+    if not cat.list_catalogue(d=d, s=s, method=method):
         pytest.skip("entry not built")
     seq = cat.load_catalogue(d, s, r, method)
     obj = box(r, d)
@@ -123,7 +124,7 @@ def test_load_refuses_far_requests(r):
 @needs_catalogue
 def test_scores_recomputed():
     # the index's score is reproducible from score_entry (held-out Gaussian data, moment box)
-    e = cat.catalogue(d=4, s=64, method="weighted")[0]
+    e = cat.list_catalogue(d=4, s=64, method="weighted")[0]
     seq = cat.load_catalogue(4, 64, e["box_over_sigma"], "weighted")
     sc = cat.score_entry(seq.points, seq.weights, e["box_over_sigma"])
     assert sc["ratio_to_orf"] == pytest.approx(e["ratio_to_orf"], rel=1e-9)
@@ -227,7 +228,7 @@ def _small_catalogue(tmp_path, monkeypatch):
     qmc_orff.Sequence(np.ones((4, 2)), meta={"method": "global", "density": "gaussian",
                                              "box_over_sigma": 1.0}).save(outside)
     shutil.copy(outside, root / "small.npz")
-    monkeypatch.setattr(cat, "_package_dir", lambda: root)
+    monkeypatch.setattr("qmc_orff.catalogue.index._package_dir", lambda: root)
 
     def write(*entries):
         (root / "index.json").write_text(json.dumps({"format": "qmc_orff.catalogue",

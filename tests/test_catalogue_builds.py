@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-import qmc_orff.precomputed as cat
-from qmc_orff import _catalogue_build as cb
+import qmc_orff.catalogue as cat
+from qmc_orff.catalogue import _concurrency as cb
 from qmc_orff.sequence import _host_tag, exclusive_lock
 
 SMALL = dict(s_values=[8], box_over_sigma=[1.0], methods=["global"], maxiter=3)
@@ -181,7 +181,7 @@ def test_sigkill_of_a_build_ends_its_workers(tmp_path):
 def test_a_worker_whose_parent_is_gone_exits_before_an_entry(tmp_path):
     # the race: the build died before prctl took effect (or between entries elsewhere)
     def run(calls):
-        code = ("from qmc_orff import _catalogue_build as cb\n"
+        code = ("from qmc_orff.catalogue import _concurrency as cb\n"
                 "import os\n" + calls + "print('still running')\n")
         return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                               timeout=60)

@@ -8,7 +8,7 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor
 import numpy as np
 import pytest
 
-import qmc_orff.precomputed as cat
+import qmc_orff.catalogue as cat
 from qmc_orff.cli import main
 from qmc_orff.sequence import load_sequence
 

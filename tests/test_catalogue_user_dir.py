@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import qmc_orff
-from qmc_orff import precomputed as cat
+from qmc_orff import catalogue as cat
 from qmc_orff.cli import main
 
 GRID = dict(d_values=[2], s_values=[8], box_over_sigma=[1.0], methods=["global", "weighted"],
@@ -57,9 +57,9 @@ def test_build_defaults_to_the_user_folder_and_reads_back(clean_env, monkeypatch
     assert sorted(p.name for p in folder.glob("*.npz")) == sorted(e["file"] for e in entries)
     assert _package_snapshot() == before                  # the package is untouched
     # read back with directory=: the built entries, not the shipped ones
-    listed = cat.catalogue(directory=folder)
+    listed = cat.list_catalogue(directory=folder)
     assert [e["file"] for e in listed] == sorted(e["file"] for e in entries)
-    assert cat.catalogue(directory=str(folder), method="weighted")[0]["s"] == 8
+    assert cat.list_catalogue(directory=str(folder), method="weighted")[0]["s"] == 8
     seq = qmc_orff.load_catalogue(2, 8, 1.0, "global", directory=folder)
     assert seq.s == 8 and seq.meta["catalogue"]["file"] == "gaussian.d02.s0008.bos1.global.npz"
     np.testing.assert_array_equal(

@@ -4,14 +4,13 @@ Read from the source (AST), nothing imported:
 
 * no import cycle among the modules of ``qmc_orff`` (lazy imports inside functions count);
 * every import goes to the importing module's layer or a lower one (:data:`LAYERS`);
-* no library module imports an old path that moved (a shim built by ``qmc_orff._lazy.forward``);
 * no library module over :data:`MAX_LINES` lines;
 * no run of :data:`RUN` or more non-blank, non-comment lines (stripped) that occurs twice
   in ``qmc_orff/``.
 
 Imports are the ``import`` statements anywhere in a module, ``TYPE_CHECKING`` blocks
 included; ``importlib.import_module`` of a string (the lazy ``__getattr__`` of a package
-``__init__`` and of the shims) is not one.  An import of ``a.b.c`` is an edge to the
+``__init__``) is not one.  An import of ``a.b.c`` is an edge to the
 module ``a.b.c`` only, not to the package ``a.b`` that Python initialises first: the
 package ``__init__`` modules that others import through import nothing at module level
 (PEP 562), so that edge adds nothing.
@@ -34,21 +33,16 @@ RUN = 6
 #: package").
 LAYERS = (
     ("foundation", ("qmc_orff._validation", "qmc_orff._jit", "qmc_orff.threads", "qmc_orff._dask",
-                    "qmc_orff._cos_sin", "qmc_orff._lazy",
-                    "qmc_orff._version")),
+                    "qmc_orff._cos_sin", "qmc_orff._lazy", "qmc_orff._version")),
     ("generators", ("qmc_orff.generators",)),
-    ("densities and kernels", ("qmc_orff.densities", "qmc_orff._density_kernels",
-                               "qmc_orff.kernels")),
-    ("objectives", ("qmc_orff.objectives", "qmc_orff.discrepancy", "qmc_orff._discrepancy_kernels",
-                    "qmc_orff.data_discrepancy", "qmc_orff.weights")),
+    ("densities and kernels", ("qmc_orff.densities", "qmc_orff.kernels")),
+    ("objectives", ("qmc_orff.objectives",)),
     ("sequences", ("qmc_orff.sequence",)),
     ("frequency sources", ("qmc_orff.maps.frequencies",)),
-    ("designs", ("qmc_orff.designs", "qmc_orff.design", "qmc_orff._data_design", "qmc_orff._cg",
-                 "qmc_orff._design_kernels", "qmc_orff.adaptive")),
-    ("catalogue", ("qmc_orff.precomputed", "qmc_orff.catalogue",
-                   "qmc_orff._catalogue_build")),
+    ("designs", ("qmc_orff.designs",)),
+    ("catalogue", ("qmc_orff.catalogue",)),
     ("maps", ("qmc_orff.maps",)),
-    ("learning and metrics", ("qmc_orff.learning", "qmc_orff._ridge_solve", "qmc_orff.metrics")),
+    ("learning and metrics", ("qmc_orff.learning",)),
     ("command line", ("qmc_orff.cli", "qmc_orff.__main__", "qmc_orff")),
 )
 
@@ -123,17 +117,6 @@ def _layer(name):
     return best
 
 
-def _is_shim(name):
-    """A moved module's old path: ``__getattr__ = forward(...)`` at module level."""
-    for node in _TREES[name].body:
-        if (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__getattr__"
-                                                 for t in node.targets)
-                and isinstance(node.value, ast.Call)
-                and getattr(node.value.func, "id", None) == "forward"):
-            return True
-    return False
-
-
 def _params(check, names):
     return list(names)
 
@@ -204,13 +187,6 @@ def test_imports_follow_the_layers(name):
                      + ", ".join(bad))
 
 
-@pytest.mark.parametrize("name", _params("old_path", sorted(n for n in MODULES if not _is_shim(n))))
-def test_no_import_through_an_old_path(name):
-    bad = [f"{target} (line {line})" for target, line in sorted(GRAPH[name].items())
-           if _is_shim(target)]
-    assert not bad, f"{name} imports moved code through its old path: {', '.join(bad)}"
-
-
 @pytest.mark.parametrize("name", _params("size", sorted(MODULES)))
 def test_module_size(name):
     n = len(MODULES[name].read_text(encoding="utf-8").splitlines())
@@ -262,12 +238,11 @@ def test_no_repeated_code(name):
 
 
 def test_the_checks_can_fail():
-    # the walkers find what they look for: a known edge, a layer, a shim, a repeated run
+    # the walkers find what they look for: a known edge, a layer, a repeated run
     assert "qmc_orff.sequence.core" in GRAPH["qmc_orff.sequence.reader"]
     assert "qmc_orff.maps.frequencies" in GRAPH["qmc_orff.maps.fourier_features"]
     assert _layer("qmc_orff.maps.orff") > _layer("qmc_orff.maps.frequencies") > \
         _layer("qmc_orff.sequence.core")
-    assert _is_shim("qmc_orff.features") and not _is_shim("qmc_orff.maps")
     block = "\n".join(f"x{k} = {k}" for k in range(RUN))
     lines = [(k, t) for k, t in enumerate((block + "\ny = 0\n" + block).splitlines(), 1)]
     windows = ["\n".join(t for _, t in lines[k:k + RUN]) for k in range(len(lines) - RUN + 1)]

@@ -41,7 +41,7 @@ def test_solvers_equal_dense_reference(kernel, solvers, measure):
 @pytest.mark.parametrize("kernel", ["decomposable", "curl_free", "div_free"])
 def test_matrix_free_cg_equals_dense_reference(kernel, monkeypatch):
     """CG through the operator and its adjoint (the path taken when F^T F is too big)."""
-    import qmc_orff.learning as learning
+    import qmc_orff.learning.ridge as learning
     monkeypatch.setattr(learning, "GRAM_MAX_BYTES", 0)
     rng = np.random.default_rng(7)
     X, Y = rng.uniform(-1, 1, (90, 3)), rng.normal(size=(90, 3))
@@ -268,7 +268,7 @@ def test_intercept_and_weights_equal_dense_reference(kernel, solvers):
 
 @pytest.mark.parametrize("kernel", ["decomposable", "curl_free"])
 def test_matrix_free_cg_with_intercept_and_weights(kernel, monkeypatch):
-    import qmc_orff.learning as learning
+    import qmc_orff.learning.ridge as learning
     monkeypatch.setattr(learning, "GRAM_MAX_BYTES", 0)
     rng = np.random.default_rng(12)
     X, Y = rng.uniform(-1, 1, (90, 3)), rng.normal(size=(90, 3)) + 50.0

@@ -9,7 +9,7 @@ import qmc_orff
 # the public functions of this release (new public functions should be added here, hinted)
 FUNCTIONS = ["cbc_lattice", "worst_case_error", "get_density", "box_from_data", "load_sequence",
              "optimal_weights", "global_sequence", "greedy_sequence", "weighted_sequence",
-             "lattice_sequence", "catalogue", "load_catalogue", "build_catalogue",
+             "lattice_sequence", "list_catalogue", "load_catalogue", "build_catalogue",
              "make_frequencies", "gram_error", "adaptive_sequence", "adaptive_operator_sequence"]
 METHODS = [("FourierFeatures", "fit"), ("FourierFeatures", "transform"), ("ORFF", "fit"),
            ("ORFF", "transform"), ("ORFF", "get_feature_names_out"),

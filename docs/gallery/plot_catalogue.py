@@ -2,7 +2,7 @@
 The shipped catalogue against orthogonal random features
 ========================================================
 
-Every entry of the shipped catalogue (:func:`qmc_orff.catalogue`) records the Gram error
+Every entry of the shipped catalogue (:func:`qmc_orff.list_catalogue`) records the Gram error
 of its sequence on held-out Gaussian data whose moment box matches the entry's, and the
 ratio of that error to orthogonal random features of the same size (``ratio_to_orf``):
 the designs gain most in low dimension and for small boxes; only entries below 1 are
@@ -13,7 +13,7 @@ from matplotlib.ticker import NullLocator
 
 import qmc_orff
 
-entries = qmc_orff.catalogue(s=256)
+entries = qmc_orff.list_catalogue(s=256)
 fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True, layout="constrained")
 for ax, method in zip(axes, ("global", "weighted")):
     for d, marker in zip((2, 4, 8, 16), "osD^"):

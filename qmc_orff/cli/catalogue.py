@@ -8,10 +8,10 @@ from ._common import _CliError, _nonneg_int, _positive_int
 
 
 def _cmd_catalogue(args):
-    from qmc_orff import precomputed as cat
+    from qmc_orff import catalogue as cat
 
     if args.action == "list":
-        entries = cat.catalogue(d=args.d, s=args.s, method=args.method, directory=args.directory)
+        entries = cat.list_catalogue(d=args.d, s=args.s, method=args.method, directory=args.directory)
         if args.json:
             print(json.dumps(entries, indent=1))
             return 0

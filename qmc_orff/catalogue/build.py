@@ -1,91 +1,39 @@
-"""The shipped catalogue of precomputed Gaussian-density sequences (``sequences/``).
+"""Building the catalogue: design every entry of the grid, score it, keep those that beat ORF.
 
-The catalogue holds designs for the Gaussian kernel's density (unit bandwidth)
-built on the grid ``d`` in {2, 4, 8, 16}, ``s`` in {64, 128, 256, 512, 1024} and
-``box_over_sigma`` (``b / sigma``) in {0.125, 0.25, 0.5, 1} -- the moment-box ratios
-``sqrt(6 var_j) / sigma`` real data sets produce -- with the methods ``"global"``
-(:func:`~qmc_orff.global_sequence`, L-BFGS-B from Halton, iterations capped)
-and ``"weighted"`` (:func:`~qmc_orff.weighted_sequence`, Halton points with the
-optimal weights, ``sum(xi) = 1``).  Every built entry is scored on the data it is
-meant for (:func:`score_entry`: Gaussian data whose moment box is the entry's box,
-held-out Gram error against orthogonal random features); only the entries that beat
-ORF are kept.  ``index.json`` lists every kept file with its metadata, its score and
-the SHA-256 digest of its bytes (field ``"sha256"``, 64 lowercase hex digits).
-
-Loading (:func:`load_catalogue`) trusts nothing in the index: an entry's
-``file`` must be a plain file name inside the catalogue folder (no ``../``, no
-absolute path, no symlink leading out), the file's bytes must have the entry's
-SHA-256 and its ``d``, ``s``, ``box_over_sigma`` and ``method`` must be the
-entry's; a malformed entry is a ``ValueError``.  The digest detects corruption
-and mix-ups, not tampering: whoever can rewrite the files can rewrite
-``index.json`` too.
-
-The files are package data of ``qmc_orff.sequences`` (the ``sequences/``
-folder of a source checkout, installed with the wheel), read through
-:mod:`importlib.resources`.  ``qmc-orff catalogue build`` (or
-:func:`build_catalogue`) computes a catalogue into a folder of the user's
-(:func:`user_catalogue_dir`: ``$QMC_ORFF_CATALOGUE_DIR``, else the platform's user
-data folder), never into the installed package; :func:`catalogue` and
-:func:`load_catalogue` read it with ``directory=``.  With ``resume=True`` a build
-keeps the files that are already complete and valid for the same settings.
+:func:`build_catalogue` writes into a folder of the user's (:func:`user_catalogue_dir`),
+never into the installed package; each file is written atomically and ``index.json`` /
+``scores.json`` are merged under the folder's lock (:mod:`._concurrency`), so concurrent
+or interrupted builds leave complete files and a consistent index.  :func:`score_entry`
+is the held-out test that decides which entries are kept.
 """
 from __future__ import annotations
 
-import json
-import math
 import os
-import pathlib
-import re
 import sys
 import time
-import warnings
-from importlib import resources
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._validation import check_choice, check_dimension, check_int, check_positive_real
-from ._catalogue_build import (check_parent, merge_entries, merge_scores, sha256_of,
-                               tie_to_parent, update_json)
-from .sequence import Sequence, load_sequence, remove_stale_temps
+from .._validation import check_choice, check_int
+from ..sequence import Sequence, load_sequence, remove_stale_temps
+from ._concurrency import (check_parent, merge_entries, merge_scores, sha256_of, tie_to_parent,
+                           update_json)
+from .index import (BOX_OVER_SIGMA, CATALOGUE_VERSION, D_VALUES, DENSITY, INDEX, METHODS,
+                    S_VALUES, _INDEX_FIELDS, _checked_entry, _read_index, entry_name)
 
 if TYPE_CHECKING:  # names used in type hints only
     from concurrent.futures import Executor
     from typing import Any, Callable, Iterable
 
-__all__ = ["catalogue", "load_catalogue", "build_catalogue", "user_catalogue_dir",
-           "default_maxiter", "score_entry", "D_VALUES", "S_VALUES", "BOX_OVER_SIGMA", "METHODS",
-           "CATALOGUE_VERSION"]
+__all__ = ["build_catalogue", "user_catalogue_dir", "score_entry", "default_maxiter"]
 
-D_VALUES = (2, 4, 8, 16)
-S_VALUES = (64, 128, 256, 512, 1024)
-BOX_OVER_SIGMA = (0.125, 0.25, 0.5, 1.0)
-METHODS = ("global", "weighted")
-DENSITY = "gaussian"
-#: bump when the build recipe changes: resumed builds recompute older files.
-CATALOGUE_VERSION = 2
 #: scoring: held-out points, ORF seeds, the seed of the scoring data
 SCORE_POINTS = 1000
 SCORE_ORF_SEEDS = 5
 SCORE_SEED = 12345
 #: an entry is kept when its Gram error is below ``KEEP_RATIO`` times ORF's mean
 KEEP_RATIO = 1.0
-#: ``load_catalogue`` refuses a request whose ``box_over_sigma`` is more than this factor
-#: away from every entry of its ``(d, s, method)``
-MAX_BOX_FACTOR = 2.0
-INDEX = "index.json"
-_PACKAGE = "qmc_orff.sequences"
-# Fields copied from each file's metadata into index.json.
-_INDEX_FIELDS = ("d", "s", "box_over_sigma", "method", "density", "init", "d2", "normalized_d2",
-                 "halton_d2", "ratio_to_halton", "expected_mc", "maxiter", "iterations",
-                 "stop_reason", "optimizer", "solver", "kkt_residual", "seconds",
-                 "library_version", "created", "catalogue_version", "weights_sum",
-                 "gram_error", "orf_gram_error", "ratio_to_orf", "start_gram_error", "scoring")
-
-
-def entry_name(d, s, box_over_sigma, method):
-    """File name of a catalogue entry, e.g. ``gaussian.d08.s0256.bos2.global.npz``."""
-    return f"{DENSITY}.d{d:02d}.s{s:04d}.bos{box_over_sigma:g}.{method}.npz"
 
 
 def score_entry(points, weights, box_over_sigma, *, n_points=SCORE_POINTS,
@@ -110,13 +58,13 @@ def score_entry(points, weights, box_over_sigma, *, n_points=SCORE_POINTS,
         ``orf_gram_error`` (mean over ``orf_seeds`` ORF draws of the same size),
         ``ratio_to_orf`` (their ratio; below 1 beats ORF) and ``scoring`` (the recipe).
     """
-    from .maps.frequencies import make_frequencies
+    from ..maps.frequencies import make_frequencies
 
     W = np.asarray(points, dtype=np.float64)
     s, d = W.shape
     xi = np.full(s, 1.0 / s) if weights is None else np.asarray(weights, dtype=np.float64)
     rng = np.random.default_rng([seed, d, s, int(round(box_over_sigma * 1e6))])
-    X = rng.standard_normal((n_points, d)) * (box_over_sigma / math.sqrt(6.0))
+    X = rng.standard_normal((n_points, d)) * (box_over_sigma / np.sqrt(6.0))
     sq = np.einsum("ij,ij->i", X, X)
     D2 = np.maximum(sq[:, None] + sq[None, :] - 2.0 * (X @ X.T), 0.0)
     K = np.exp(-0.5 * D2)
@@ -151,229 +99,6 @@ def default_maxiter(d, s):
     return 150
 
 
-def _package_dir():
-    return resources.files(_PACKAGE)
-
-
-def _read_index(directory=None):
-    try:
-        if directory is None:
-            text = _package_dir().joinpath(INDEX).read_text(encoding="utf-8")
-        else:
-            with open(os.path.join(directory, INDEX), encoding="utf-8") as fh:
-                text = fh.read()
-    except (OSError, FileNotFoundError):
-        return []
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:  # JSONDecodeError, huge integers, deep nesting
-        raise ValueError(f"the catalogue index is not valid JSON ({type(exc).__name__}: "
-                         f"{str(exc)[:200]}); rebuild it with `qmc-orff catalogue build "
-                         "--resume`.") from None
-    if not isinstance(data, dict) or not isinstance(data.get("entries", []), list):
-        raise ValueError("the catalogue index must be a JSON object with a list 'entries'; "
-                         "rebuild it with `qmc-orff catalogue build --resume`.")
-    return list(data.get("entries", []))
-
-
-_FILE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,200}\.npz")
-_HEX64 = re.compile(r"[0-9a-f]{64}")
-
-
-def _checked_entry(k, e, *, for_loading=False):
-    """Entry ``k`` of ``index.json``, checked: a plain file name in the catalogue folder,
-    integer ``d``, ``s``, a positive ``box_over_sigma``, a ``method`` string and (to
-    load it) a SHA-256 digest.  Raises ValueError naming the entry."""
-    def bad(what):
-        return ValueError(f"the catalogue index's entry {k} is malformed: {what}; rebuild it "
-                          "with `qmc-orff catalogue build --resume`.")
-
-    if not isinstance(e, dict):
-        raise bad(f"expected a JSON object, got {type(e).__name__}")
-    name = e.get("file")
-    # a bare file name: no directory part ('../', absolute paths), no hidden files
-    if not isinstance(name, str) or not _FILE_NAME.fullmatch(name) or ".." in name:
-        raise bad(f"'file' must be a plain .npz file name in the catalogue folder; got {name!r}")
-    for key in ("d", "s"):
-        if type(e.get(key)) is not int or e[key] < 1:
-            raise bad(f"{key!r} must be a positive integer; got {e.get(key)!r}")
-    r = e.get("box_over_sigma")
-    if type(r) not in (int, float) or not (math.isfinite(r) and r > 0):
-        raise bad(f"'box_over_sigma' must be a positive finite number; got {r!r}")
-    if not isinstance(e.get("method"), str):
-        raise bad(f"'method' must be a string; got {e.get('method')!r}")
-    if for_loading and (not isinstance(e.get("sha256"), str) or not _HEX64.fullmatch(e["sha256"])):
-        raise bad(f"'sha256' must be the 64 lowercase hex digits of the file's SHA-256; got "
-                  f"{e.get('sha256')!r}")
-    return e
-
-
-def _load_entry(e, directory=None):
-    """Load the file of a checked index entry, confined to the catalogue folder
-    (``directory``, None: the package's), pinned to the entry's SHA-256 and checked
-    against the entry's ``d``, ``s``, ``box_over_sigma`` and ``method``."""
-    e = _checked_entry("chosen", e, for_loading=True)
-    name = e["file"]
-    folder = _package_dir() if directory is None else pathlib.Path(directory)
-    with resources.as_file(folder) as root:
-        root = os.path.realpath(os.fspath(root))
-        path = os.path.join(root, name)
-        # a symlink (or anything else) that leads out of the folder is refused
-        if os.path.dirname(os.path.realpath(path)) != root:
-            raise ValueError(f"catalogue file {name!r} resolves outside the catalogue folder "
-                             f"{root!r}; refusing to follow it.")
-        seq = load_sequence(path, sha256=e["sha256"])
-    m = seq.meta
-    want = {"d": e["d"], "s": e["s"], "method": e["method"], "density": DENSITY,
-            "box_over_sigma": [float(e["box_over_sigma"])] * e["d"]}
-    got = {k: m.get(k) for k in want}
-    if got != want:
-        diff = ", ".join(f"{k}={got[k]!r} (index: {want[k]!r})" for k in want if got[k] != want[k])
-        raise ValueError(f"catalogue file {name!r} does not match its index entry: {diff}.")
-    return seq
-
-
-def catalogue(*, d: int | None = None, s: int | None = None,
-              method: str | None = None,
-              directory: str | os.PathLike | None = None) -> list[dict]:
-    """List the entries of the shipped catalogue, or of one built into ``directory``.
-
-    Parameters
-    ----------
-    d, s : int or None, default=None
-        Keep only entries of this dimension / size.
-    method : str or None, default=None
-        Keep only entries of this method.
-    directory : str, path or None, default=None
-        A folder written by :func:`build_catalogue` (e.g. :func:`user_catalogue_dir`);
-        ``None`` reads the catalogue shipped with the package.
-
-    Returns
-    -------
-    list of dict
-        One dict per file (``file``, ``d``, ``s``, ``box_over_sigma`` (float),
-        ``method``, ``d2``, ``halton_d2``, ``maxiter``, ...), sorted by
-        ``(method, d, s, box_over_sigma)``.  Empty when the catalogue has not
-        been built.
-
-    Examples
-    --------
-    >>> from qmc_orff import catalogue
-    >>> entries = catalogue(d=2, s=64, method="global")
-    >>> [e["box_over_sigma"] for e in entries]
-    [0.125, 0.25, 0.5, 1.0]
-    >>> all(e["ratio_to_orf"] < 1.0 for e in entries)  # each beats ORF
-    True
-    """
-    out = []
-    directory = None if directory is None else os.fspath(directory)
-    for k, e in enumerate(_read_index(directory)):
-        e = _checked_entry(k, e)
-        if d is not None and e.get("d") != d:
-            continue
-        if s is not None and e.get("s") != s:
-            continue
-        if method is not None and e.get("method") != method:
-            continue
-        out.append(dict(e))
-    out.sort(key=lambda e: (e["method"], e["d"], e["s"], e["box_over_sigma"]))
-    return out
-
-
-def load_catalogue(d: int, s: int, box_over_sigma: float = 0.5,
-                   method: str = "global", *,
-                   directory: str | os.PathLike | None = None) -> Sequence:
-    """Load the catalogue sequence nearest to the request.
-
-    Parameters
-    ----------
-    d : int
-        Dimension (one of the catalogue's: 2, 4, 8, 16; see :func:`catalogue`).
-    s : int
-        Number of points (one of the catalogue's: 64, 128, 256, 512, 1024).
-    box_over_sigma : float, default=0.5
-        Box half-width over the kernel bandwidth; the entry with the nearest
-        value on a log scale is chosen (ties go to the larger box).  The default
-        is a grid value typical of real data at the median-heuristic bandwidth.
-    method : {"global", "weighted"}, default="global"
-    directory : str, path or None, default=None
-        Read the catalogue built into this folder by :func:`build_catalogue`
-        (e.g. :func:`user_catalogue_dir`); ``None``: the one shipped with the package.
-
-    Returns
-    -------
-    Sequence
-        Unit-bandwidth frequencies; use ``seq.frequencies(sigma)``.
-        ``seq.meta["catalogue"]`` records the chosen ``file``, the
-        ``requested_box_over_sigma`` and the ``chosen_box_over_sigma``.
-
-    Warns
-    -----
-    UserWarning
-        When the chosen ``box_over_sigma`` differs from the requested one (with the
-        entry's measured ratio to ORF).
-
-    Raises
-    ------
-    ValueError
-        If ``d``, ``s`` or ``method`` is not in the catalogue (the message lists
-        what is; entries that did not beat ORF were dropped), if the requested
-        ``box_over_sigma`` is more than ``MAX_BOX_FACTOR`` (2) times away from every
-        entry, or the catalogue has not been built; if the index is
-        malformed, or the chosen file lies outside the catalogue folder, does
-        not have the SHA-256 recorded in the index or does not match its entry
-        (``d``, ``s``, ``box_over_sigma``, ``method``).
-
-    Examples
-    --------
-    >>> from qmc_orff import load_catalogue
-    >>> seq = load_catalogue(4, 64, box_over_sigma=0.5)
-    >>> seq.meta["catalogue"]["file"]
-    'gaussian.d04.s0064.bos0.5.global.npz'
-    >>> seq.frequencies(sigma=2.0).shape      # a kernel of bandwidth 2
-    (64, 4)
-    """
-    d = check_dimension(d)
-    s = check_int(s, "s", minimum=1)
-    check_choice(method, "method", METHODS)
-    r = check_positive_real(box_over_sigma, "box_over_sigma")
-    directory = None if directory is None else os.fspath(directory)
-    entries = catalogue(method=method, directory=directory)
-    if not entries:
-        where = "" if directory is None else f" in {directory!r}"
-        raise ValueError(f"the catalogue{where} is empty; build it with `qmc-orff catalogue "
-                         "build`.")
-    ds = sorted({e["d"] for e in entries})
-    if d not in ds:
-        raise ValueError(f"'d' must be one of the catalogue's dimensions {ds}; got {d}.")
-    ss = sorted({e["s"] for e in entries if e["d"] == d})
-    if s not in ss:
-        raise ValueError(f"'s' must be one of the catalogue's sizes {ss} for d={d}; got {s}.")
-    cands = [e for e in entries if e["d"] == d and e["s"] == s]
-    best = min(cands, key=lambda e: (abs(math.log(e["box_over_sigma"] / r)), -e["box_over_sigma"]))
-    chosen = float(best["box_over_sigma"])
-    score = ""
-    if best.get("ratio_to_orf") is not None:
-        score = (f"; on its own scoring data its Gram error is {best['ratio_to_orf']:.3g}x "
-                 "that of orthogonal random features")
-    if max(chosen / r, r / chosen) > MAX_BOX_FACTOR:
-        have = sorted(e["box_over_sigma"] for e in cands)
-        raise ValueError(f"'box_over_sigma'={r:g} is more than {MAX_BOX_FACTOR:g}x away from every "
-                         f"catalogue entry for d={d}, s={s}, method={method!r} (entries: {have}); "
-                         "a design for another box can be worse than orthogonal random features. "
-                         "Use FourierFeatures' default sequence, or design one for your box.")
-    if not math.isclose(chosen, r, rel_tol=1e-12):
-        warnings.warn(f"no catalogue entry with box_over_sigma={r:g} for d={d}, s={s}, "
-                      f"method={method!r}; using the log-nearest, box_over_sigma={chosen:g} "
-                      f"({best['file']}){score}.", UserWarning, stacklevel=2)
-    seq = _load_entry(best, directory)
-    meta = dict(seq.meta)
-    meta["catalogue"] = {"file": best["file"], "requested_box_over_sigma": r,
-                         "chosen_box_over_sigma": chosen}
-    return Sequence(seq.points, seq.weights, meta)
-
-
-# --------------------------------------------------------------------------- building
 def user_catalogue_dir() -> str:
     """The folder :func:`build_catalogue` writes into by default (created there, not here).
 
@@ -442,7 +167,7 @@ def _accepted(k, e):
 
 def _write_index(directory, entries):
     """Merge ``entries`` (this build's, by file name) into ``index.json`` under the folder's
-    lock (:func:`~qmc_orff._catalogue_build.merge_entries`): other builds' entries stay."""
+    lock (:func:`~qmc_orff.catalogue._concurrency.merge_entries`): other builds' entries stay."""
     def merge(old):
         old = old.get("entries") if isinstance(old, dict) else None
         merged = merge_entries(directory, old, entries, _accepted)
@@ -470,9 +195,9 @@ def _build_entry(directory, name, d, s, r, method, mi, keep_ratio):
 
     A module-level function, so that an executor's worker process can run it.
     """
-    from .designs.global_design import global_sequence
-    from .designs.weighted import weighted_sequence
-    from .objectives.box import BoxDiscrepancy
+    from ..designs.global_design import global_sequence
+    from ..designs.weighted import weighted_sequence
+    from ..objectives.box import BoxDiscrepancy
 
     check_parent()  # a worker whose build was killed stops here
     t0 = time.perf_counter()
@@ -529,7 +254,7 @@ def build_catalogue(directory: str | os.PathLike | None = None, *,
         The grid (defaults: the full catalogue).
     maxiter : int, callable or None, default=None
         Iteration cap of the global design: an int, ``maxiter(d, s)``, or
-        ``None`` for the catalogue's own caps (``qmc_orff.precomputed.default_maxiter``).
+        ``None`` for the catalogue's own caps (``qmc_orff.catalogue.build.default_maxiter``).
         Recorded in each file.
     resume : bool, default=False
         Keep files that are complete and valid for the same settings
@@ -549,7 +274,7 @@ def build_catalogue(directory: str | os.PathLike | None = None, *,
         Without ``executor``: the number of worker processes (``"spawn"``) to use.
     keep_ratio : float or None, default=1.0
         Keep an entry only when its held-out Gram error on its scoring data (Gaussian data
-        whose moment box is the entry's box; ``qmc_orff.precomputed.score_entry``)
+        whose moment box is the entry's box; ``qmc_orff.catalogue.build.score_entry``)
         is below ``keep_ratio`` times ORF's (and, for a weighted entry, at most that of
         its own points with uniform weights, ``start_gram_error``); the file of a
         dropped entry is deleted.

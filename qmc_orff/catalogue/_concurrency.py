@@ -15,7 +15,7 @@ import signal
 import sys
 import threading
 
-from .sequence import atomic_write, exclusive_lock
+from ..sequence import atomic_write, exclusive_lock
 
 LOCK = ".index.lock"
 

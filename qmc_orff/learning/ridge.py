@@ -28,11 +28,11 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from . import _dask
+from .. import _dask
 from ._ridge_solve import _alpha_columns, _check_alpha, _coef_alpha, _direct_solve, _stein_solve
-from ._validation import check_choice, check_int, check_positive_real
-from .maps.operators import _FeatureOperator
-from .maps.orff import ORFF
+from .._validation import check_choice, check_int, check_positive_real
+from ..maps.operators import _FeatureOperator
+from ..maps.orff import ORFF
 
 __all__ = ["ORFFRidge"]
 
@@ -473,7 +473,7 @@ def _dask_map_rows(orff, X, p, w=None):
     their weights (None without ``w``)."""
     import math
 
-    from .maps.default_source import _orff_fit_rows, _sample_indices
+    from ..maps.default_source import _orff_fit_rows, _sample_indices
 
     n = X.shape[0]
     if n is None or (isinstance(n, float) and math.isnan(n)):  # unknown chunk sizes

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._validation import as_float_array, as_generator, check_choice, check_int
+from .._validation import as_float_array, as_generator, check_choice, check_int
 
 if TYPE_CHECKING:  # names used in type hints only
     from typing import Any

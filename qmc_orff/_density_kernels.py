@@ -1,8 +1,0 @@
-"""Moved to :mod:`qmc_orff.densities._kernels` (issue 19); this old path forwards its names."""
-from ._lazy import forward
-
-_RENAMED = {}
-_PUBLIC = ()
-_MODULES = ("qmc_orff.densities._kernels",)
-
-__getattr__ = forward(__name__, _RENAMED, _PUBLIC, "qmc_orff.densities._kernels", _MODULES)

@@ -1,0 +1,20 @@
+"""Learning with the feature maps, and measuring them.
+
+- :mod:`.ridge`: :class:`ORFFRidge`, operator-valued kernel ridge regression on an ORFF map
+  (``Phi^T Phi`` and ``Phi^T Y`` accumulated over batches, chunks or Dask blocks);
+- :mod:`._ridge_solve`: the dense and Stein-equation solves of its normal equations;
+- :mod:`.metrics`: :func:`gram_error`, a map's Gram-matrix error against the exact kernel.
+
+Names are imported on first use (PEP 562).
+"""
+from __future__ import annotations
+
+from .._lazy import lazy
+
+_LAZY = {
+    "ridge": ("ORFFRidge",),
+    "metrics": ("gram_error",),
+}
+
+__all__ = sorted(name for names in _LAZY.values() for name in names)
+__getattr__, __dir__ = lazy(__name__, _LAZY)
