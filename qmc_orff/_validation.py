@@ -133,6 +133,7 @@ def as_float_array(x, name, *, ndim=None, finite=True, dtype=np.float64, allow_b
     Complex, string and (unless ``allow_bool``) boolean input raise `TypeError`
     naming ``name``: nothing is truncated or parsed.
     """
+    raw = None
     try:
         raw = np.asarray(x)
         kind = raw.dtype.kind
@@ -147,6 +148,10 @@ def as_float_array(x, name, *, ndim=None, finite=True, dtype=np.float64, allow_b
     except (TypeError, ValueError) as exc:
         if isinstance(exc, TypeError) and str(exc).startswith(f"'{name}'"):
             raise
+        if _holds_pandas_na(raw):
+            raise ValueError(f"'{name}' must contain only finite values; got missing values "
+                             f"(pandas NA) in a {type(x).__name__}: drop or impute them first "
+                             "(e.g. .dropna() or sklearn.impute.SimpleImputer).") from None
         raise TypeError(f"'{name}' must be an array of real numbers; "
                         f"got {type(x).__name__}.") from exc
     if ndim is not None and arr.ndim != ndim:
@@ -154,6 +159,13 @@ def as_float_array(x, name, *, ndim=None, finite=True, dtype=np.float64, allow_b
     if finite and not np.all(np.isfinite(arr)):
         raise ValueError(f"'{name}' must contain only finite values (no NaN or inf).")
     return np.asarray(arr, order="C")  # keeps 0-D arrays 0-D (ascontiguousarray would not)
+
+
+def _holds_pandas_na(raw):
+    """Whether the object array ``raw`` holds pandas' ``NA`` (of a nullable dtype such as
+    ``Float64``; NumPy converts such a frame to objects), without importing pandas."""
+    return (isinstance(raw, np.ndarray) and raw.dtype.kind == "O"
+            and any(type(v).__name__ == "NAType" for v in raw.flat))
 
 
 def as_points(x, name="W", *, d=None):

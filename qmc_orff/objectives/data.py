@@ -54,7 +54,13 @@ __all__ = ["DataDiscrepancy", "KERNELS", "data_sha256"]
 KERNELS = ("gaussian", "laplacian", "matern")
 
 
-def _check_data(X, name="X"):
+def _check_data(X, name="X", arrays=None):
+    """``X`` as a C-contiguous float64 ``(m, d)`` array, ``m >= 2``; with ``arrays``, ``m`` is
+    checked by :func:`check_rows` first, from the shape alone (a ``broadcast_to`` view of
+    2**40 rows is refused before it is converted or copied)."""
+    shape = getattr(X, "shape", None)
+    if arrays is not None and isinstance(shape, tuple) and len(shape) == 2:
+        check_rows(int(shape[0]), name, arrays)
     X = as_float_array(X, name, ndim=2)
     if X.shape[0] < 2:
         raise ValueError(f"'{name}' must have at least 2 rows (points); got shape {X.shape}.")
@@ -221,7 +227,7 @@ class DataDiscrepancy:
     """
 
     def __init__(self, X, *, kernel="gaussian", sigma=1.0, nu=1.5):
-        X = _check_data(X)
+        X = _check_data(X, arrays=GRAM_ARRAYS)
         check_rows(X.shape[0])
         self.X = X
         self.X.setflags(write=False)
