@@ -115,6 +115,19 @@ def test_shapes_dtypes_and_names():
     np.testing.assert_array_equal(ny.components_, X[ny.component_indices_])
 
 
+def test_batched_kernel_evaluation_is_the_same(monkeypatch):
+    import qmc_orff.maps.operator_nystroem as mod
+
+    X, T = _rows(60, 3, 27), _rows(9, 3, 28)
+    whole = _map("div_free", n_components=25).fit(X)
+    monkeypatch.setattr(mod, "BATCH_FLOATS", 50)   # a few rows (or pairs) per batch
+    parts = _map("div_free", n_components=25).fit(X)
+    np.testing.assert_array_equal(parts.component_indices_, whole.component_indices_)
+    np.testing.assert_allclose(parts.normalization_, whole.normalization_, rtol=1e-12,
+                               atol=1e-12 * np.abs(whole.normalization_).max())
+    np.testing.assert_allclose(parts.transform(T), whole.transform(T), rtol=1e-10, atol=1e-13)
+
+
 def test_sparse_input_matches_dense():
     X = _rows(40, 3, 12)
     X[X < 0] = 0.0

@@ -127,10 +127,10 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
 
     Attributes
     ----------
-    orff_ : ORFF
+    orff_ : ORFF or OperatorNystroem
         The fitted feature map.
-    coef_ : ndarray of shape (2 s r,)
-        ``theta``, in the row order of ``ORFF.transform``.
+    coef_ : ndarray of shape (2 s r,), or (D,) for an OperatorNystroem
+        ``theta``, in the row order of the map's ``transform``.
     intercept_ : ndarray of shape (p,), or float when fitted on a 1-D ``y``
         ``b`` (zero when ``fit_intercept=False``).
     solver_ : str

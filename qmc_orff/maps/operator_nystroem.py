@@ -209,9 +209,7 @@ class OperatorNystroem(TransformerMixin, BaseEstimator):
             J = rp_cholesky_pairs(lambda idx: _pair_columns(exact, X, X, idx, p).T, diag, D, rng)
         rows, outputs = J // p, J % p
         Z = X[rows]
-        R = _pair_rows(exact, Z, outputs, Z, p)               # (D, D, p)
-        k = np.arange(D)
-        W = R[k[:, None], k[None, :], outputs[None, :]]       # [K(z_k, z_l)[a_k, a_l]]
+        W = _pair_gram(exact, Z, outputs, p)
         self.sigma_ = sigma
         self.kernel_ = exact
         self.n_outputs_ = p
@@ -334,6 +332,19 @@ def _pair_rows(kernel, Z, outputs, X, p):
         K = kernel(Zu, X[start:stop])                        # (m, nb, p, p)
         out[:, start:stop] = K[inverse, :, outputs, :]
     return out
+
+
+def _pair_gram(kernel, Z, outputs, p):
+    """``W = [K(z_k, z_l)[a_k, a_l]]`` (D, D), a block of columns at a time."""
+    D = Z.shape[0]
+    W = np.empty((D, D))
+    step = max(1, BATCH_FLOATS // max(D * p, 1))
+    for start in range(0, D, step):
+        stop = min(start + step, D)
+        R = _pair_rows(kernel, Z, outputs, Z[start:stop], p)          # (D, nb, p)
+        W[:, start:stop] = np.take_along_axis(
+            R, outputs[None, start:stop, None], axis=2)[:, :, 0]
+    return W
 
 
 def _pair_columns(kernel, X, rows_of, J, p):
