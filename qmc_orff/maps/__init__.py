@@ -27,6 +27,9 @@ Modules
     The scalar and the operator-valued map, and the linear operators of an ORFF map.
 ``adaptive_maps``
     ``sequence="adaptive"``: frequencies designed on the training rows.
+``operator_nystroem``, ``_pairs``
+    :class:`OperatorNystroem`, the operator-valued Nystroem map of the same kernels, and the
+    selection of its (landmark, output) pairs.
 
 The names are imported lazily (PEP 562): importing :mod:`qmc_orff.maps.frequencies`
 does not import the estimators.
@@ -38,6 +41,7 @@ import importlib
 _LAZY = {
     "FourierFeatures": "qmc_orff.maps.fourier_features",
     "ORFF": "qmc_orff.maps.orff",
+    "OperatorNystroem": "qmc_orff.maps.operator_nystroem",
     "householder_complement": "qmc_orff.maps.orff",
     "make_frequencies": "qmc_orff.maps.frequencies",
     "source_points": "qmc_orff.maps.frequencies",
