@@ -213,10 +213,31 @@ def _check_supplied_sequence(fitted, X, reference, p=1, Y=None):
                f"than {reference!r} frequencies of the same size ({ref_err:.3g}, mean of "
                f"{CHECK_REFERENCE_SEEDS} seeds): it was designed for other data (box, dimension "
                "or bandwidth). Use the default sequence, or pass check='off' to keep it silently.")
+        msg += _unit_cube_hint(fitted.sequence)
         if check == "raise":
             raise ValueError(msg)
         warnings.warn(msg, UserWarning, stacklevel=4)  # past fit and its _fit_context
     return own, ref_err, m
+
+
+def _unit_cube_hint(sequence):
+    """A hint for an array of unit-cube points given as frequencies (all entries in [0, 1]:
+    e.g. ``Sobol(d, scramble=False).random(s)``, whose rows are then frequencies, the
+    first the zero frequency), else ``""``."""
+    from scipy.stats import qmc
+
+    from ..sequence import Sequence
+
+    if isinstance(sequence, (str, Sequence, qmc.QMCEngine)):
+        return ""
+    U = np.asarray(sequence)
+    if U.size == 0 or not np.issubdtype(U.dtype, np.number) or \
+            not (np.min(U) >= 0.0 and np.max(U) <= 1.0):
+        return ""
+    return (" Its entries all lie in [0, 1]: an array is taken as unit-bandwidth frequencies, "
+            "not unit-cube points; to map unit-cube points by the inverse CDF pass the engine "
+            "itself (e.g. sequence=qmc_orff.Sobol(d, scramble=False), centred off the "
+            "boundary).")
 
 
 def _exact_gram(kernel, X):

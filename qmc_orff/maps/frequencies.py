@@ -26,6 +26,7 @@ from .._validation import (as_generator, as_points, as_positive, check_choice, c
 from ..generators import Halton, Lattice, Sobol
 from ..generators.halton import _n_digits
 from ..sequence import Sequence
+from ._engine_cube import T_EPS, centre, engine_cube_points
 
 if TYPE_CHECKING:  # names used in type hints only
     from typing import Any
@@ -40,9 +41,6 @@ KERNELS = ("gaussian", "laplacian", "matern", "skewed_chi2")
 #: :func:`make_frequencies`).
 SOURCES = ("auto", "orf-qmc", "mc", "orf", "halton", "sobol", "lattice")
 _MEASURES = ("spectral", "radial")
-#: Safety clip of unit-cube coordinates: ``t`` is clipped to ``[T_EPS, 1 - T_EPS]``
-#: before the inverse CDF (``2**-53``, the spacing of doubles just below 1).
-T_EPS = 2.0 ** -53
 
 
 # --------------------------------------------------------------------------- unit-cube points
@@ -115,8 +113,9 @@ def source_points(source, s, dim, *, scramble="auto", seed=None):
       to ``[T_EPS, 1 - T_EPS]``, ``T_EPS = 2**-53``.  The clip changes nothing
       in the centred case.
 
-    The designs (:func:`qmc_orff.design.unit_points`) and ``qmc-orff generate``
-    skip index 0 of unrandomised Halton/Sobol' points instead.
+    An engine passed as ``sequence=`` follows the same rule
+    (:func:`make_frequencies`).  The designs' start points and
+    ``qmc-orff generate`` skip index 0 of unrandomised Halton/Sobol' points instead.
     """
     source = check_choice(source, "sequence", ("halton", "sobol", "lattice"))
     s = check_size(s, "n_components", minimum=1, width=dim if isinstance(dim, int) else 1)
@@ -132,9 +131,8 @@ def source_points(source, s, dim, *, scramble="auto", seed=None):
         warnings.warn(f"sequence='sobol' with n_components={s}: the balance properties of "
                       "Sobol' points need a power of 2.", UserWarning, stacklevel=3)
     if scramble is not True and not (isinstance(scramble, np.bool_) and scramble):
-        bases = engine.base if source == "halton" else np.full(dim, 2, dtype=np.int64)
-        for j, b in enumerate(bases.tolist()):
-            t[:, j] += 0.5 * float(b) ** (-_n_digits(s - 1, b))
+        bases = engine.base.tolist() if source == "halton" else [2] * dim
+        return centre(t, bases, s - 1)
     np.clip(t, T_EPS, 1.0 - T_EPS, out=t)
     return t
 
@@ -403,8 +401,9 @@ def _given_points(sequence, kernel, measure, n_components, d):
 
 def _engine_points(engine, kernel, measure, nu, s, d):
     """Unit-bandwidth frequencies ``(s, d)`` from the next ``s`` points of a
-    `scipy.stats.qmc.QMCEngine` (``engine.random(s)``, mapped by the inverse CDF, as the
-    named QMC sources); a stateful engine advances."""
+    `scipy.stats.qmc.QMCEngine` (``engine.random(s)``, kept off the cube's boundary as the
+    named QMC sources, :func:`~qmc_orff.maps._engine_cube.engine_cube_points`, and mapped by
+    the inverse CDF); a stateful engine advances."""
     if d is None:
         raise ValueError("'d' is required for a QMCEngine 'sequence'.")
     if s is None:
@@ -413,7 +412,7 @@ def _engine_points(engine, kernel, measure, nu, s, d):
     if engine.d != d + extra:
         raise ValueError(f"'sequence' is a QMCEngine of dimension {engine.d}, but this map needs "
                          f"{d + extra} (d={d}{' + 1 for the radius' if extra else ''}).")
-    t = np.asarray(engine.random(s), dtype=np.float64)
+    t = engine_cube_points(engine, s)
     return _from_unit(t, kernel, measure, nu, d), s
 
 
@@ -482,13 +481,20 @@ def make_frequencies(kernel: str = "gaussian", n_components: int | None = 256,
           kernel's density (``"gaussian"`` or ``"laplacian"``).
         - an array of shape ``(s, d)``: unit-bandwidth frequencies of the
           requested measure (like ``Sequence.points``), divided by ``sigma``;
-          uniform weights.
+          uniform weights.  Not unit-cube points: a zero row is the zero frequency
+          (pass the engine itself to map unit-cube points by the inverse CDF).
         - a `scipy.stats.qmc.QMCEngine` instance (``scipy.stats.qmc.Sobol(d)``,
           :class:`qmc_orff.Sobol`, ...): its next ``n_components`` points
           (``engine.random(n_components)``) mapped by the inverse CDF, as the named
           QMC sources; its ``d`` must be the map's (``d + 1`` for the Matern kernel and
           ``measure="radial"``).  A stateful engine advances: a second call draws the
-          next points (``engine.reset()`` first for the same ones).
+          next points (``engine.reset()`` first for the same ones).  The boundary rule of
+          the named sources applies: unrandomised Sobol', Halton and lattice engines
+          (this library's or SciPy's, which start at the origin) are centred by half a
+          grid step -- ``Sobol(d, scramble=False)`` gives the frequencies of
+          ``sequence="sobol", scramble=False`` -- randomised ones are clipped to
+          ``[T_EPS, 1 - T_EPS]``, and another engine's point with a coordinate 0 or 1
+          is refused (ValueError).
     seed : None, int, SeedSequence, BitGenerator or Generator, default=None
         Randomness of ``"mc"``, ``"orf"`` and of the scrambling.
     scramble : "auto", bool or "deterministic", default="auto"
