@@ -21,6 +21,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common as C  # noqa: E402
+import paper_entries  # noqa: E402
 
 SCRIPTS = ("demo", "gram_approximation", "gram_approximation_mnist",
            "gram_approximation_mnist_raw", "discrepancy_vs_error",
@@ -658,11 +659,18 @@ def build(out_dir, results_path, *, carry_over=False):
              "arguments recorded below, then this generator). Each section gives its script's "
              "exact command; the scripts' `--help` lists their options.", ""]
     glance = at_a_glance(out_dir)
-    for name, prefix in GLANCE_PREFIX.items():
-        if not (out_dir / f"{name}.json").exists() and TITLES[name] in previous:
-            glance += [line for line in previous.get("At a glance", []) if line.startswith(prefix)]
+    carried_glance = dict(GLANCE_PREFIX)
+    if not any((out_dir / f"{name}.json").exists() for name in GRAM_SCRIPTS):
+        carried_glance.update({name: "- Gram error at s = 256" for name in GRAM_SCRIPTS})
+    prefixes = tuple(p for name, p in carried_glance.items()
+                     if not (out_dir / f"{name}.json").exists() and TITLES[name] in previous)
+    glance += [line for line in previous.get("At a glance", []) if prefixes
+               and line.startswith(prefixes)]
     if glance:
         parts += ["## At a glance", ""] + glance + [""]
+    shown = {name for name in SCRIPTS
+             if (out_dir / f"{name}.json").exists() or TITLES[name] in previous}
+    parts += paper_entries.section(out_dir, run_dates=shown)
     env = None
     missing = []
     for name in SCRIPTS:
