@@ -126,18 +126,23 @@ def ours_variance(out_dir):
     meta, rows = _load(out_dir, "orff_variance")
     if rows is None:
         return None
+    rows = [r for r in rows if r["series"] == "empirical"]
+    # the empirical variance of --reps maps has a relative sampling error of about sqrt(2 / reps)
+    slack = 1.0 + 3.0 * np.sqrt(2.0 / meta["params"]["reps"])
     parts, flags = [], []
     for kern in dict.fromkeys(r["kernel"] for r in rows):
         sub = sorted((r for r in rows if r["kernel"] == kern), key=lambda r: r["D"])
-        flags += [r["empirical_variance"] <= r["bound"] for r in sub]
+        flags += [r["empirical_variance"] <= slack * r["bound"] for r in sub]
         slope = np.polyfit(np.log([r["D"] for r in sub]),
                            np.log([r["empirical_variance"] for r in sub]), 1)[0]
         parts.append(f"{kern}: empirical variance / bound " + ", ".join(
             f"D={r['D']} {r['empirical_variance'] / r['bound']:.2f}" for r in sub)
             + f", log-log slope {slope:.2f}")
     verdict = _share(flags)
-    return ("; ".join(parts), verdict,
-            "" if verdict == "agrees" else "the empirical variance exceeds the bound somewhere")
+    return ("; ".join(parts) + f" ({meta['params']['reps']} maps per D; a ratio up to "
+            f"{slack:.2f} is within three sampling standard errors of the bound)", verdict,
+            "" if verdict == "agrees" else "the empirical variance exceeds the bound by more "
+            "than its sampling error somewhere")
 
 
 def ours_minh_table2(out_dir):
