@@ -774,3 +774,50 @@ def frequencies_and_weights(transformer):
     if xi is None:
         xi = np.full(W.shape[0], 1.0 / W.shape[0])
     return W, np.asarray(xi, dtype=float)
+
+
+# --------------------------------------------------------------------------- small scripts
+def run_example(name, args, run, *, params, x, y, line, panel=None, logx=True, logy=True,
+                xlabel=None, ylabel=None):
+    """The whole of a small example script after parsing: run, write CSV, plot, JSON.
+
+    ``run(args, record)`` returns the rows; the figure has one panel per value of
+    ``rows[panel]`` and one line (mean ± std over rows sharing ``x``) per value of
+    ``rows[line]``.  Returns 0 (the script's exit status).
+    """
+    out = output_dir(args.out)
+    record = RunRecord(name, args)
+    record.params.update(params)
+    rows = run(args, record)
+    csv_path = write_csv(out / f"{name}.csv", rows)
+    png_path = line_figure(rows, out / f"{name}.png", x=x, y=y, line=line, panel=panel,
+                           logx=logx, logy=logy, xlabel=xlabel, ylabel=ylabel)
+    finish(record, out, csv_path=csv_path, png_path=png_path)
+    return 0
+
+
+def line_figure(rows, path, *, x, y, line, panel=None, logx=True, logy=True, xlabel=None,
+                ylabel=None):
+    """One panel per ``panel`` value, one line per ``line`` value: mean ± std of ``y`` against ``x``."""
+    plt = pyplot()
+    panels = list(dict.fromkeys(r[panel] for r in rows)) if panel else [None]
+    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4), squeeze=False)
+    for ax, pv in zip(axes[0], panels):
+        sub = [r for r in rows if panel is None or r[panel] == pv]
+        for lv in dict.fromkeys(r[line] for r in sub):
+            summ = sorted((r for r in summarize([r for r in sub if r[line] == lv], [x], [y])),
+                          key=lambda r: r[x])
+            ax.errorbar([r[x] for r in summ], [r[f"{y}_mean"] for r in summ],
+                        yerr=[r[f"{y}_std"] for r in summ], marker="o", markersize=3, capsize=2,
+                        label=str(lv))
+        if logx:
+            ax.set_xscale("log")
+        if logy:
+            ax.set_yscale("log")
+        ax.set_xlabel(xlabel or x)
+        ax.set_ylabel(ylabel or y)
+        if pv is not None:
+            ax.set_title(str(pv))
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    return save_figure(fig, path)

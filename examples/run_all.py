@@ -41,6 +41,9 @@ FULL_ARGS = {
     "gram_approximation_mnist_raw": ["--tag", "mnist_raw", "--datasets", "mnist_raw",
                                      "--methods", "rbf_sampler", "mc", "orf", "halton", "sobol",
                                      "global", "weighted", "adaptive", "nystroem"],
+    "scrambling_ratio": [],
+    "orff_variance": [],
+    "curl_free_reconstruction": [],
 }
 
 

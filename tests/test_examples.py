@@ -311,6 +311,10 @@ SCRIPTS = {
     "vector_fields": ["experiment", "field", "model", "D", "test_mse", "fit_seconds"],
     "operator_kernel_error": ["setting", "kernel", "measure", "sequence", "D", "rel_frobenius",
                               "max_pair_spectral"],
+    "scrambling_ratio": ["dataset", "sequence", "s", "rep", "plain_error", "scrambled_error",
+                         "ratio"],
+    "orff_variance": ["kernel", "D", "series", "empirical_variance", "bound"],
+    "curl_free_reconstruction": ["model", "D", "rep", "rmse"],
 }
 
 
@@ -328,6 +332,20 @@ def test_example_quick_run(name, tmp_path):
                 assert r["mse_quadrature_b/2"] == pytest.approx(r["normalized_D2_b/2"], rel=1e-6)
                 checked += 1
         assert checked >= 4
+    if name == "scrambling_ratio":
+        for r in rows:
+            assert float(r["ratio"]) == pytest.approx(float(r["scrambled_error"])
+                                                      / float(r["plain_error"]))
+        assert {r["sequence"] for r in rows} == {"halton RR2", "halton random", "sobol", "lattice"}
+    if name == "orff_variance":
+        # decomposable kernel: V[A] = 0 and the bound of Prop. C.1 is the exact variance,
+        # (1/D)((1 + k(2 delta))/2 - k(delta)^2) ||A^2||_2, so it falls exactly like 1/D
+        dec = {int(r["D"]): float(r["bound"]) for r in rows if r["kernel"] == "decomposable"}
+        for D, b in dec.items():
+            assert b * D == pytest.approx(dec[1] * 1, rel=1e-12)
+    if name == "curl_free_reconstruction":
+        exact = {float(r["rmse"]) for r in rows if r["model"] == "exact"}
+        assert all(0 < e < 0.05 for e in exact)
     if name == "gram_approximation":
         errs = np.array([float(r["rel_frobenius"]) for r in rows])
         assert np.all((errs > 0) & (errs < 2))
