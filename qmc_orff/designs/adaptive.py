@@ -35,6 +35,7 @@ from ..objectives.data import GRAM_ARRAYS, KERNELS, DataDiscrepancy, data_sha256
 from ..objectives.operator_data import (OPERATOR_GRAM_ARRAYS, OPERATOR_KERNELS,
                                         OperatorDataDiscrepancy, check_operator_frequencies)
 from ..sequence import Sequence
+from ..threads import _blas_limited
 from ._adaptive_data import (_check_X, _init_points, _orf_reference, _orthogonal_unit,
                              _subsamples, check_subsample_sizes, median_heuristic)
 from ._early_stopping import _optimise_with_progress
@@ -49,6 +50,11 @@ __all__ = ["adaptive_sequence", "adaptive_operator_sequence", "median_heuristic"
 #: default training subsample (all pairs) and validation subsample sizes
 N_TRAIN = 1000
 N_VALIDATION = 500
+#: BLAS threads of the designs (numpy's and scipy's OpenBLAS alike, through threadpoolctl,
+#: restored after): the bits do not depend on the BLAS thread count, and on 2 cores the
+#: design runs 2.3x faster than with OpenBLAS's default 2 threads (issue 28: the products are
+#: too small to share and scipy's and numpy's pools spin against each other and numba's)
+BLAS_THREADS = 1
 
 
 # --------------------------------------------------------------------------- checks
@@ -220,51 +226,52 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
     every = None if checkpoint_every is None else check_int(checkpoint_every, "checkpoint_every",
                                                             minimum=1)
     split_rng, init_rng, orf_rng, sigma_rng = as_generator(seed).spawn(4)
-    data = _subsamples(X, lambda Xs: DataDiscrepancy(Xs, kernel=kernel, sigma=1.0, nu=nu),
-                       sigma, n_train, n_validation, split_rng, sigma_rng)
-    U0, init_name = _init_points(init, s, d, kernel, nu, init_rng, kernel)
-    orf_val = _orf_reference(data, U0, init_name, kernel, nu, orf_rng)
-    sig = data.sigma
-    meta = {
-        "method": "adaptive",
-        "density": kernel,
-        "kernel": kernel,
-        "sigma": sig if np.ndim(sig) == 0 else [float(x) for x in sig],
-        "nu": float(nu) if kernel == "matern" else None,
-        **_data_meta(X, data, sigma, init_name),
-        "optimizer": "l-bfgs-b",
-        "maxiter": maxiter,
-        "patience": patience,
-        "tol": tol,
-        **_stamp(),
-    }
+    with _blas_limited(BLAS_THREADS):  # bit-identical whatever the BLAS thread count
+        data = _subsamples(X, lambda Xs: DataDiscrepancy(Xs, kernel=kernel, sigma=1.0, nu=nu),
+                           sigma, n_train, n_validation, split_rng, sigma_rng)
+        U0, init_name = _init_points(init, s, d, kernel, nu, init_rng, kernel)
+        orf_val = _orf_reference(data, U0, init_name, kernel, nu, orf_rng)
+        sig = data.sigma
+        meta = {
+            "method": "adaptive",
+            "density": kernel,
+            "kernel": kernel,
+            "sigma": sig if np.ndim(sig) == 0 else [float(x) for x in sig],
+            "nu": float(nu) if kernel == "matern" else None,
+            **_data_meta(X, data, sigma, init_name),
+            "optimizer": "l-bfgs-b",
+            "maxiter": maxiter,
+            "patience": patience,
+            "tol": tol,
+            **_stamp(),
+        }
 
-    def make_sequence(state, reason, xi=None):
-        m = dict(meta)
-        m.update(_outcome(state, orf_val))
-        m.update({
-            "iterations": state["it"],
-            "best_iteration": state["best_it"],
-            "stop_reason": reason,
-            "seconds": time.perf_counter() - t_start,
-        })
-        m.setdefault("train_history", list(state["train_history"]))  # checkpoints: so far
-        m.setdefault("validation_history", list(state["val_history"]))
-        if state.get("checkpoint_error"):  # the last failure of the 'checkpoint' callable
-            m["checkpoint_error"] = state["checkpoint_error"]
-        return Sequence(state["best_U"], xi, m)
+        def make_sequence(state, reason, xi=None):
+            m = dict(meta)
+            m.update(_outcome(state, orf_val))
+            m.update({
+                "iterations": state["it"],
+                "best_iteration": state["best_it"],
+                "stop_reason": reason,
+                "seconds": time.perf_counter() - t_start,
+            })
+            m.setdefault("train_history", list(state["train_history"]))  # checkpoints: so far
+            m.setdefault("validation_history", list(state["val_history"]))
+            if state.get("checkpoint_error"):  # the last failure of the 'checkpoint' callable
+                m["checkpoint_error"] = state["checkpoint_error"]
+            return Sequence(state["best_U"], xi, m)
 
-    state = _optimise_with_progress(data.train, data.val_error, U0, progress=progress,
-                                    maxiter=maxiter, patience=patience, callback=callback,
-                                    checkpoint=checkpoint, checkpoint_every=every,
-                                    make_sequence=make_sequence, tol=tol)
-    xi = _fitted_weights(data, state, meta) if weights else None
-    if not weights:
-        meta["weights_status"] = "not requested"
-    meta["train_error"] = data.train_error(state["best_U"], xi)
-    meta["train_history"] = state["train_history"]
-    meta["validation_history"] = state["val_history"]
-    return make_sequence(state, state["reason"], xi)
+        state = _optimise_with_progress(data.train, data.val_error, U0, progress=progress,
+                                        maxiter=maxiter, patience=patience, callback=callback,
+                                        checkpoint=checkpoint, checkpoint_every=every,
+                                        make_sequence=make_sequence, tol=tol)
+        xi = _fitted_weights(data, state, meta) if weights else None
+        if not weights:
+            meta["weights_status"] = "not requested"
+        meta["train_error"] = data.train_error(state["best_U"], xi)
+        meta["train_history"] = state["train_history"]
+        meta["validation_history"] = state["val_history"]
+        return make_sequence(state, state["reason"], xi)
 
 
 def _fitted_weights(data, state, meta):
@@ -387,15 +394,17 @@ def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free
     split_rng, init_rng, orf_rng, sigma_rng = as_generator(seed).spawn(4)
     # unit bandwidth: X / sigma, U = sigma W; A~ scales by sigma^-2 (spectral and trace alike),
     # a constant factor that the normalised objective does not see
-    data = _subsamples(X, lambda Xs: OperatorDataDiscrepancy(Xs, kernel=kernel, sigma=1.0, A=A,
-                                                             measure=measure),
-                       sigma, n_train, n_validation, split_rng, sigma_rng, scalar=True)
-    U0, init_name = _operator_start(init, s, d, kernel, measure, init_rng)
-    orf_val = _orf_reference(data, U0, init_name, "gaussian", 1.5, orf_rng)
-    state = _optimise_with_progress(data.train, data.val_error, U0, progress=progress,
-                                    maxiter=maxiter, patience=patience, callback=callback,
-                                    checkpoint=None, checkpoint_every=None, make_sequence=None,
-                                    tol=tol)
+    with _blas_limited(BLAS_THREADS):  # bit-identical whatever the BLAS thread count
+        data = _subsamples(X, lambda Xs: OperatorDataDiscrepancy(Xs, kernel=kernel, sigma=1.0, A=A,
+                                                                 measure=measure),
+                           sigma, n_train, n_validation, split_rng, sigma_rng, scalar=True)
+        U0, init_name = _operator_start(init, s, d, kernel, measure, init_rng)
+        orf_val = _orf_reference(data, U0, init_name, "gaussian", 1.5, orf_rng)
+        state = _optimise_with_progress(data.train, data.val_error, U0, progress=progress,
+                                        maxiter=maxiter, patience=patience, callback=callback,
+                                        checkpoint=None, checkpoint_every=None, make_sequence=None,
+                                        tol=tol)
+        train_error = data.train_error(state["best_U"])
     meta = {
         "method": "adaptive",
         "density": "gaussian",
@@ -404,7 +413,7 @@ def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free
         "sigma": float(data.sigma),
         **_data_meta(X, data, sigma, init_name),
         **_outcome(state, orf_val),
-        "train_error": data.train_error(state["best_U"]),
+        "train_error": train_error,
         "iterations": state["it"],
         "best_iteration": state["best_it"],
         "stop_reason": state["reason"],
