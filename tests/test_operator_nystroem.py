@@ -150,6 +150,19 @@ def test_deterministic_with_random_state(selection):
     assert np.unique(pairs).size == 40
 
 
+def test_same_map_whatever_the_blas_threads():
+    from threadpoolctl import threadpool_limits
+
+    X = _rows(300, 3, 29)
+    maps = []
+    for threads in (1, 2):
+        with threadpool_limits(threads, user_api="blas"):
+            ny = _map("div_free", n_components=120).fit(X)
+            maps.append((ny.component_indices_, ny.normalization_, ny.transform(X[:40])))
+    for a, b in zip(*maps):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_more_components_than_pairs_warns_and_uses_all():
     X = _rows(5, 2, 14)
     with pytest.warns(UserWarning, match="all 10 are used"):
