@@ -61,6 +61,21 @@ def test_all_pairs_reproduce_the_training_block_gram(kernel):
                                atol=1e-10 * np.abs(exact).max())
 
 
+def test_bandwidth_parameters_as_orff():
+    X = _rows(10, 2, 30)
+    per_coord = _map("decomposable", n_components=30, sigma=[0.5, 2.0]).fit(X)
+    np.testing.assert_array_equal(per_coord.sigma_, [0.5, 2.0])
+    exact = per_coord.kernel_.block(X)
+    np.testing.assert_allclose(per_coord.approximate_kernel(X, block=True), exact, rtol=0,
+                               atol=1e-10 * np.abs(exact).max())
+    by_gamma = _map("curl_free", n_components=7, gamma=0.125).fit(X)
+    by_sigma = _map("curl_free", n_components=7, sigma=2.0).fit(X)
+    assert by_gamma.sigma_ == 2.0
+    np.testing.assert_array_equal(by_gamma.transform(X), by_sigma.transform(X))
+    scale = _map("curl_free", n_components=7, gamma="scale").fit(X)
+    assert scale.sigma_ == pytest.approx(np.sqrt(X.shape[1] * X.var() / 2.0), rel=1e-12)
+
+
 @pytest.mark.parametrize("kernel", KERNELS)
 def test_against_numpy_reference(kernel):
     X, T = _rows(40, 3, 2), _rows(7, 3, 3)
