@@ -249,6 +249,20 @@ def test_bad_data():
         ny.transform(np.array([[np.nan, 0.0]]))
 
 
+def test_size_checks_before_allocation(monkeypatch):
+    import qmc_orff.maps.operator_nystroem as mod
+
+    X = _rows(50, 2, 31)
+    monkeypatch.setattr(mod, "MAX_BYTES", 16 * 30 * 30)
+    with pytest.raises(ValueError, match="'n_components'=31 needs .* GiB for the D x D"):
+        OperatorNystroem("curl_free", n_components=31).fit(X)
+    monkeypatch.setattr(mod, "MAX_BYTES", 8 * 100 * 20 - 1)
+    with pytest.raises(ValueError, match="selection='rp_cholesky' needs .* selection='uniform'"):
+        OperatorNystroem("curl_free", n_components=20).fit(X)
+    assert OperatorNystroem("curl_free", n_components=20, selection="uniform",
+                            random_state=0).fit(X).n_components_ == 20
+
+
 # ----------------------------------------------------------------------------- in ORFFRidge
 def _field(n, seed):
     X = _rows(n, 2, seed)

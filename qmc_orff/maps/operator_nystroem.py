@@ -28,9 +28,9 @@ __all__ = ["OperatorNystroem"]
 
 _KERNELS = ("decomposable", "curl_free", "div_free")
 _SELECTIONS = ("rp_cholesky", "uniform")
-#: ``selection="rp_cholesky"`` refuses a fit whose Cholesky factor (``n p`` x ``D`` floats)
-#: would exceed this many bytes (pass fewer rows or ``selection="uniform"``).
-RPC_MAX_BYTES = 1 << 30
+#: ``fit`` refuses, before allocating, a Cholesky factor (``selection="rp_cholesky"``:
+#: ``n p`` x ``D`` floats) or the ``D x D`` matrices ``W`` and ``W^{-1/2}`` over this many bytes.
+MAX_BYTES = 1 << 31
 #: Kernel values (floats) evaluated at once by ``transform`` and the selection.
 BATCH_FLOATS = 1 << 22
 
@@ -195,6 +195,10 @@ class OperatorNystroem(TransformerMixin, BaseEstimator):
                           f"pairs of the {n} training rows; all {n * p} are used.", UserWarning,
                           stacklevel=2)
             D = n * p
+        if 16 * D * D > MAX_BYTES:
+            raise ValueError(f"'n_components'={D} needs {16 * D * D / 2**30:.1f} GiB for the "
+                             f"D x D matrices W and W^(-1/2) (limit MAX_BYTES = "
+                             f"{MAX_BYTES / 2**30:.0f} GiB); choose a smaller 'n_components'.")
         rng = as_generator(_resolve_seed(self.seed, self.random_state), "random_state")
         with _blas_limited(1):  # the same pairs and W whatever the BLAS thread count
             J, W = self._select(exact, X, D, p, selection, rng)
@@ -219,11 +223,11 @@ class OperatorNystroem(TransformerMixin, BaseEstimator):
         elif selection == "uniform":
             J = uniform_pairs(n * p, D, rng)
         else:
-            if 8 * n * p * D > RPC_MAX_BYTES:
+            if 8 * n * p * D > MAX_BYTES:
                 raise ValueError(f"selection='rp_cholesky' needs {8 * n * p * D / 2**30:.1f} GiB "
                                  f"for n={n} rows, p={p} outputs and n_components={D} (limit "
-                                 f"RPC_MAX_BYTES = {RPC_MAX_BYTES / 2**30:.0f} GiB); fit on "
-                                 "fewer rows or use selection='uniform'.")
+                                 f"MAX_BYTES = {MAX_BYTES / 2**30:.0f} GiB); fit on fewer rows "
+                                 "or use selection='uniform'.")
             diag = np.tile(np.diagonal(exact.signature(np.zeros(X.shape[1]))), n)
             J = rp_cholesky_pairs(lambda idx: _pair_columns(exact, X, X, idx, p).T, diag, D, rng)
         return J, _pair_gram(exact, X[J // p], J % p, p)
