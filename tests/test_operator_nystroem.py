@@ -322,6 +322,20 @@ def test_ridge_partial_fit_uses_the_first_batch_map():
     assert model.n_samples_seen_ == 200
 
 
+def test_ridge_scalar_target_and_sparse_rows():
+    X, Y = _field(100, 32)
+    X[X < -0.5] = 0.0
+    ny = OperatorNystroem(n_components=40, random_state=0)
+    scalar = ORFFRidge(ny, alpha=1e-3).fit(X, Y[:, 0])       # A=None: the identity of size 1
+    assert scalar.orff_.n_outputs_ == 1 and isinstance(scalar.intercept_, float)
+    assert scalar.predict(X[:6]).shape == (6,)
+    coef, b = _ridge_reference(scalar.orff_, X, Y[:, :1], 1e-3)
+    np.testing.assert_allclose(scalar.coef_, coef, rtol=1e-7, atol=1e-9)
+    sparse = ORFFRidge(ny, alpha=1e-3).fit(sp.csr_matrix(X), Y[:, 0])
+    np.testing.assert_allclose(sparse.predict(sp.csr_matrix(X[:6])), scalar.predict(X[:6]),
+                               rtol=1e-10, atol=1e-12)
+
+
 def test_ridge_refuses_what_needs_orff():
     X, Y = _field(30, 24)
     with pytest.raises(ValueError, match="'solver'='stein' needs an ORFF"):
