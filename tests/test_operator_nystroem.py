@@ -336,6 +336,24 @@ def test_ridge_scalar_target_and_sparse_rows():
                                rtol=1e-10, atol=1e-12)
 
 
+def test_ridge_keeps_a_fitted_map():
+    X, Y = _field(200, 33)
+    prefit = OperatorNystroem("curl_free", n_components=30, random_state=0).fit(X[150:])
+    before = prefit.normalization_.copy()
+    model = ORFFRidge(prefit, alpha=1e-3)
+    for start in range(0, 150, 50):
+        model.partial_fit(X[start:start + 50], Y[start:start + 50])
+    assert model.orff_ is not prefit
+    np.testing.assert_array_equal(model.orff_.component_indices_, prefit.component_indices_)
+    np.testing.assert_array_equal(prefit.normalization_, before)
+    coef, b = _ridge_reference(prefit, X[:150], Y[:150], 1e-3)
+    np.testing.assert_allclose(model.coef_, coef, rtol=1e-7, atol=1e-9)
+    whole = ORFFRidge(prefit, alpha=1e-3).fit(X[:150], Y[:150])
+    np.testing.assert_allclose(whole.coef_, coef, rtol=1e-7, atol=1e-9)
+    with pytest.raises(ValueError, match="'X' must have 2 columns, as the rows"):
+        ORFFRidge(prefit).fit(np.hstack([X, X[:, :1]]), Y)
+
+
 def test_ridge_refuses_what_needs_orff():
     X, Y = _field(30, 24)
     with pytest.raises(ValueError, match="'solver'='stein' needs an ORFF"):
