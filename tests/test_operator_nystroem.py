@@ -61,6 +61,21 @@ def test_all_pairs_reproduce_the_training_block_gram(kernel):
                                atol=1e-10 * np.abs(exact).max())
 
 
+def test_bandwidth_parameters_as_orff():
+    X = _rows(10, 2, 30)
+    per_coord = _map("decomposable", n_components=30, sigma=[0.5, 2.0]).fit(X)
+    np.testing.assert_array_equal(per_coord.sigma_, [0.5, 2.0])
+    exact = per_coord.kernel_.block(X)
+    np.testing.assert_allclose(per_coord.approximate_kernel(X, block=True), exact, rtol=0,
+                               atol=1e-10 * np.abs(exact).max())
+    by_gamma = _map("curl_free", n_components=7, gamma=0.125).fit(X)
+    by_sigma = _map("curl_free", n_components=7, sigma=2.0).fit(X)
+    assert by_gamma.sigma_ == 2.0
+    np.testing.assert_array_equal(by_gamma.transform(X), by_sigma.transform(X))
+    scale = _map("curl_free", n_components=7, gamma="scale").fit(X)
+    assert scale.sigma_ == pytest.approx(np.sqrt(X.shape[1] * X.var() / 2.0), rel=1e-12)
+
+
 @pytest.mark.parametrize("kernel", KERNELS)
 def test_against_numpy_reference(kernel):
     X, T = _rows(40, 3, 2), _rows(7, 3, 3)
@@ -150,6 +165,19 @@ def test_deterministic_with_random_state(selection):
     assert np.unique(pairs).size == 40
 
 
+def test_same_map_whatever_the_blas_threads():
+    from threadpoolctl import threadpool_limits
+
+    X = _rows(300, 3, 29)
+    maps = []
+    for threads in (1, 2):
+        with threadpool_limits(threads, user_api="blas"):
+            ny = _map("div_free", n_components=120).fit(X)
+            maps.append((ny.component_indices_, ny.normalization_, ny.transform(X[:40])))
+    for a, b in zip(*maps):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_more_components_than_pairs_warns_and_uses_all():
     X = _rows(5, 2, 14)
     with pytest.warns(UserWarning, match="all 10 are used"):
@@ -221,6 +249,20 @@ def test_bad_data():
         ny.transform(np.array([[np.nan, 0.0]]))
 
 
+def test_size_checks_before_allocation(monkeypatch):
+    import qmc_orff.maps.operator_nystroem as mod
+
+    X = _rows(50, 2, 31)
+    monkeypatch.setattr(mod, "MAX_BYTES", 16 * 30 * 30)
+    with pytest.raises(ValueError, match="'n_components'=31 needs .* GiB for the D x D"):
+        OperatorNystroem("curl_free", n_components=31).fit(X)
+    monkeypatch.setattr(mod, "MAX_BYTES", 8 * 100 * 20 - 1)
+    with pytest.raises(ValueError, match="selection='rp_cholesky' needs .* selection='uniform'"):
+        OperatorNystroem("curl_free", n_components=20).fit(X)
+    assert OperatorNystroem("curl_free", n_components=20, selection="uniform",
+                            random_state=0).fit(X).n_components_ == 20
+
+
 # ----------------------------------------------------------------------------- in ORFFRidge
 def _field(n, seed):
     X = _rows(n, 2, seed)
@@ -278,6 +320,38 @@ def test_ridge_partial_fit_uses_the_first_batch_map():
     np.testing.assert_allclose(model.coef_, coef, rtol=1e-7, atol=1e-9)
     np.testing.assert_allclose(model.intercept_, b, rtol=1e-7, atol=1e-9)
     assert model.n_samples_seen_ == 200
+
+
+def test_ridge_scalar_target_and_sparse_rows():
+    X, Y = _field(100, 32)
+    X[X < -0.5] = 0.0
+    ny = OperatorNystroem(n_components=40, random_state=0)
+    scalar = ORFFRidge(ny, alpha=1e-3).fit(X, Y[:, 0])       # A=None: the identity of size 1
+    assert scalar.orff_.n_outputs_ == 1 and isinstance(scalar.intercept_, float)
+    assert scalar.predict(X[:6]).shape == (6,)
+    coef, b = _ridge_reference(scalar.orff_, X, Y[:, :1], 1e-3)
+    np.testing.assert_allclose(scalar.coef_, coef, rtol=1e-7, atol=1e-9)
+    sparse = ORFFRidge(ny, alpha=1e-3).fit(sp.csr_matrix(X), Y[:, 0])
+    np.testing.assert_allclose(sparse.predict(sp.csr_matrix(X[:6])), scalar.predict(X[:6]),
+                               rtol=1e-10, atol=1e-12)
+
+
+def test_ridge_keeps_a_fitted_map():
+    X, Y = _field(200, 33)
+    prefit = OperatorNystroem("curl_free", n_components=30, random_state=0).fit(X[150:])
+    before = prefit.normalization_.copy()
+    model = ORFFRidge(prefit, alpha=1e-3)
+    for start in range(0, 150, 50):
+        model.partial_fit(X[start:start + 50], Y[start:start + 50])
+    assert model.orff_ is not prefit
+    np.testing.assert_array_equal(model.orff_.component_indices_, prefit.component_indices_)
+    np.testing.assert_array_equal(prefit.normalization_, before)
+    coef, b = _ridge_reference(prefit, X[:150], Y[:150], 1e-3)
+    np.testing.assert_allclose(model.coef_, coef, rtol=1e-7, atol=1e-9)
+    whole = ORFFRidge(prefit, alpha=1e-3).fit(X[:150], Y[:150])
+    np.testing.assert_allclose(whole.coef_, coef, rtol=1e-7, atol=1e-9)
+    with pytest.raises(ValueError, match="'X' must have 2 columns, as the rows"):
+        ORFFRidge(prefit).fit(np.hstack([X, X[:, :1]]), Y)
 
 
 def test_ridge_refuses_what_needs_orff():

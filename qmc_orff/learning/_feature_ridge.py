@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.sparse.linalg import LinearOperator, cg
 
+from ..maps.operator_nystroem import OperatorNystroem
 from ._ridge_solve import _direct_solve
 
 #: Solvers of the generic path (``"auto"`` is ``"direct"``).
@@ -35,6 +36,23 @@ def choose_solver(solver, fmap, alpha):
                          f"diagonal A; {name} shares theta between the outputs. Pass a scalar "
                          "'alpha'.")
     return "direct" if solver == "auto" else solver
+
+
+def prefitted(fmap, d):
+    """Whether ``fmap`` is a fitted generic map (used as it is); its input width must be ``d``."""
+    if isinstance(fmap, OperatorNystroem) and hasattr(fmap, "n_components_"):
+        if fmap.n_features_in_ != d:
+            raise ValueError(f"'X' must have {fmap.n_features_in_} columns, as the rows the "
+                             f"fitted feature map 'orff' was fitted on; got {d}.")
+        return True
+    return False
+
+
+def copy_map(fmap):
+    """A copy of a fitted map (the estimator's own map is never the caller's object)."""
+    import copy
+
+    return copy.deepcopy(fmap)
 
 
 def width(fmap):

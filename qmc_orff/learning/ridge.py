@@ -78,7 +78,8 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         means ``ORFF()``.  An :class:`~qmc_orff.OperatorNystroem` goes through the
         normal equations of its features (``D x D``; solvers ``"auto"`` (``"direct"``),
         ``"direct"`` and ``"cg"``, a scalar ``alpha``); it is fitted on the rows of
-        :meth:`fit`, the first :meth:`partial_fit` batch, or a sample of a Dask ``X``.  For the decomposable kernel with ``A=None`` the
+        :meth:`fit`, the first :meth:`partial_fit` batch, or a sample of a Dask ``X``,
+        unless it is already fitted: then a copy is used as it is (its pairs kept).  For the decomposable kernel with ``A=None`` the
         identity of size ``p`` (the number of outputs) is used; ``p = 1`` is
         scalar kernel ridge regression with the Gaussian kernel.
     alpha : float or array_like of shape (p,), default=1.0
@@ -218,14 +219,18 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         return max(1, int(mib * 2**20 // max(row_bytes, 1)))
 
     def _new_map(self, orff, X, p, sample_weight=None):
-        """Clone and fit the feature map for ``p`` outputs; check ``p``."""
-        orff = clone(orff)
-        if orff.kernel == "decomposable" and orff.A is None:
-            orff.set_params(A=np.eye(p))
-        if self.verbose and not getattr(orff, "verbose", 1):
-            orff.set_params(verbose=self.verbose)
-        self._say(f"fitting the feature map on {X.shape[0]} x {X.shape[1]} rows")
-        orff.fit(X, sample_weight=sample_weight)
+        """Clone and fit the feature map for ``p`` outputs (a fitted OperatorNystroem: a copy,
+        its pairs kept); check ``p``."""
+        if _generic.prefitted(orff, X.shape[1]):
+            orff = _generic.copy_map(orff)
+        else:
+            orff = clone(orff)
+            if orff.kernel == "decomposable" and orff.A is None:
+                orff.set_params(A=np.eye(p))
+            if self.verbose and not getattr(orff, "verbose", 1):
+                orff.set_params(verbose=self.verbose)
+            self._say(f"fitting the feature map on {X.shape[0]} x {X.shape[1]} rows")
+            orff.fit(X, sample_weight=sample_weight)
         if orff.n_outputs_ != p:
             raise ValueError(f"'y' must have p={orff.n_outputs_} columns for "
                              f"kernel={orff.kernel!r} on d={X.shape[1]} inputs; got {p}.")

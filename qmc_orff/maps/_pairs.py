@@ -73,14 +73,15 @@ def rp_cholesky_pairs(columns, diag, D, rng):
     chosen, k, stall = [], 0, 0
     while k < D and stall < RPC_STALL and resid.sum() > floor:
         cand = rng.choice(N, size=min(RPC_BLOCK, D - k), p=resid / resid.sum())
+        C = columns(cand)
         Fc = F[cand, :k]
-        H = columns(cand)[cand] - Fc @ Fc.T
-        S = cand[_rejection_pivots(H, resid[cand], rng)]
-        if S.size == 0:
+        accepted = _rejection_pivots(C[cand] - Fc @ Fc.T, resid[cand], rng)
+        if accepted.size == 0:
             stall += 1
             continue
         stall = 0
-        G = columns(S) - F[:, :k] @ F[S, :k].T
+        S = cand[accepted]
+        G = C[:, accepted] - F[:, :k] @ F[S, :k].T
         try:
             R = scipy.linalg.cholesky(G[S], lower=False)
         except np.linalg.LinAlgError:  # rounding: keep the first pivot only

@@ -14,6 +14,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from .. import _dask
 from .._validation import as_generator, check_choice, check_int
+from ..threads import _blas_limited
 from ..kernels import CurlFree, Decomposable, DivFree, Gaussian, check_psd_matrix
 from ._pairs import inv_sqrt_psd, rp_cholesky_pairs, uniform_pairs
 from ._params import _resolve_seed, _scalar_param, _seed_constraints, _sigma_from_gamma
@@ -27,9 +28,9 @@ __all__ = ["OperatorNystroem"]
 
 _KERNELS = ("decomposable", "curl_free", "div_free")
 _SELECTIONS = ("rp_cholesky", "uniform")
-#: ``selection="rp_cholesky"`` refuses a fit whose Cholesky factor (``n p`` x ``D`` floats)
-#: would exceed this many bytes (pass fewer rows or ``selection="uniform"``).
-RPC_MAX_BYTES = 1 << 30
+#: ``fit`` refuses, before allocating, a Cholesky factor (``selection="rp_cholesky"``:
+#: ``n p`` x ``D`` floats) or the ``D x D`` matrices ``W`` and ``W^{-1/2}`` over this many bytes.
+MAX_BYTES = 1 << 31
 #: Kernel values (floats) evaluated at once by ``transform`` and the selection.
 BATCH_FLOATS = 1 << 22
 
@@ -194,31 +195,42 @@ class OperatorNystroem(TransformerMixin, BaseEstimator):
                           f"pairs of the {n} training rows; all {n * p} are used.", UserWarning,
                           stacklevel=2)
             D = n * p
+        if 16 * D * D > MAX_BYTES:
+            raise ValueError(f"'n_components'={D} needs {16 * D * D / 2**30:.1f} GiB for the "
+                             f"D x D matrices W and W^(-1/2) (limit MAX_BYTES = "
+                             f"{MAX_BYTES / 2**30:.0f} GiB); choose a smaller 'n_components'.")
         rng = as_generator(_resolve_seed(self.seed, self.random_state), "random_state")
+        with _blas_limited(1):  # the same pairs and W whatever the BLAS thread count
+            J, W = self._select(exact, X, D, p, selection, rng)
+            normalization = inv_sqrt_psd(W)
+        rows, outputs = J // p, J % p
+        self.sigma_ = sigma
+        self.kernel_ = exact
+        self.n_outputs_ = p
+        self.n_components_ = D
+        self.components_ = X[rows]
+        self.component_indices_ = rows
+        self.component_outputs_ = outputs
+        self.normalization_ = normalization
+        return self
+
+    @staticmethod
+    def _select(exact, X, D, p, selection, rng):
+        """The pairs ``J`` (D,) and their block Gram matrix ``W`` (D, D)."""
+        n = X.shape[0]
         if D == n * p:
             J = np.arange(n * p)
         elif selection == "uniform":
             J = uniform_pairs(n * p, D, rng)
         else:
-            if 8 * n * p * D > RPC_MAX_BYTES:
+            if 8 * n * p * D > MAX_BYTES:
                 raise ValueError(f"selection='rp_cholesky' needs {8 * n * p * D / 2**30:.1f} GiB "
                                  f"for n={n} rows, p={p} outputs and n_components={D} (limit "
-                                 f"RPC_MAX_BYTES = {RPC_MAX_BYTES / 2**30:.0f} GiB); fit on "
-                                 "fewer rows or use selection='uniform'.")
+                                 f"MAX_BYTES = {MAX_BYTES / 2**30:.0f} GiB); fit on fewer rows "
+                                 "or use selection='uniform'.")
             diag = np.tile(np.diagonal(exact.signature(np.zeros(X.shape[1]))), n)
             J = rp_cholesky_pairs(lambda idx: _pair_columns(exact, X, X, idx, p).T, diag, D, rng)
-        rows, outputs = J // p, J % p
-        Z = X[rows]
-        W = _pair_gram(exact, Z, outputs, p)
-        self.sigma_ = sigma
-        self.kernel_ = exact
-        self.n_outputs_ = p
-        self.n_components_ = D
-        self.components_ = Z
-        self.component_indices_ = rows
-        self.component_outputs_ = outputs
-        self.normalization_ = inv_sqrt_psd(W)
-        return self
+        return J, _pair_gram(exact, X[J // p], J % p, p)
 
     # ------------------------------------------------------------------ evaluation
     def transform(self, X: ArrayLike) -> np.ndarray:
@@ -245,6 +257,13 @@ class OperatorNystroem(TransformerMixin, BaseEstimator):
         D, p, n = self.n_components_, self.n_outputs_, X.shape[0]
         out = np.empty((n, D, p))
         step = max(1, BATCH_FLOATS // max(D * p * p, 1))
+        with _blas_limited(1):  # the same features whatever the BLAS thread count
+            self._fill(X, out, step)
+        return out
+
+    def _fill(self, X, out, step):
+        """``out[i] = Phi(x_i)``, ``step`` rows at a time."""
+        D, p, n = self.n_components_, self.n_outputs_, X.shape[0]
         for start in range(0, n, step):
             stop = min(start + step, n)
             KJ = _pair_rows(self.kernel_, self.components_, self.component_outputs_,
@@ -252,7 +271,6 @@ class OperatorNystroem(TransformerMixin, BaseEstimator):
             nb = stop - start
             out[start:stop] = (self.normalization_ @ KJ.reshape(D, nb * p)).reshape(
                 D, nb, p).transpose(1, 0, 2)
-        return out
 
     def approximate_kernel(self, X: ArrayLike, Z: ArrayLike | None = None, *,
                            block: bool = False) -> np.ndarray:
