@@ -2,6 +2,8 @@
 check of a supplied sequence, with the fixed row samples and Gram errors both rank maps by."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -115,7 +117,7 @@ def _gram_errors(Y, K, maps, cross=False):
     h = Y.shape[0] // 2 if cross else Y.shape[0]
     A, B = (slice(0, h), slice(h, None)) if cross else (slice(None), slice(None))
     K = K[A, B]
-    nK = float(np.linalg.norm(K))
+    nK = _frobenius(K)
     offsets = np.cumsum([0] + [w.shape[0] for w, _ in maps])
 
     def error(c):
@@ -124,13 +126,20 @@ def _gram_errors(Y, K, maps, cross=False):
         G = C[A] @ C[B].T
         G += S[A] @ S[B].T
         G -= K
-        return _relative(float(np.linalg.norm(G)), nK)
+        return _relative(_frobenius(G), nK)
 
     n_threads = min(get_num_threads(), len(maps))
     with _blas_limited(1):
         if n_threads == 1:
             return [error(c) for c in range(len(maps))]
         return list(_row_workers().map(error, range(len(maps))))
+
+
+def _frobenius(A):
+    """``||A||_F`` by NumPy's pairwise sum of the squares: the same bits whatever the thread
+    counts (``np.linalg.norm`` ravels and calls BLAS ``dot``, whose threaded reduction --
+    where no BLAS thread limit applies -- may round differently)."""
+    return math.sqrt(float(np.sum(np.square(A))))
 
 
 def _relative(err, nK):
@@ -188,10 +197,10 @@ def _check_supplied_sequence(fitted, X, reference, p=1, Y=None):
     if hasattr(fitted, "approximate_kernel"):  # operator-valued: the (m p, m p) block Gram matrix
         from sklearn.base import clone
 
-        K = fitted.kernel_.block(Xs)
-        nK = float(np.linalg.norm(K))
         with _blas_limited(1):
-            errors = [float(np.linalg.norm(fm.approximate_kernel(Xs, block=True) - K)) / nK
+            K = fitted.kernel_.block(Xs)
+            nK = _frobenius(K)
+            errors = [_frobenius(fm.approximate_kernel(Xs, block=True) - K) / nK
                       for fm in [fitted] + [
                           clone(fitted).set_params(sequence=reference, n_components=s, seed=k,
                                                    random_state=None, check="off").fit(Xs)
@@ -362,7 +371,7 @@ def _select_default_operator(est, exact, X, factors, sigma, measure, sample_weig
     XA, XB = Xs[:h], Xs[h:]
     scale = np.sqrt(np.repeat(w[:h], p))[:, None] * np.sqrt(np.repeat(w[h:], p))[None, :]
     K = exact.block(XA, XB) * scale
-    nK = float(np.linalg.norm(K))
+    nK = _frobenius(K)
     _warn_vanishing_kernel(K, XA, XB, sigma)
     best, best_err = (None, None), np.inf
     with _blas_limited(1):
@@ -373,8 +382,8 @@ def _select_default_operator(est, exact, X, factors, sigma, measure, sample_weig
             cand.frequencies_, cand.weights_ = W, xi
             cand.amplitudes_, cand.factors_ = factors(W, xi)
             cand.n_outputs_, cand.rank_, cand.kernel_ = p, cand.factors_.shape[-1], exact
-            e = _relative(float(np.linalg.norm(
-                cand.approximate_kernel(XA, XB, block=True) * scale - K)), nK)
+            e = _relative(_frobenius(cand.approximate_kernel(XA, XB, block=True) * scale - K),
+                          nK)
             _progress(getattr(est, "verbose", 0), "ORFF", k, e)
             if e < best_err:  # the first of equal errors
                 best, best_err = (W, xi), e
