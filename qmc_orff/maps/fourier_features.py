@@ -19,7 +19,7 @@ from ..kernels import Gaussian, Laplacian, Matern, SkewedChi2
 from ._params import (_check_row_phases, _common_constraints, _resolve_seed, _scalar_param,
                       _sigma_from_gamma)
 from .adaptive_maps import _adaptive_frequencies, _is_adaptive
-from .default_source import _CHECKS, _check_supplied_sequence, _select_default
+from .default_source import _CHECKS, _check_supplied_sequence, _select_default, median_bandwidth
 from .frequencies import SOURCES, make_frequencies
 
 if TYPE_CHECKING:  # names used in type hints only
@@ -58,8 +58,11 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         skewness ``c`` (features of ``log(x + c)``; inputs must satisfy
         ``x + c > 0``).  The exact kernels are in ``qmc_orff.kernels``.
     sigma : float or array_like of shape (d,) or None, default=None
-        Bandwidth / length scale (per coordinate allowed).  ``None`` means
-        1.0, or the value given by ``gamma``.
+        Bandwidth / length scale (per coordinate allowed).  ``None`` (and ``gamma=None``):
+        the median heuristic, computed at ``fit``: the median distance between the rows of
+        a fixed sample of at most 512 rows of ``X`` (Euclidean; the 1-norm for the
+        Laplacian and skewed chi-squared kernels, of ``log(X + c)`` for the latter), 1.0
+        when they are all equal; ``sigma_`` holds it.  ``gamma`` gives it otherwise.
     gamma : "scale", float or array_like of shape (d,) or None, default=None
         The Gaussian kernel's ``exp(-gamma |x - z|^2)`` (RBFSampler's
         parameter): ``gamma = 1 / (2 sigma^2)``, so ``sigma = 1 / sqrt(2 gamma)``.
@@ -123,7 +126,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         With ``sequence="adaptive"`` only: the designed sequence (its ``meta``
         has the validation errors of the start, of ORF and of the result).
     sigma_ : float or ndarray of shape (d,)
-        The bandwidth used (from ``sigma`` or ``gamma``).
+        The bandwidth used (from ``sigma``, ``gamma`` or the median heuristic).
     kernel_ : qmc_orff.kernels.Kernel
         The exact kernel approximated.
     check_ : tuple or None
@@ -220,7 +223,8 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         seed = _resolve_seed(self.seed, self.random_state)
         X_raw = X
         X = self._input(X, reset=True)
-        sigma = _sigma_from_gamma(kernel, self.sigma, self.gamma, X)
+        sigma = median_bandwidth(X, kernel) if self.sigma is None and self.gamma is None \
+            else _sigma_from_gamma(kernel, self.sigma, self.gamma, X)
         if kernel == "skewed_chi2" and not isinstance(self.sequence, str):
             X_raw = validate_data(self, X_raw, dtype=np.float64, reset=False)
         else:

@@ -20,7 +20,8 @@ from ..kernels import CurlFree, Decomposable, DivFree, Gaussian, check_psd_matri
 from ._params import (_check_row_phases, _common_constraints, _resolve_seed, _scalar_param,
                       _sigma_from_gamma)
 from .adaptive_maps import _adaptive_operator_frequencies, _is_adaptive
-from .default_source import _CHECKS, _check_supplied_sequence, _select_default_operator
+from .default_source import (BANDWIDTH_SAMPLES, _CHECKS, _check_supplied_sequence,
+                             _sample_indices, _select_default_operator, median_bandwidth)
 from .frequencies import SOURCES, make_frequencies
 from .operators import _FeatureOperator
 
@@ -130,8 +131,11 @@ class ORFF(TransformerMixin, BaseEstimator):
         (div-free ``d >= 2``).
     sigma : float or None, default=None
         Bandwidth of ``k_0`` (``gamma = 1 / (2 sigma^2)``).  Per coordinate
-        allowed for the decomposable kernel.  ``None`` means 1.0, or the value
-        given by ``gamma``.
+        (an array of shape (d,)) for the decomposable kernel only.  ``None`` (and
+        ``gamma=None``): the median heuristic, computed at ``fit``: the median Euclidean
+        distance between the rows of a fixed sample of at most 512 rows of ``X``, its pairs
+        weighted by ``sample_weight`` (integer weights count as repeated rows), 1.0 when
+        they are all equal; ``fit`` then reads those rows only.  ``sigma_`` holds it.
     gamma : "scale", float or array_like of shape (d,) or None, default=None
         ``k_0(delta) = exp(-gamma |delta|^2)`` (RBFSampler's parameter), so
         ``sigma = 1 / sqrt(2 gamma)``; ``"scale"`` is ``1 / (d X.var())`` on the
@@ -191,7 +195,7 @@ class ORFF(TransformerMixin, BaseEstimator):
     Attributes
     ----------
     sigma_ : float or ndarray of shape (d,)
-        The bandwidth used (from ``sigma`` or ``gamma``).
+        The bandwidth used (from ``sigma``, ``gamma`` or the median heuristic).
     frequencies_ : ndarray of shape (s, d)
     weights_ : ndarray of shape (s,)
         Quadrature weights ``xi``.
@@ -306,7 +310,16 @@ class ORFF(TransformerMixin, BaseEstimator):
                                  f"{sample_weight.sum()!r}.")
         if kernel == "div_free" and d < 2:
             raise ValueError(f"'X' must have d >= 2 columns for kernel='div_free'; got d={d}.")
-        sigma = _sigma_from_gamma("gaussian", self.sigma, self.gamma, X, sample_weight)
+        if self.sigma is None and self.gamma is None:  # the default bandwidth: the median
+            # heuristic on a fixed sample; but for an adaptive design the fit then reads these
+            # rows only (as a Dask fit does, see default_source._orff_fit_rows)
+            idx = _sample_indices(X.shape[0], BANDWIDTH_SAMPLES)
+            w = None if sample_weight is None else sample_weight[idx]
+            sigma = median_bandwidth(X[idx], "gaussian", w)
+            if not _is_adaptive(self.sequence):
+                X, sample_weight = X[idx], w
+        else:
+            sigma = _sigma_from_gamma("gaussian", self.sigma, self.gamma, X, sample_weight)
         if kernel != "decomposable" or np.ndim(sigma) == 0:
             sig = _scalar_param(sigma, "sigma")
             if not sig > 0:
