@@ -519,6 +519,13 @@ def make_frequencies(kernel: str = "gaussian", n_components: int | None = 256,
         Nonnegative quadrature weights: ``1/s`` each unless a weighted Sequence
         was given.
 
+    See Also
+    --------
+    FourierFeatures : the scalar feature map built on these frequencies.
+    ORFF : the operator-valued feature map.
+    Sobol, Halton, Lattice : engines to pass as ``sequence=``.
+    load_catalogue : designed sequences to pass as ``sequence=``.
+
     Notes
     -----
     ``"orf-qmc"``: blocks of ``d`` orthonormal directions (Haar-random, the last
