@@ -284,7 +284,7 @@ def test_demo_quick_smoke(tmp_path):
     assert "L2-star" in out and "rel_frobenius" in out and str(tmp_path) in out
     rows = check_outputs(tmp_path, "demo", ["s", "method", "rep", "rel_frobenius"])
     methods = {r["method"] for r in rows}
-    assert {"mc", "orf", "halton", "adaptive", "nystroem"} <= methods
+    assert {"default", "mc", "orf", "halton", "adaptive", "nystroem"} <= methods
     errs = [float(r["rel_frobenius"]) for r in rows]
     assert all(0 < e < 1 for e in errs)
     assert "ratio_to_orf" in out and "held-out" in out
@@ -297,7 +297,7 @@ def test_demo_quick_smoke(tmp_path):
                 if r["s"] == s:
                     assert float(r["ratio_to_orf"]) == pytest.approx(float(r["rel_frobenius"]) / orf)
     high = C.read_csv(tmp_path / "demo_high_dim.csv")
-    assert {r["method"] for r in high} >= {"orf", "halton", "adaptive", "nystroem"}
+    assert {r["method"] for r in high} >= {"default", "orf", "halton", "adaptive", "nystroem"}
     meta = json.loads((tmp_path / "demo.json").read_text())
     assert meta["params"]["n_eval"] + meta["params"]["n_train"] == 1797
 

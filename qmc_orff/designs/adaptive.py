@@ -192,6 +192,12 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
         A Ctrl-C (``KeyboardInterrupt``) stops the optimisation and returns the
         best validated iterate (``stop_reason="interrupted"``).
 
+    See Also
+    --------
+    adaptive_operator_sequence : the same for operator-valued maps.
+    DataDiscrepancy : the objective it minimises.
+    FourierFeatures : ``sequence="adaptive"`` runs it at ``fit``.
+
     Notes
     -----
     The objective is the data discrepancy ``||K - Z Z^T||_F^2 / m^2`` on all

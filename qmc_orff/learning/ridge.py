@@ -63,13 +63,19 @@ def _zero_weights(sample_weight, n):
 
 
 class ORFFRidge(RegressorMixin, BaseEstimator):
-    """Vector-valued ridge regression on operator-valued Fourier features.
+    r"""Vector-valued ridge regression on operator-valued Fourier features.
 
-    Minimises ``sum_i w_i |Phi(x_i)^T theta + b - y_i|^2 + alpha |theta|^2`` over
-    ``theta`` in ``R^(2 s r)`` and the intercept ``b`` in ``R^p`` (Brault et al.
-    2016, eq. 10 with the squared loss; the loss is summed and the intercept
+    Minimises
+
+    .. math::
+
+        \sum_{i=1}^{n} w_i \lVert \Phi(x_i)^\top \theta + b - y_i \rVert^2
+        + \alpha \lVert\theta\rVert^2
+
+    over :math:`\theta \in \mathbb R^{2sr}` and the intercept :math:`b \in \mathbb R^p`
+    (Brault et al. 2016, eq. 10 with the squared loss; the loss is summed and the intercept
     not penalised, as in :class:`sklearn.linear_model.Ridge`), and predicts
-    ``f(x) = Phi(x)^T theta + b``.
+    :math:`f(x) = \Phi(x)^\top \theta + b`.
 
     Parameters
     ----------
@@ -142,6 +148,12 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
     n_samples_seen_ : int
         Rows seen by :meth:`fit` or the :meth:`partial_fit` calls since.
     n_features_in_ : int
+
+    See Also
+    --------
+    ORFF : the feature map it fits.
+    FourierFeatures : scalar features for any scikit-learn linear model.
+    sklearn.linear_model.Ridge : the same estimator on explicit features.
 
     Notes
     -----

@@ -71,6 +71,57 @@ def _weighted_sample(X, m, sample_weight=None):
     return np.ascontiguousarray(U[perm]), wu[perm]
 
 
+# --------------------------------------------------------------------------- default bandwidth
+#: ``sigma=None, gamma=None``: the median heuristic on a fixed sample of at most this many rows
+#: of ``X`` (the rows of :func:`_sample_rows`; the seedless default's selection of
+#: :class:`FourierFeatures` reads the same ones).
+BANDWIDTH_SAMPLES = 512
+#: Kernels whose default bandwidth is the median 1-norm distance (product kernels, whose
+#: exponent is a sum over the coordinates), the others taking the Euclidean one.
+_ONE_NORM = ("laplacian", "skewed_chi2")
+
+
+def median_bandwidth(X, kernel="gaussian", sample_weight=None):
+    """The default bandwidth: the median distance between the rows of a fixed sample of ``X``.
+
+    The median heuristic (Jaakkola et al. 1999; Garreau et al. 2017) on at most
+    :data:`BANDWIDTH_SAMPLES` fixed rows of ``X`` (:func:`_weighted_sample`): the Euclidean
+    distance, or the 1-norm for the Laplacian and skewed chi-squared kernels (whose exponent
+    is ``|x - z|_1 / sigma``-like), so that ``k(x, z)`` is ``exp(-1/2)`` (Gaussian) or
+    ``exp(-1)`` (Laplacian) at the median pair.  With ``sample_weight``, the median of the
+    pair distances weighted by ``w_i w_j`` (and ``w_i (w_i - 1)`` at distance 0 for a row
+    with itself, the pairs among ``w_i`` repeated copies): integer weights and repeated
+    rows give the same bandwidth.  A median of 0 (most sampled pairs equal) falls back to
+    the median of the positive distances, and 1.0 when all sampled rows are equal.
+    """
+    from scipy.spatial.distance import pdist
+
+    U, w = _weighted_sample(X, BANDWIDTH_SAMPLES, sample_weight)
+    m = U.shape[0]
+    if m < 2:
+        return 1.0
+    dist = pdist(U, "cityblock" if kernel in _ONE_NORM else "euclidean")
+    i, j = np.triu_indices(m, 1)
+    weight = w[i] * w[j]
+    dist = np.concatenate([np.zeros(m), dist])  # a row with its own copies
+    weight = np.concatenate([np.maximum(w * (w - 1.0), 0.0) / 2.0, weight])
+    med = _weighted_median(dist, weight)
+    if not med > 0:
+        pos = dist > 0
+        med = _weighted_median(dist[pos], weight[pos]) if np.any(pos) else 1.0
+    return med if np.isfinite(med) else 1.0
+
+
+def _weighted_median(values, weights):
+    """The midpoint of the lower and upper weighted medians (``np.median`` for unit weights)."""
+    order = np.argsort(values, kind="stable")
+    v, cum = values[order], np.cumsum(weights[order])
+    half = 0.5 * cum[-1]
+    lo = v[min(int(np.searchsorted(cum, half, side="left")), v.size - 1)]
+    hi = v[min(int(np.searchsorted(cum, half, side="right")), v.size - 1)]
+    return float(0.5 * (lo + hi))
+
+
 def _selection_rows(p):
     """Rows of ``X`` the seedless ORFF default ranks its draws on (``p`` outputs)."""
     return max(2, CHECK_BLOCK_ROWS // max(1, p))
@@ -88,6 +139,8 @@ def _orff_fit_rows(orff, p):
     A fit on those rows (:func:`_sample_rows` of ``X``) gives the same map as a fit on ``X``:
     how :class:`~qmc_orff.ORFFRidge` fits the map to a Dask array without computing it.
     """
+    if orff.sigma is None and orff.gamma is None:  # the default bandwidth: ORFF.fit reads
+        return BANDWIDTH_SAMPLES                     # these rows only (sample_bandwidth_rows)
     sequence = orff.sequence
     if isinstance(sequence, str):
         seeded = _resolve_seed(orff.seed, orff.random_state) is not None

@@ -441,15 +441,23 @@ def make_frequencies(kernel: str = "gaussian", n_components: int | None = 256,
                      sequence: str | Sequence | ArrayLike = "auto", seed: Any = None,
                      scramble: bool | str = "auto", nu: float = 1.5,
                      measure: str = "spectral") -> tuple[np.ndarray, np.ndarray]:
-    """Frequencies and quadrature weights for a shift-invariant kernel.
+    r"""Frequencies and quadrature weights for a shift-invariant kernel.
+
+    Frequencies :math:`w_1, \dots, w_s` (the rows of ``W``) and weights :math:`\xi_j`
+    such that
+
+    .. math::
+
+        k(x, z) \approx \sum_{j=1}^{s} \xi_j \cos\langle x - z, w_j\rangle .
 
     Parameters
     ----------
     kernel : {"gaussian", "laplacian", "matern", "skewed_chi2"}, default="gaussian"
-        The kernel whose spectral measure is sampled: ``N(0, sigma^-2 I)``,
-        a product of ``Cauchy(0, 1/sigma_j)``, the multivariate t with ``2 nu``
-        degrees of freedom and scale ``1/sigma`` (``sigma`` is the Matern length
-        scale), or a product of hyperbolic secant densities ``sigma sech(pi sigma w)``.
+        The kernel whose spectral measure is sampled: :math:`\mathcal N(0, \sigma^{-2} I)`,
+        a product of :math:`\operatorname{Cauchy}(0, 1/\sigma_j)`, the multivariate t with
+        :math:`2\nu` degrees of freedom and scale :math:`1/\sigma` (:math:`\sigma` is the
+        Matern length scale), or a product of hyperbolic secant densities
+        :math:`\sigma \operatorname{sech}(\pi \sigma w)`.
     n_components : int or None, default=256
         Number ``s`` of frequencies (``s * d <= 2**28``).  For a :class:`~qmc_orff.Sequence` or an
         array: ``None`` takes all its points, an int ``<= s`` the first
@@ -509,7 +517,7 @@ def make_frequencies(kernel: str = "gaussian", n_components: int | None = 256,
     measure : {"spectral", "radial"}, default="spectral"
         ``"radial"`` (Gaussian only) samples the trace-normalised measure of
         the Gaussian curl- and div-free kernels (Minh 2016, eq. 54 and 56),
-        ``rho(w) = sigma^2 |w|^2 N(w; 0, sigma^-2 I) / d``.
+        :math:`\rho(w) = \sigma^2 \lVert w\rVert^2 \mathcal N(w; 0, \sigma^{-2} I) / d`.
 
     Returns
     -------
@@ -518,6 +526,13 @@ def make_frequencies(kernel: str = "gaussian", n_components: int | None = 256,
     weights : ndarray of shape (s,)
         Nonnegative quadrature weights: ``1/s`` each unless a weighted Sequence
         was given.
+
+    See Also
+    --------
+    FourierFeatures : the scalar feature map built on these frequencies.
+    ORFF : the operator-valued feature map.
+    Sobol, Halton, Lattice : engines to pass as ``sequence=``.
+    load_catalogue : designed sequences to pass as ``sequence=``.
 
     Notes
     -----

@@ -162,7 +162,12 @@ def normalization(normalize, norm2):
 
 
 class DataDiscrepancy:
-    """Squared Gram error ``||K - Z Z^T||_F^2 / m^2`` of Fourier features on data, with gradients.
+    r"""Squared Gram error :math:`\lVert K - Z Z^\top\rVert_F^2 / m^2` of Fourier features on
+    data, with gradients.
+
+    :math:`K` is the exact kernel's Gram matrix of the :math:`m` rows of ``X`` and :math:`Z`
+    the features of frequencies :math:`w_l` with weights :math:`\xi_l`, so that
+    :math:`(Z Z^\top)_{ik} = \sum_{l} \xi_l \cos\langle x_i - x_k, w_l\rangle`.
 
     Parameters
     ----------
@@ -189,6 +194,12 @@ class DataDiscrepancy:
     density_name : str
         The kernel's name (``Sequence.meta["density"]`` of its frequencies).
     sigma : float or ndarray of shape (d,)
+
+    See Also
+    --------
+    BoxDiscrepancy : the data-free objective over a box of differences.
+    adaptive_sequence : the design that minimises it (``FourierFeatures(sequence="adaptive")``).
+    gram_error : the (unsquared) Gram error of a fitted map on held-out rows.
 
     Notes
     -----
