@@ -781,21 +781,25 @@ def frequencies_and_weights(transformer):
 
 
 # --------------------------------------------------------------------------- small scripts
-def run_example(name, args, run, *, params, x, y, line, panel=None, logx=True, logy=True,
-                xlabel=None, ylabel=None):
+def run_example(name, args, run, *, params, x=None, y=None, line=None, panel=None, logx=True,
+                logy=True, xlabel=None, ylabel=None, plot=None):
     """The whole of a small example script after parsing: run, write CSV, plot, JSON.
 
     ``run(args, record)`` returns the rows; the figure has one panel per value of
     ``rows[panel]`` and one line (mean ± std over rows sharing ``x``) per value of
-    ``rows[line]``.  Returns 0 (the script's exit status).
+    ``rows[line]``; ``plot(rows, path)``, when given, draws the figure instead.
+    Returns 0 (the script's exit status).
     """
     out = output_dir(args.out)
     record = RunRecord(name, args)
     record.params.update(params)
     rows = run(args, record)
     csv_path = write_csv(out / f"{name}.csv", rows)
-    png_path = line_figure(rows, out / f"{name}.png", x=x, y=y, line=line, panel=panel,
-                           logx=logx, logy=logy, xlabel=xlabel, ylabel=ylabel)
+    if plot is not None:
+        png_path = plot(rows, out / f"{name}.png")
+    else:
+        png_path = line_figure(rows, out / f"{name}.png", x=x, y=y, line=line, panel=panel,
+                               logx=logx, logy=logy, xlabel=xlabel, ylabel=ylabel)
     finish(record, out, csv_path=csv_path, png_path=png_path)
     return 0
 

@@ -318,6 +318,9 @@ SCRIPTS = {
     "adaptive_iterations": ["dataset", "design_box", "iteration", "D2", "rel_frobenius",
                             "rel_spectral", "mean_sq_error", "max_sq_error"],
     "decomposable_rmse": ["N", "model", "noise", "rep", "lambda", "rmse"],
+    "mnist_orff": ["experiment", "model", "D", "N", "test_error_pct", "fit_seconds"],
+    "fig2_protocol": ["protocol", "sigma_label", "method", "s", "rep", "rel_spectral",
+                      "rel_frobenius"],
 }
 #: Output name of a script whose outputs are named otherwise under --quick.
 OUTPUT_OF = {"adaptive_iterations": "adaptive_iterations_global"}
@@ -355,6 +358,15 @@ def test_example_quick_run(name, tmp_path):
     if name == "decomposable_rmse":
         assert {(r["model"], r["noise"]) for r in rows} == {
             (m, n) for m in ("ORFF", "OVK") for n in ("0", "1")}
+    if name == "fig2_protocol":  # both protocols, one CV choice each, every method
+        for protocol in ("in-sample", "held-out"):
+            sub = [r for r in rows if r["protocol"] == protocol]
+            assert len({r["sigma_label"] for r in sub if "CV choice" in r["sigma_label"]}) == 1
+            assert {r["method"] for r in sub} == {"mc", "orf", "halton", "halton-random",
+                                                  "sobol", "lattice"}
+    if name == "mnist_orff":  # simplex-coded digits: far better than chance (90 % error)
+        assert all(float(r["test_error_pct"]) < 60 for r in rows if r["model"] == "OVK")
+        assert {r["experiment"] for r in rows} == {"error_vs_D", "time_vs_N"}
     if name == "curl_free_reconstruction":
         exact = {float(r["rmse"]) for r in rows if r["model"] == "exact"}
         assert all(0 < e < 0.05 for e in exact)
