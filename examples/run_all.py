@@ -49,6 +49,7 @@ FULL_ARGS = {
     "decomposable_rmse": [],
     "mnist_orff": [],
     "fig2_protocol": ["--n", "1000", "--sigma-factors", "0.5", "1", "2", "4", "8"],
+    "fig4_sweep": [],
 }
 #: Outputs written by a script of another name, and the arguments they keep under --quick.
 SCRIPT_OF = {"gram_approximation_mnist": "gram_approximation",

@@ -321,6 +321,7 @@ SCRIPTS = {
     "mnist_orff": ["experiment", "model", "D", "N", "test_error_pct", "fit_seconds"],
     "fig2_protocol": ["protocol", "sigma_label", "method", "s", "rep", "rel_spectral",
                       "rel_frobenius"],
+    "fig4_sweep": ["noise", "N", "model", "sigma", "D", "rep", "test_mse"],
 }
 #: Output name of a script whose outputs are named otherwise under --quick.
 OUTPUT_OF = {"adaptive_iterations": "adaptive_iterations_global"}
@@ -364,6 +365,9 @@ def test_example_quick_run(name, tmp_path):
             assert len({r["sigma_label"] for r in sub if "CV choice" in r["sigma_label"]}) == 1
             assert {r["method"] for r in sub} == {"mc", "orf", "halton", "halton-random",
                                                   "sobol", "lattice"}
+    if name == "fig4_sweep":  # the exact curl-free OVK is the floor of its approximations
+        exact = min(float(r["test_mse"]) for r in rows if r["model"] == "exact curl-free OVK")
+        assert all(float(r["test_mse"]) > 0.5 * exact for r in rows if "ORFF" in r["model"])
     if name == "mnist_orff":  # simplex-coded digits: far better than chance (90 % error)
         assert all(float(r["test_error_pct"]) < 60 for r in rows if r["model"] == "OVK")
         assert {r["experiment"] for r in rows} == {"error_vs_D", "time_vs_N"}
