@@ -276,7 +276,7 @@ def summarize(rows, keys, values):
 
 
 # --------------------------------------------------------------------------- data
-DATASETS = ("mnist", "mnist_raw", "digits", "breast_cancer", "diabetes", "autompg")
+DATASETS = ("mnist", "mnist_raw", "digits", "breast_cancer", "diabetes", "autompg", "housing")
 
 
 def load_dataset(name, *, n_max=None, pca=None, seed=0):
@@ -297,6 +297,9 @@ def load_dataset(name, *, n_max=None, pca=None, seed=0):
           dropped (digits: 3 of 64): they never change ``x - z``, so the kernel
           is the same, and they would give an empty box ``b_j = 0``.
         - ``"autompg"`` (392 x 8, regression target mpg): mlxtend, standardised.
+        - ``"housing"`` (506 x 13, target: median value): the Boston housing data
+          shipped with mlxtend (Avron et al.'s "housing"; scikit-learn removed its
+          loader), standardised.
     n_max : int, optional
         Keep a seeded random subset of at most ``n_max`` rows (drawn before
         standardising and PCA).
@@ -360,12 +363,13 @@ def load_dataset(name, *, n_max=None, pca=None, seed=0):
         X, y = np.asarray(bunch.data, dtype=np.float64), np.asarray(bunch.target)
         X, y, desc = subset(X, y, f"scikit-learn load_{name}")
         X, desc = standardise(X, desc)
-    elif name == "autompg":
-        from mlxtend.data import autompg_data
+    elif name in ("autompg", "housing"):
+        from mlxtend import data
 
-        X, y = autompg_data()
+        X, y = data.autompg_data() if name == "autompg" else data.boston_housing_data()
         X, y, desc = subset(np.asarray(X, dtype=np.float64), np.asarray(y),
-                            "mlxtend autompg (target mpg)")
+                            "mlxtend autompg (target mpg)" if name == "autompg"
+                            else "mlxtend boston_housing_data (Avron et al.'s housing)")
         X, desc = standardise(X, desc)
     else:
         raise ValueError(f"'name' must be one of {', '.join(map(repr, DATASETS))}; got {name!r}.")
@@ -777,21 +781,25 @@ def frequencies_and_weights(transformer):
 
 
 # --------------------------------------------------------------------------- small scripts
-def run_example(name, args, run, *, params, x, y, line, panel=None, logx=True, logy=True,
-                xlabel=None, ylabel=None):
+def run_example(name, args, run, *, params, x=None, y=None, line=None, panel=None, logx=True,
+                logy=True, xlabel=None, ylabel=None, plot=None):
     """The whole of a small example script after parsing: run, write CSV, plot, JSON.
 
     ``run(args, record)`` returns the rows; the figure has one panel per value of
     ``rows[panel]`` and one line (mean ± std over rows sharing ``x``) per value of
-    ``rows[line]``.  Returns 0 (the script's exit status).
+    ``rows[line]``; ``plot(rows, path)``, when given, draws the figure instead.
+    Returns 0 (the script's exit status).
     """
     out = output_dir(args.out)
     record = RunRecord(name, args)
     record.params.update(params)
     rows = run(args, record)
     csv_path = write_csv(out / f"{name}.csv", rows)
-    png_path = line_figure(rows, out / f"{name}.png", x=x, y=y, line=line, panel=panel,
-                           logx=logx, logy=logy, xlabel=xlabel, ylabel=ylabel)
+    if plot is not None:
+        png_path = plot(rows, out / f"{name}.png")
+    else:
+        png_path = line_figure(rows, out / f"{name}.png", x=x, y=y, line=line, panel=panel,
+                               logx=logx, logy=logy, xlabel=xlabel, ylabel=ylabel)
     finish(record, out, csv_path=csv_path, png_path=png_path)
     return 0
 
