@@ -20,7 +20,8 @@ import numpy as np
 from ._jit import renamed
 from .threads import _blas_limited, _row_workers, get_num_threads
 
-__all__ = ["cos_sin_inplace", "cos_sin_inplace_f32", "cos_sin_features", "block_rows"]
+__all__ = ["cos_sin_inplace", "cos_sin_inplace_f32", "cos_sin_features", "block_rows",
+           "max_row_l1"]
 
 # fdlibm e_rem_pio2.c: 2/pi and pi/2 split into 33-bit pieces plus tails.
 _INVPIO2 = 6.36619772367581382433e-01
@@ -209,6 +210,77 @@ def _as_is(x):  # pragma: no cover - compiled
 cos_sin_inplace_f32 = nb.njit(cache=True, nogil=True)(
     renamed(_cos_sin_rows_body, "cos_sin_inplace_f32", _ARG=_as_is, _SINCOS=_sincosf,
             _SINCOS_BIG=_sincosf_via_float64, _LIMIT=_F32_REDUCE_MAX))
+
+
+# ------------------------------------------------------- the row check's norms
+# The overflow check of the rows (qmc_orff.maps._params._check_row_phases) needs the largest
+# row 1-norm of X: one pass over X's memory, accumulated in float64, no temporary.  Only
+# "reassoc" of the fast-math flags, so that the sums vectorise: an overflowing sum stays
+# inf (no "ninf"), the result is a threshold only (summation order is immaterial to it).
+@nb.njit(cache=True, nogil=True, fastmath={"reassoc"})
+def _max_row_l1_rows(X):  # pragma: no cover - compiled
+    best = 0.0
+    for i in range(X.shape[0]):
+        acc = 0.0
+        for j in range(X.shape[1]):
+            acc += abs(np.float64(X[i, j]))
+        if not acc <= best:
+            best = acc
+    return best
+
+
+@nb.njit(cache=True, nogil=True, fastmath={"reassoc"})
+def _max_row_l1_columns(XT):  # pragma: no cover - compiled
+    """The same for a column-major ``X`` given as its (row-major) transpose ``XT``."""
+    acc = np.zeros(XT.shape[1])
+    for j in range(XT.shape[0]):
+        for i in range(XT.shape[1]):
+            acc[i] += abs(np.float64(XT[j, i]))
+    return max(acc.max(), 0.0) if acc.size else 0.0
+
+
+@nb.njit(cache=True, nogil=True, fastmath={"reassoc"})
+def _max_row_l1_csr(data, indptr):  # pragma: no cover - compiled
+    best = 0.0
+    for i in range(indptr.size - 1):
+        acc = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            acc += abs(np.float64(data[k]))
+        if not acc <= best:
+            best = acc
+    return best
+
+
+@nb.njit(cache=True, nogil=True, fastmath={"reassoc"})
+def _max_row_l1_csc(data, indices, n):  # pragma: no cover - compiled
+    acc = np.zeros(n)
+    for k in range(data.size):
+        acc[indices[k]] += abs(np.float64(data[k]))
+    return max(acc.max(), 0.0) if n else 0.0
+
+
+def max_row_l1(X):
+    """``max_i sum_j |X_ij|`` in float64 (inf when a sum overflows), or None.
+
+    Dense float32/float64 ``X`` (row- or column-major) and scipy.sparse CSR/CSC matrices
+    are read once, with no temporary beyond ``n`` float64 sums (column-major and CSC);
+    None for any other input (the caller computes the norms itself).
+    """
+    import scipy.sparse as sp
+
+    if sp.issparse(X):
+        if X.dtype not in (np.float32, np.float64) or X.format not in ("csr", "csc"):
+            return None
+        if X.format == "csr":
+            return float(_max_row_l1_csr(X.data, X.indptr))
+        return float(_max_row_l1_csc(X.data, X.indices, X.shape[0]))
+    if not isinstance(X, np.ndarray) or X.ndim != 2 or X.dtype not in (np.float32, np.float64):
+        return None
+    if X.flags.c_contiguous:
+        return float(_max_row_l1_rows(X))
+    if X.flags.f_contiguous:
+        return float(_max_row_l1_columns(X.T))
+    return float(_max_row_l1_rows(X))  # strided: still one pass, no copy
 
 
 #: Rows per block of :func:`cos_sin_features`: about ``2^18`` outputs (2 MiB in
