@@ -97,8 +97,8 @@ def test_thread_count_sets_the_row_block_threads_with_identical_output(monkeypat
     X = np.random.default_rng(0).normal(size=(4 * fk.block_rows(64) + 3, 5))
     ff = FourierFeatures(n_components=64).fit(X)
     seen = []
-    kernel = fk.cos_sin_inplace
-    monkeypatch.setattr(fk, "cos_sin_inplace",
+    kernel = fk.cos_sin_rows
+    monkeypatch.setattr(fk, "cos_sin_rows",
                         lambda *a: (seen.append(threading.current_thread().name), kernel(*a)))
     with qmc_orff.num_threads(2):
         two = ff.transform(X)
@@ -115,8 +115,8 @@ def test_feature_blocks_run_with_one_blas_thread_and_restore_it(monkeypatch):
     X = np.random.default_rng(1).normal(size=(100, 5))
     ff = FourierFeatures(n_components=32).fit(X)
     inside = []
-    kernel = fk.cos_sin_inplace
-    monkeypatch.setattr(fk, "cos_sin_inplace", lambda *a: (inside.append(_blas_threads()), kernel(*a)))
+    kernel = fk.cos_sin_rows
+    monkeypatch.setattr(fk, "cos_sin_rows", lambda *a: (inside.append(_blas_threads()), kernel(*a)))
     ff.transform(X)
     assert inside and all(k == 1 for k in inside[0])
     assert _blas_threads() == before
