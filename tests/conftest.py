@@ -1,8 +1,13 @@
 """Shared pytest configuration."""
 import os
 
-import numpy as np
-import pytest
+# scikit-learn's array API dispatch (tests/test_array_api.py, the array API checks of
+# check_estimator) needs SciPy's array API support, which SciPy reads once, at import: set it
+# before anything imports SciPy.
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
 
 #: In CI (``CI=true``) a test skipped because an import failed is a failure: the test extra
 #: installs everything the tests compare against, so such a skip means a broken install.

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._validation import as_float_array, as_generator, check_choice, check_int
+from ..maps import _xp
 
 if TYPE_CHECKING:  # names used in type hints only
     from typing import Any
@@ -23,17 +24,37 @@ __all__ = ["gram_error"]
 _NORMS = ("fro", "spectral")
 
 
-def _sample_rows(X, n_samples, seed):
-    """Rows of ``X`` (all, or ``n_samples`` drawn without replacement, in order)."""
+def _sample_rows(X, n_samples, seed, xp=None):
+    """Rows of ``X`` (all, or ``n_samples`` drawn without replacement, in order); ``xp``: ``X``
+    is an array of that namespace (the indices are drawn on the host)."""
     n = X.shape[0]
     if n <= n_samples:
         return X
     idx = np.sort(as_generator(seed).choice(n, size=n_samples, replace=False))
-    return X[idx]
+    if xp is None:
+        return X[idx]
+    return xp.take(X, xp.asarray(idx, device=_xp.device(X)), axis=0)
 
 
-def _exact_and_approximate(feature_map, X, kernel):
-    """Exact and approximate Gram matrices of the rows of ``X`` (float64, same shape)."""
+def _gram_of_features(Z, n):
+    """``Z Z^T`` as a float64 NumPy array; for features of another namespace (array API
+    dispatch), formed in that namespace (on the device) in its widest float dtype."""
+    ns = _xp.foreign(Z)
+    if ns is not None and Z.ndim == 2 and Z.shape[0] == n:
+        Z = ns[0].astype(Z, _xp.float_dtype(*ns))
+        return np.asarray(_xp.to_numpy(Z @ Z.T), dtype=np.float64)
+    Z = np.asarray(Z if ns is None else _xp.to_numpy(Z), dtype=np.float64)
+    if Z.ndim != 2 or Z.shape[0] != n:
+        raise ValueError(f"'feature_map.transform' must return an array of shape (n, D); "
+                         f"got shape {Z.shape} for n={n}.")
+    return Z @ Z.T
+
+
+def _exact_and_approximate(feature_map, X, kernel, X_host=None):
+    """Exact and approximate Gram matrices of the rows of ``X`` (float64 NumPy arrays, same
+    shape); ``X_host``: ``X`` on the host when ``X`` is of another namespace (the exact kernels
+    are NumPy functions)."""
+    X_host = X if X_host is None else X_host
     if kernel is None:
         kernel = getattr(feature_map, "kernel_", None)
         if kernel is None:
@@ -46,20 +67,41 @@ def _exact_and_approximate(feature_map, X, kernel):
     if hasattr(feature_map, "approximate_kernel") and hasattr(kernel, "block"):
         # operator-valued: the (n p, n p) block matrices
         approx = feature_map.approximate_kernel(X, block=True)
-        exact = kernel.block(X)
+        if X_host is not X:
+            approx = np.asarray(_xp.to_numpy(approx), dtype=np.float64)
+        exact = kernel.block(X_host)
     else:
         if not hasattr(feature_map, "transform"):
             raise TypeError(f"'feature_map' must have a transform method; got {feature_map!r}.")
-        Z = np.asarray(feature_map.transform(X), dtype=np.float64)
-        if Z.ndim != 2 or Z.shape[0] != X.shape[0]:
-            raise ValueError(f"'feature_map.transform' must return an array of shape (n, D); "
-                             f"got shape {Z.shape} for n={X.shape[0]}.")
-        approx = Z @ Z.T
-        exact = np.asarray(kernel(X), dtype=np.float64)
+        approx = _gram_of_features(feature_map.transform(X), X.shape[0])
+        exact = np.asarray(kernel(X_host), dtype=np.float64)
     if exact.shape != approx.shape:
         raise ValueError(f"the exact kernel's Gram matrix has shape {exact.shape} but the map's "
                          f"has shape {approx.shape}.")
     return exact, approx
+
+
+def _checked(X):
+    if X.shape[0] < 2 or X.shape[1] < 1:
+        raise ValueError(f"'X' must have at least 2 rows and 1 column; got shape "
+                         f"{tuple(X.shape)}.")
+    return X
+
+
+def _on_device(feature_map, X, n_samples, seed, kernel, ns):
+    """``(exact, approx)`` of :func:`gram_error` for ``X`` of namespace ``ns = (xp, device)``."""
+    from sklearn.utils.validation import check_array
+
+    xp, device = ns
+    X = _checked(check_array(X, dtype=_xp.input_dtypes(xp, device), input_name="X"))
+    Xs = _sample_rows(X, n_samples, seed, xp)
+    Xs_host = np.asarray(_xp.to_numpy(Xs), dtype=np.float64)
+    try:
+        return _exact_and_approximate(feature_map, Xs, kernel, Xs_host)
+    except ValueError as exc:  # a map fitted on NumPy arrays: measured on the host copy
+        if "must use the same namespace" not in str(exc):
+            raise
+    return _exact_and_approximate(feature_map, Xs_host, kernel)
 
 
 def gram_error(feature_map: Any, X: ArrayLike, *, n_samples: int = 1000, norm: str = "fro",
@@ -78,7 +120,11 @@ def gram_error(feature_map: Any, X: ArrayLike, *, n_samples: int = 1000, norm: s
         or any transformer whose ``transform(X) @ transform(X).T``
         approximates ``kernel`` (scikit-learn's ``RBFSampler``, ``Nystroem``).
     X : array_like of shape (n, d)
-        Points to measure on: held-out points, not those a design was fitted on.
+        Points to measure on: held-out points, not those a design was fitted on.  Under
+        scikit-learn's ``array_api_dispatch``, an array of another namespace (torch, CuPy,
+        ...) is sampled and transformed where it lives, the map's Gram matrix formed there;
+        the sampled rows and that matrix are then copied to the host, where the exact kernel
+        and the norms are computed (a map fitted on NumPy arrays measures a host copy).
     n_samples : int, default=1000
         At most this many rows of ``X`` are used (drawn without replacement);
         the cost is ``O(n_samples^2 D)`` for the product and ``O(n_samples^3)``
@@ -112,11 +158,13 @@ def gram_error(feature_map: Any, X: ArrayLike, *, n_samples: int = 1000, norm: s
     """
     norm = check_choice(norm, "norm", _NORMS)
     n_samples = check_int(n_samples, "n_samples", minimum=2)
-    X = as_float_array(X, "X", ndim=2)
-    if X.shape[0] < 2 or X.shape[1] < 1:
-        raise ValueError(f"'X' must have at least 2 rows and 1 column; got shape {X.shape}.")
-    Xs = _sample_rows(X, n_samples, seed)
-    exact, approx = _exact_and_approximate(feature_map, Xs, kernel)
+    ns = _xp.foreign(X)
+    if ns is not None:
+        exact, approx = _on_device(feature_map, X, n_samples, seed, kernel, ns)
+    else:
+        X = _checked(as_float_array(X, "X", ndim=2))
+        Xs = _sample_rows(X, n_samples, seed)
+        exact, approx = _exact_and_approximate(feature_map, Xs, kernel)
     approx -= exact
     if norm == "fro":
         num, den = np.linalg.norm(approx), np.linalg.norm(exact)

@@ -30,8 +30,10 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from .. import _dask
 from . import _feature_ridge as _generic
+from . import _ridge_xp
 from ._ridge_solve import _alpha_columns, _check_alpha, _coef_alpha, _direct_solve, _stein_solve
 from .._validation import check_choice, check_int, check_positive_real
+from ..maps import _xp
 from ..maps.operator_nystroem import OperatorNystroem
 from ..maps.operators import _FeatureOperator
 from ..maps.orff import ORFF
@@ -205,6 +207,7 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.target_tags.multi_output = True
         tags.input_tags.sparse = True
+        tags.array_api_support = self.solver != "cg"  # SciPy's cg is NumPy-only
         return tags
 
     # ------------------------------------------------------------------ settings
@@ -293,6 +296,10 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         if _dask.is_dask_collection(X) or _dask.is_dask_collection(y) \
                 or _dask.is_dask_collection(sample_weight):
             return self._fit_dask(X, y, sample_weight, solver, alpha, tol, max_iter, orff)
+        ns = _xp.foreign(X)  # array API dispatch: the solve in X's namespace (_ridge_xp)
+        if ns is not None:
+            settings = (solver, alpha, tol, max_iter, orff)
+            return _ridge_xp.fit(self, X, y, sample_weight, ns, settings, partial=False)
         _check_real_target(y)
         X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=np.float64,
                              accept_sparse="csr")
@@ -337,6 +344,10 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         self
         """
         solver, alpha, tol, max_iter, orff = self._settings()
+        ns = _xp.foreign(X)
+        if ns is not None:
+            settings = (solver, alpha, tol, max_iter, orff)
+            return _ridge_xp.fit(self, X, y, sample_weight, ns, settings, partial=True)
         first = getattr(self, "_stats", None) is None
         _check_real_target(y)
         X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=np.float64,
@@ -412,12 +423,20 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (m, p) (or (m,) when fitted on a 1-D ``y``)
-            Extra memory: one batch of features, ``O(batch_size s)``.
+            In ``X``'s dtype (float32 or float64; under array API dispatch, in its namespace
+            and on its device).  Extra memory: one batch of features, ``O(batch_size s)``.
         """
         check_is_fitted(self)
         if _dask.is_dask_collection(X):
             return _dask.map_rows(self, "predict", X)
-        X = validate_data(self, X, dtype=np.float64, reset=False, accept_sparse="csr")
+        _xp.check_same(X, self, "coef_", "predict")
+        ns = _xp.foreign(X)
+        if ns is not None:
+            return _ridge_xp.predict(self, X, ns)
+        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False,
+                          accept_sparse="csr")
+        dtype = X.dtype
+        X = X.astype(np.float64, copy=False)
         orff = self.orff_
         p = orff.n_outputs_
         m = X.shape[0]
@@ -432,6 +451,7 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
             op = _FeatureOperator(orff.scalar_features(X[start:stop]), orff.factors_)
             out[start:stop] = op.matvec(self.coef_).reshape(stop - start, p)
         out += intercept
+        out = out.astype(dtype, copy=False)
         return out.ravel() if self._y_1d else out
 
 
@@ -466,21 +486,11 @@ def _batch_statistics(F, Y, w):
 
 
 def _merge(a, b):
-    """Pairwise update of Chan, Golub and LeVeque (1979), weighted."""
-    if a[2].ndim == 2:  # a generic feature map's statistics (mean features (D, p))
+    """Pairwise update of batch statistics: a generic feature map's (mean features ``(D, p)``)
+    or the scalar-feature ones (NumPy and array API alike, :func:`._ridge_xp.merge`)."""
+    if a[2].ndim == 2:
         return _generic.merge(a, b)
-    swa, na, mFa, mYa, Ga, Ca = a
-    swb, nb, mFb, mYb, Gb, Cb = b
-    sw = swa + swb
-    if swb == 0.0:
-        return (swa, na + nb, mFa, mYa, Ga, Ca)
-    if swa == 0.0:
-        return (swb, na + nb, mFb, mYb, Gb, Cb)
-    dF = mFb - mFa
-    dY = mYb - mYa
-    f = swa * swb / sw
-    return (sw, na + nb, mFa + dF * (swb / sw), mYa + dY * (swb / sw),
-            Ga + Gb + f * np.outer(dF, dF), Ca + Cb + f * np.outer(dF, dY))
+    return _ridge_xp.merge(a, b)
 
 
 def _statistics(orff, X, Y, w, rows):

@@ -16,6 +16,7 @@ from .. import _dask
 from .._cos_sin import cos_sin_features
 from .._validation import check_choice
 from ..kernels import Gaussian, Laplacian, Matern, SkewedChi2
+from . import _xp
 from ._params import (_check_row_phases, _common_constraints, _resolve_seed, _scalar_param,
                       _sigma_from_gamma)
 from .adaptive_maps import _adaptive_frequencies, _is_adaptive
@@ -202,10 +203,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         self.verbose = verbose
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
-        tags.input_tags.sparse = True
-        return tags
+        return _xp.map_tags(super().__sklearn_tags__())
 
     def _input(self, X, reset):
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=reset,
@@ -236,7 +234,8 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         kernel = check_choice(self.kernel, "kernel", _SCALAR_KERNELS + tuple(_KERNEL_ALIASES))
         kernel = _KERNEL_ALIASES.get(kernel, kernel)
         seed = _resolve_seed(self.seed, self.random_state)
-        X_raw = X
+        ns = _xp.foreign(X)  # array API: the frequencies are chosen on the host, moved once
+        X_raw = X = _xp.to_numpy(X) if ns is not None else X
         X = self._input(X, reset=True)
         sigma = median_bandwidth(X, kernel) if self.sigma is None and self.gamma is None \
             else _sigma_from_gamma(kernel, self.sigma, self.gamma, X)
@@ -274,6 +273,8 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
                                                    else "mc", Y=X)
         else:
             self.check_ = None
+        if ns is not None:
+            _xp.move_fitted(self, ("frequencies_", "weights_", "sigma_"), ns)
         return self
 
     def transform(self, X: ArrayLike | spmatrix) -> np.ndarray:
@@ -293,9 +294,26 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         check_is_fitted(self)
         if _dask.is_dask_collection(X):
             return _dask.map_rows(self, "transform", X)
+        _xp.check_same(X, self, "frequencies_", "transform")
+        ns = _xp.foreign(X)
+        if ns is not None:
+            return self._transform_xp(X, *ns)
         X = self._input(X, reset=False)
         _check_row_phases(X, self.frequencies_)  # no NaN features from overflowing phases
         dt = X.dtype
         W = np.ascontiguousarray(self.frequencies_, dtype=dt)
         scale = np.ascontiguousarray(np.sqrt(self.weights_), dtype=dt)
         return cos_sin_features(X, W, scale)
+
+    def _transform_xp(self, X, xp, device):
+        """:meth:`transform` of an array of another namespace ``xp`` (array API dispatch): in
+        ``xp`` on ``X``'s device and in its dtype."""
+        X = validate_data(self, X, dtype=_xp.input_dtypes(xp, device), reset=False)
+        if self.kernel == "skewed_chi2":
+            c = _scalar_param(self.c, "c")
+            if bool(xp.any(X + c <= 0)):
+                raise ValueError(f"'X' must satisfy X + c > 0 (c={c!r}); got minimum "
+                                 f"{float(xp.min(X))!r}.")
+            X = xp.log(X + c)
+        _xp.check_phases(X, self.frequencies_, xp)
+        return _xp.cos_sin(X, self.frequencies_, xp.sqrt(self.weights_), xp)

@@ -17,6 +17,7 @@ from .. import _dask
 from .._cos_sin import cos_sin_features
 from .._validation import check_choice
 from ..kernels import CurlFree, Decomposable, DivFree, Gaussian, check_psd_matrix
+from . import _xp
 from ._params import (_check_row_phases, _common_constraints, _resolve_seed, _scalar_param,
                       _sigma_from_gamma)
 from .adaptive_maps import _adaptive_operator_frequencies, _is_adaptive
@@ -280,10 +281,7 @@ class ORFF(TransformerMixin, BaseEstimator):
         self.flatten = flatten
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.transformer_tags.preserves_dtype = ["float64"]
-        tags.input_tags.sparse = True
-        return tags
+        return _xp.map_tags(super().__sklearn_tags__())
 
     @staticmethod
     def _rows(X):
@@ -314,6 +312,9 @@ class ORFF(TransformerMixin, BaseEstimator):
         """
         kernel = check_choice(self.kernel, "kernel", _ORFF_KERNELS)
         measure = check_choice(self.measure, "measure", _ORFF_MEASURES)
+        ns = _xp.foreign(X)  # array API: the frequencies are chosen on the host, moved once
+        if ns is not None:
+            X, sample_weight = _xp.to_numpy(X), _xp.to_numpy(sample_weight)
         X = self._rows(validate_data(self, X, dtype=np.float64, reset=True,
                                      accept_sparse=("csr", "csc")))
         d = X.shape[1]
@@ -393,15 +394,28 @@ class ORFF(TransformerMixin, BaseEstimator):
                                                    p=self.n_outputs_)
         else:
             self.check_ = None
+        if ns is not None:
+            _xp.move_fitted(self, ("sigma_", "frequencies_", "weights_", "amplitudes_",
+                                   "factors_"), ns)
         return self
 
     # ------------------------------------------------------------------ evaluation
     def _checked(self, X, name="X"):
+        """Validated ``X`` as C-contiguous float64 (CSR for sparse), and its dtype (float32 is
+        kept by the outputs)."""
         check_is_fitted(self)
-        X = self._rows(validate_data(self, X, dtype=np.float64, reset=False,
-                                     accept_sparse=("csr", "csc")))
+        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False,
+                          accept_sparse=("csr", "csc"))
+        dtype = X.dtype
+        X = self._rows(X.astype(np.float64, copy=False))
         _check_row_phases(X, self.frequencies_, name)  # no NaN features from overflowing phases
-        return X
+        return X, dtype
+
+    def _features_xp(self, X, xp, device, name="X"):
+        """``F(X)`` of an array of another namespace ``xp``: in ``xp``, in ``X``'s dtype."""
+        X = validate_data(self, X, dtype=_xp.input_dtypes(xp, device), reset=False)
+        _xp.check_phases(X, self.frequencies_, xp, name)
+        return _xp.cos_sin(X, self.frequencies_, self.amplitudes_, xp)
 
     def scalar_features(self, X: ArrayLike) -> np.ndarray:
         """``F(X) = [a cos(X W^T), a sin(X W^T)]`` of shape ``(n, 2 s)``, ``a = amplitudes_``.
@@ -412,16 +426,24 @@ class ORFF(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n, 2 s)
+        ndarray of shape (n, 2 s), dtype of ``X`` (float32 or float64)
         """
-        X = self._checked(X)
-        return cos_sin_features(X, self.frequencies_, self.amplitudes_)
+        return self._scalar_features(X, "scalar_features")
 
-    def _factor_stack(self):
+    def _scalar_features(self, X, method):
+        check_is_fitted(self)
+        _xp.check_same(X, self, "frequencies_", method)
+        ns = _xp.foreign(X)
+        if ns is not None:
+            return self._features_xp(X, *ns)
+        X, dtype = self._checked(X)
+        return cos_sin_features(X, self.frequencies_, self.amplitudes_).astype(dtype, copy=False)
+
+    def _factor_stack(self, xp=np):
         """``B(w_j)`` as ``(s, p, r)`` (materialised for the decomposable kernel)."""
         B = self.factors_
         if B.ndim == 2:
-            return np.broadcast_to(B, (self.frequencies_.shape[0],) + B.shape)
+            return xp.broadcast_to(B, (self.frequencies_.shape[0],) + tuple(B.shape))
         return B
 
     def transform(self, X: ArrayLike) -> np.ndarray:
@@ -435,16 +457,24 @@ class ORFF(TransformerMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n, 2 s r, p), or (n, 2 s r p) when ``flatten``
+            In ``X``'s dtype (float32 or float64); under array API dispatch, in ``X``'s
+            namespace and on its device.
             Row ``(c s + j) r + k`` of ``Phi(x)`` is ``F(x)[c s + j] B(w_j)[:, k]``;
             flattened, that is column ``((c s + j) r + k) p + a``.
         """
         if _dask.is_dask_collection(X):
             check_is_fitted(self)
             return _dask.map_rows(self, "transform", X)
-        F = self.scalar_features(X)
+        F = self._scalar_features(X, "transform")
         n, s2 = F.shape
         s = s2 // 2
-        Bt = np.swapaxes(self._factor_stack(), 1, 2)  # (s, r, p)
+        ns = _xp.foreign(F)
+        if ns is not None:
+            xp = ns[0]
+            Bt = xp.astype(xp.permute_dims(self._factor_stack(xp), (0, 2, 1)), F.dtype)
+            Phi = xp.reshape(F, (n, 2, s, 1, 1)) * Bt[None, None, ...]
+            return xp.reshape(Phi, (n, -1) if self.flatten else (n, -1, Bt.shape[2]))
+        Bt = np.swapaxes(self._factor_stack(), 1, 2).astype(F.dtype, copy=False)  # (s, r, p)
         r, p = Bt.shape[1], Bt.shape[2]
         Phi = F.reshape(n, 2, s, 1, 1) * Bt[None, None]
         if self.flatten:
@@ -507,8 +537,11 @@ class ORFF(TransformerMixin, BaseEstimator):
         -------
         ndarray of shape (n, m, p, p), or (n p, m p) when ``block``
         """
-        FX = self.scalar_features(X)
-        FZ = FX if Z is None else self.scalar_features(Z)
+        FX = self._scalar_features(X, "approximate_kernel")
+        FZ = FX if Z is None else self._scalar_features(Z, "approximate_kernel")
+        ns = _xp.foreign(FX)
+        if ns is not None:
+            return self._approximate_kernel_xp(FX, FZ, block, ns[0])
         A = self._A_tilde()
         n, m = FX.shape[0], FZ.shape[0]
         p = self.n_outputs_
@@ -524,6 +557,22 @@ class ORFF(TransformerMixin, BaseEstimator):
                         K[:, :, b, a] = K[:, :, a, b]
         if block:
             return np.ascontiguousarray(K.transpose(0, 2, 1, 3).reshape(n * p, m * p))
+        return K
+
+    def _approximate_kernel_xp(self, FX, FZ, block, xp):
+        """:meth:`approximate_kernel` from features of namespace ``xp``, in ``xp``."""
+        B = xp.astype(self.factors_, FX.dtype)
+        n, m, p = FX.shape[0], FZ.shape[0], self.n_outputs_
+        if B.ndim == 2:
+            K = (FX @ xp.permute_dims(FZ, (1, 0)))[:, :, None, None] * (B @ xp.permute_dims(B, (1, 0)))
+        else:  # K[i, l, a, b] = sum_m FX[i, m] coef[m, a b] FZ[l, m], coef = [A~; A~]
+            A = B @ xp.permute_dims(B, (0, 2, 1))  # (s, p, p)
+            coef = xp.reshape(xp.concat([A, A], axis=0), (FX.shape[1], p * p))
+            T = xp.permute_dims(FX[:, :, None] * coef[None, ...], (2, 0, 1))  # (p p, n, 2 s)
+            K = xp.permute_dims(T @ xp.permute_dims(FZ, (1, 0)), (1, 2, 0))
+            K = xp.reshape(K, (n, m, p, p))
+        if block:
+            return xp.reshape(xp.permute_dims(K, (0, 2, 1, 3)), (n * p, m * p))
         return K
 
     def operator(self, X: ArrayLike) -> LinearOperator:
@@ -549,5 +598,10 @@ class ORFF(TransformerMixin, BaseEstimator):
         Per point this is Brault et al.'s Table 2, with ``O(s p)`` instead of
         ``O(s p^2)`` for the div-free map.
         """
+        if _xp.foreign(X) is not None or _xp.foreign(self.frequencies_) is not None:
+            raise TypeError("ORFF.operator is NumPy-only (a scipy LinearOperator); under "
+                            "array API dispatch use transform, approximate_kernel or "
+                            "ORFFRidge, which run in the input's namespace, or pass NumPy "
+                            "arrays to a map fitted on NumPy arrays.")
         F = self.scalar_features(X)
         return _FeatureOperator(F, self.factors_)

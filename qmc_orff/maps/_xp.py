@@ -1,0 +1,153 @@
+"""Array-API namespaces of the inputs, under scikit-learn's ``array_api_dispatch``.
+
+Built on scikit-learn's own helpers (``sklearn.utils._array_api``: private, but the route
+scikit-learn-compatible estimators take): ``get_namespace_and_device``, ``_is_numpy_namespace``,
+``_max_precision_float_dtype``, ``move_to`` (``_convert_to_numpy`` before scikit-learn 1.8) and
+``check_same_namespace`` (a copy of its test and message before scikit-learn 1.8).
+
+The rule of the maps and of :class:`~qmc_orff.ORFFRidge`: without dispatch, or for NumPy
+arrays (and sparse matrices, lists, data frames), :func:`foreign` answers ``None`` and nothing
+changes (the NumPy path, its compiled kernels).  For arrays of another namespace (torch,
+CuPy, array-api-strict) it answers ``(xp, device)``: ``fit`` chooses the frequencies on the host
+with NumPy, then :func:`move_fitted` puts the fitted arrays on ``device`` once, in the
+device's widest float dtype; ``transform``, ``predict`` and the ridge solve run in ``xp``.
+"""
+from __future__ import annotations
+
+import numpy as np
+import sklearn
+from sklearn.utils import _array_api
+
+__all__ = ["map_tags", "foreign", "device", "move", "to_numpy", "to_device", "move_fitted", "check_same", "float_dtype",
+           "input_dtypes", "cos_sin"]
+
+
+def map_tags(tags):
+    """scikit-learn tags of the feature maps: float32 and float64 kept, sparse input, array API."""
+    tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+    tags.input_tags.sparse = True
+    tags.array_api_support = True
+    return tags
+
+
+def foreign(*arrays):
+    """``(xp, device)`` of ``arrays`` (``None`` entries skipped) when ``array_api_dispatch`` is on
+    and they are arrays of a namespace other than NumPy; ``None`` otherwise."""
+    if not sklearn.get_config().get("array_api_dispatch", False):
+        return None
+    arrays = [a for a in arrays if a is not None and not isinstance(a, np.ndarray)
+              and hasattr(a, "__array_namespace__")]
+    if not arrays:
+        return None
+    xp, is_array_api, device = _array_api.get_namespace_and_device(*arrays)
+    if not is_array_api or _array_api._is_numpy_namespace(xp):
+        return None
+    return xp, device
+
+
+#: the device of arrays (scikit-learn's ``device``)
+device = _array_api.device
+
+
+def move(array, xp, device):
+    """``array`` (any namespace, array-like, None) as an array of ``xp`` on ``device``, its dtype
+    kept; returned as it is when it is one already."""
+    if array is None:
+        return None
+    ns = foreign(array)
+    if ns is not None and ns[0] == xp and ns[1] == device:
+        return array
+    host = to_numpy(array) if ns is not None else np.asarray(array)
+    return xp.asarray(host, device=device)
+
+
+def to_numpy(array):
+    """A NumPy array on the host with the values of ``array`` (any namespace, any device); its
+    own memory, never a view of the caller's array (``fit`` may work in place)."""
+    if array is None or isinstance(array, np.ndarray):
+        return array
+    move_to = getattr(_array_api, "move_to", None)  # scikit-learn >= 1.8
+    if move_to is not None:
+        out = move_to(array, xp=np, device="cpu")
+    else:
+        xp = _array_api.get_namespace(array)[0]
+        if xp.__name__.endswith("array_api_strict"):  # its arrays live on a named device
+            array = xp.asarray(array, device=xp.Device("CPU_DEVICE"))
+        out = _array_api._convert_to_numpy(array, xp)
+    out = np.asarray(out)
+    return out if out.flags.owndata and out.flags.writeable else np.array(out, copy=True)
+
+
+def float_dtype(xp, device):
+    """The widest float dtype of ``xp`` on ``device`` (float64, or float32 where the device has
+    no float64): the dtype of the fitted arrays and of the ridge statistics."""
+    return _array_api._max_precision_float_dtype(xp, device)
+
+
+def input_dtypes(xp, device):
+    """The input dtypes kept, widest first (``validate_data``'s ``dtype=``): float64 and float32,
+    or float32 alone where the device has no float64."""
+    widest = float_dtype(xp, device)
+    return [widest] if widest == xp.float32 else [xp.float64, xp.float32]
+
+
+def to_device(array, xp, device, dtype=None):
+    """The NumPy ``array`` as an array of ``xp`` on ``device`` (float arrays in ``dtype``,
+    default the device's widest float dtype); other values are returned as they are."""
+    if not isinstance(array, np.ndarray):
+        return array
+    if dtype is None and array.dtype.kind == "f":
+        dtype = float_dtype(xp, device)
+    return xp.asarray(array, dtype=dtype, device=device)
+
+
+def move_fitted(estimator, names, ns):
+    """Move the fitted NumPy arrays ``names`` of ``estimator`` to ``ns = (xp, device)``."""
+    xp, device = ns
+    for name in names:
+        value = getattr(estimator, name, None)
+        if isinstance(value, np.ndarray):
+            setattr(estimator, name, to_device(value, xp, device))
+
+
+def check_same(X, estimator, attribute, method):
+    """Under dispatch, ``ValueError`` when ``X`` is not of the namespace and device of the fitted
+    ``attribute`` (scikit-learn's ``check_same_namespace``, whose message it repeats)."""
+    check = getattr(_array_api, "check_same_namespace", None)  # scikit-learn >= 1.8
+    if check is not None:
+        check(X, estimator, attribute=attribute, method=method)
+        return
+    if not sklearn.get_config().get("array_api_dispatch", False):
+        return
+    a_xp, _, a_device = _array_api.get_namespace_and_device(getattr(estimator, attribute))
+    x_xp, _, x_device = _array_api.get_namespace_and_device(X)
+    if (a_xp == x_xp and a_device == x_device) or (
+            _array_api._is_numpy_namespace(a_xp) and _array_api._is_numpy_namespace(x_xp)):
+        return
+    raise ValueError(
+        f"Inputs passed to {type(estimator).__name__}.{method}() must use the same namespace "
+        f"and the same device as those passed to fit(). Array namespaces used during fit "
+        f"({a_xp.__name__}, {a_device}) and {method} ({x_xp.__name__}, {x_device}) differ.")
+
+
+def cos_sin(X, W, scale, xp):
+    """``[scale * cos(X W^T), scale * sin(X W^T)]`` of shape ``(n, 2 s)`` in ``xp``, in ``X``'s
+    dtype (``W`` and ``scale`` are cast to it)."""
+    W = xp.astype(W, X.dtype)
+    scale = xp.astype(scale, X.dtype)
+    P = X @ xp.permute_dims(W, (1, 0))
+    return xp.concat([xp.cos(P) * scale, xp.sin(P) * scale], axis=1)
+
+
+def check_phases(X, W, xp, name="X"):
+    """:func:`qmc_orff._validation.check_phases` in ``xp``: the bound ``max_i ||x_i||_1 max|w|``
+    must stay below ``X``'s float maximum, else ``ValueError`` naming ``name``."""
+    if X.shape[0] == 0 or W.shape[0] == 0:
+        return
+    big = float(xp.finfo(X.dtype).max)
+    w_max = float(xp.max(xp.abs(W)))
+    bound = float(xp.max(xp.sum(xp.abs(xp.astype(X, W.dtype)), axis=1))) * w_max
+    if not (bound < big and w_max < big):
+        raise ValueError(f"'{name}' is too large for these frequencies: the phases X @ W.T may "
+                         f"overflow {X.dtype} (max row 1-norm of '{name}' times max |W| = "
+                         f"{bound:.3g}); rescale '{name}'.")
