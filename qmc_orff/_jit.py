@@ -37,6 +37,7 @@ CPU it was compiled for.
 """
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 import types
@@ -151,6 +152,7 @@ def _with_vector_width(attributes, bits):
     return wide
 
 
+@functools.lru_cache(maxsize=None)
 def _pipeline(bits):
     """A numba compiler pipeline that marks every function it lowers with
     ``"prefer-vector-width"="<bits>"`` (numba's nopython pipeline otherwise)."""

@@ -258,7 +258,9 @@ def check_phases(X, W, name="X", *, max_row_l1=None):
         return
     big = float(np.finfo(X.dtype if X.dtype.kind == "f" else np.float64).max)
     with np.errstate(over="ignore"):
-        w_max = float(np.max(np.abs(W)))
+        W = np.asarray(W)
+        w_max = (float(max(np.max(W), -np.min(W))) if W.dtype.kind == "f"  # no temporary |W|
+                 else float(np.max(np.abs(W))))
         if max_row_l1 is None:
             max_row_l1 = _blocked_max_row_l1(X)
         bound = float(max_row_l1) * w_max

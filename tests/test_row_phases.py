@@ -105,3 +105,23 @@ def test_check_makes_no_temporary_as_large_as_x(layout):
     finally:
         tracemalloc.stop()
     assert peak < X.nbytes / 2
+
+
+def test_frequency_bound_without_temporary_and_refusals():
+    X = np.ones((3, 4))
+    W = np.random.default_rng(3).normal(size=(50, 4))
+    W[7, 2] = -np.finfo(np.float64).max  # the largest |w| is negative
+    with pytest.raises(ValueError, match="'X' is too large"):
+        check_phases(X, W)
+    W[7, 2] = np.nan
+    with pytest.raises(ValueError, match="'X' is too large"):
+        check_phases(X, W)
+    check_phases(X, np.ones((2, 4), dtype=bool))  # boolean data arrays are accepted
+    W = np.ones((20000, 50))
+    tracemalloc.start()
+    try:
+        check_phases(X[:, :1].repeat(50, axis=1), W)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < W.nbytes / 50
