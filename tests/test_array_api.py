@@ -250,3 +250,19 @@ def test_numpy_inputs_under_dispatch_take_the_numpy_path(rng):
 def test_tags_declare_array_api_support():
     for est in (FourierFeatures(), ORFF(), ORFFRidge()):
         assert est.__sklearn_tags__().array_api_support is True
+
+
+def test_bench_gpu_quick_runs_on_the_cpu():
+    """benchmarks/bench_gpu.py --quick runs without a GPU (array-api-strict on the CPU)."""
+    import os
+    import pathlib
+    import subprocess
+    import sys
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    run = subprocess.run([sys.executable, "benchmarks/bench_gpu.py", "--quick", "--namespace",
+                          "strict", "--repeat", "1"], cwd=root, capture_output=True, text=True,
+                         timeout=600, env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
+    assert run.returncode == 0, run.stderr
+    assert "bare GEMM + cos + sin" in run.stdout and "speed-up" in run.stdout
+    assert "GPU floors: not measured (no GPU in this run)" in run.stdout

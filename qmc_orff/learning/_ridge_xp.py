@@ -128,7 +128,7 @@ def _stein(G, C, B, alpha, xp):
         T = R / D
     else:  # least squares: drop the (numerically) zero part of the spectrum
         keep = D > xp.finfo(D.dtype).eps * max(D.shape) * xp.max(D)
-        T = xp.where(keep, R, 0.0) / xp.where(keep, D, 1.0)
+        T = xp.where(keep, R, xp.zeros_like(R)) / xp.where(keep, D, xp.ones_like(D))
     return xp.reshape(U @ T @ V.T, (-1,))
 
 

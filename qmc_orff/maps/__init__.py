@@ -27,6 +27,9 @@ Modules
     The scalar and the operator-valued map, and the linear operators of an ORFF map.
 ``adaptive_maps``
     ``sequence="adaptive"``: frequencies designed on the training rows.
+``_xp``
+    Array API dispatch (scikit-learn's ``array_api_dispatch``): the input's namespace and
+    device, the moves to and from the host, the transform in the namespace.
 
 The names are imported lazily (PEP 562): importing :mod:`qmc_orff.maps.frequencies`
 does not import the estimators.
