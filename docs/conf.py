@@ -101,8 +101,12 @@ import subprocess  # noqa: E402
 
 _CLI_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_cli")
 os.makedirs(_CLI_DIR, exist_ok=True)
-for _name, _args in {"main": [], "generate": ["generate"], "discrepancy": ["discrepancy"],
-                     "design": ["design"], "catalogue": ["catalogue"]}.items():
+_CLI_COMMANDS = {"main": [], "generate": ["generate"], "discrepancy": ["discrepancy"],
+                 "design": ["design"], "catalogue": ["catalogue"]}
+_CLI_COMMANDS.update({f"design-{m}": ["design", m]
+                      for m in ("global", "greedy", "weighted", "lattice", "adaptive")})
+_CLI_COMMANDS.update({f"catalogue-{a}": ["catalogue", a] for a in ("list", "show", "build")})
+for _name, _args in _CLI_COMMANDS.items():
     _out = subprocess.run([sys.executable, "-m", "qmc_orff", *_args, "--help"], check=True,
                           capture_output=True, text=True, env={**os.environ, "COLUMNS": "66"})
     with open(os.path.join(_CLI_DIR, f"{_name}.txt"), "w", encoding="utf-8") as _f:

@@ -276,7 +276,7 @@ def summarize(rows, keys, values):
 
 
 # --------------------------------------------------------------------------- data
-DATASETS = ("mnist", "mnist_raw", "digits", "breast_cancer", "diabetes", "autompg")
+DATASETS = ("mnist", "mnist_raw", "digits", "breast_cancer", "diabetes", "autompg", "housing")
 
 
 def load_dataset(name, *, n_max=None, pca=None, seed=0):
@@ -297,6 +297,9 @@ def load_dataset(name, *, n_max=None, pca=None, seed=0):
           dropped (digits: 3 of 64): they never change ``x - z``, so the kernel
           is the same, and they would give an empty box ``b_j = 0``.
         - ``"autompg"`` (392 x 8, regression target mpg): mlxtend, standardised.
+        - ``"housing"`` (506 x 13, target: median value): the Boston housing data
+          shipped with mlxtend (Avron et al.'s "housing"; scikit-learn removed its
+          loader), standardised.
     n_max : int, optional
         Keep a seeded random subset of at most ``n_max`` rows (drawn before
         standardising and PCA).
@@ -360,12 +363,13 @@ def load_dataset(name, *, n_max=None, pca=None, seed=0):
         X, y = np.asarray(bunch.data, dtype=np.float64), np.asarray(bunch.target)
         X, y, desc = subset(X, y, f"scikit-learn load_{name}")
         X, desc = standardise(X, desc)
-    elif name == "autompg":
-        from mlxtend.data import autompg_data
+    elif name in ("autompg", "housing"):
+        from mlxtend import data
 
-        X, y = autompg_data()
+        X, y = data.autompg_data() if name == "autompg" else data.boston_housing_data()
         X, y, desc = subset(np.asarray(X, dtype=np.float64), np.asarray(y),
-                            "mlxtend autompg (target mpg)")
+                            "mlxtend autompg (target mpg)" if name == "autompg"
+                            else "mlxtend boston_housing_data (Avron et al.'s housing)")
         X, desc = standardise(X, desc)
     else:
         raise ValueError(f"'name' must be one of {', '.join(map(repr, DATASETS))}; got {name!r}.")
@@ -774,3 +778,54 @@ def frequencies_and_weights(transformer):
     if xi is None:
         xi = np.full(W.shape[0], 1.0 / W.shape[0])
     return W, np.asarray(xi, dtype=float)
+
+
+# --------------------------------------------------------------------------- small scripts
+def run_example(name, args, run, *, params, x=None, y=None, line=None, panel=None, logx=True,
+                logy=True, xlabel=None, ylabel=None, plot=None):
+    """The whole of a small example script after parsing: run, write CSV, plot, JSON.
+
+    ``run(args, record)`` returns the rows; the figure has one panel per value of
+    ``rows[panel]`` and one line (mean ± std over rows sharing ``x``) per value of
+    ``rows[line]``; ``plot(rows, path)``, when given, draws the figure instead.
+    Returns 0 (the script's exit status).
+    """
+    out = output_dir(args.out)
+    record = RunRecord(name, args)
+    record.params.update(params)
+    rows = run(args, record)
+    csv_path = write_csv(out / f"{name}.csv", rows)
+    if plot is not None:
+        png_path = plot(rows, out / f"{name}.png")
+    else:
+        png_path = line_figure(rows, out / f"{name}.png", x=x, y=y, line=line, panel=panel,
+                               logx=logx, logy=logy, xlabel=xlabel, ylabel=ylabel)
+    finish(record, out, csv_path=csv_path, png_path=png_path)
+    return 0
+
+
+def line_figure(rows, path, *, x, y, line, panel=None, logx=True, logy=True, xlabel=None,
+                ylabel=None):
+    """One panel per ``panel`` value, one line per ``line`` value: mean ± std of ``y`` against ``x``."""
+    plt = pyplot()
+    panels = list(dict.fromkeys(r[panel] for r in rows)) if panel else [None]
+    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4), squeeze=False)
+    for ax, pv in zip(axes[0], panels):
+        sub = [r for r in rows if panel is None or r[panel] == pv]
+        for lv in dict.fromkeys(r[line] for r in sub):
+            summ = sorted((r for r in summarize([r for r in sub if r[line] == lv], [x], [y])),
+                          key=lambda r: r[x])
+            ax.errorbar([r[x] for r in summ], [r[f"{y}_mean"] for r in summ],
+                        yerr=[r[f"{y}_std"] for r in summ], marker="o", markersize=3, capsize=2,
+                        label=str(lv))
+        if logx:
+            ax.set_xscale("log")
+        if logy:
+            ax.set_yscale("log")
+        ax.set_xlabel(xlabel or x)
+        ax.set_ylabel(ylabel or y)
+        if pv is not None:
+            ax.set_title(str(pv))
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    return save_figure(fig, path)

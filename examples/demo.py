@@ -6,8 +6,10 @@
 2. Random Fourier features on real data (scikit-learn's ``load_digits``,
    standardised, PCA to 8 dimensions so that a shipped catalogue dimension
    applies): frequencies from Monte Carlo, orthogonal random features (ORF),
-   Halton, the catalogue's designed sequences and the data-adaptive design
-   (``sequence="adaptive"``, fitted to the training rows); a table of held-out
+   Halton, the library's default map (``FourierFeatures(n_components=s)``, nothing
+   else given), the catalogue's designed sequences, the data-adaptive design
+   (``sequence="adaptive"``, fitted to the training rows) and scikit-learn's
+   ``Nystroem`` (2s landmarks, the data-dependent reference); a table of held-out
    Gram-matrix relative errors, each divided by ORF's, and box discrepancies at
    s = 256, and a plot of the Gram error against s.  The catalogue entry is the
    one whose ``box_over_sigma`` is log-nearest to the median of
@@ -15,18 +17,18 @@
    uniform distribution has the second moment of the data's differences; see
    examples/_common.py).
 3. The same in 61 dimensions (all of digits' non-constant pixels, standardised):
-   where box designs and Halton lose to ORF, the adaptive map is set beside ORF,
-   Halton and scikit-learn's ``Nystroem`` (2s landmarks, the data-dependent
-   reference).
+   where box designs and Halton lose to ORF, the default and the adaptive map are
+   set beside ORF, Halton and ``Nystroem``.
 
 The adaptive designs here use a 500-point training subsample and at most 100
-iterations (``ADAPTIVE_OPTIONS``; s <= 256) to keep the demo short.
+iterations (``ADAPTIVE_OPTIONS``) to keep the demo short.
 
 Every error is measured on held-out rows (a seeded split: a third of the rows,
-at most 600); the bandwidth (median heuristic), the boxes and the data-dependent
-maps see the training rows only.  Run with ``python examples/demo.py [--out DIR]
+at most 600); the bandwidth (the library's default: the median heuristic,
+``FourierFeatures().fit(X_train).sigma_``), the boxes and the data-dependent maps see
+the training rows only.  Run with ``python examples/demo.py [--out DIR]
 [--quick]``; it says where its files went.  ``--quick`` (used by the test
-suite) measures s in {64, 256} with two seeds only.
+suite) measures s in {64, 256} with two seeds only (and smaller adaptive designs).
 """
 from __future__ import annotations
 
@@ -43,17 +45,30 @@ S_DEMO = 256
 PCA_DIMS = 8
 MC_REPS = 5
 N_EVAL = 600  # held-out rows (at most a third of the data)
-PART2_METHODS = ("orf", "mc", "halton", "catalogue-global", "catalogue-weighted", "adaptive")
+PART2_METHODS = ("default", "orf", "mc", "halton", "catalogue-global", "catalogue-weighted",
+                 "adaptive", "nystroem")
 PART2_COLUMNS = ["method", "reps", "rel_spectral", "rel_frobenius", "ratio_to_orf",
                  "D2(b)/E[MC]", "D2(b/4)/E[MC]", "D2(moment)/E[MC]"]
-PART3_METHODS = ("orf", "mc", "halton", "adaptive", "nystroem")
+PART3_METHODS = ("default", "orf", "mc", "halton", "adaptive", "nystroem")
 PART3_COLUMNS = ["method", "reps", "rel_spectral", "rel_frobenius", "ratio_to_orf", "fit_s"]
 #: The demo's adaptive designs: a 500-point training subsample and at most 100 L-BFGS
-#: iterations (the library's defaults, 1000 and 300, cost minutes at s = 256 on two cores),
-#: at s <= 256 only.
+#: iterations (the library's defaults, 1000 and 300, cost minutes at s = 256 on two cores;
+#: these 13 s at s = 512 and 24 s at s = 1024 in 8 dimensions, on a loaded 2-core machine).
 ADAPTIVE_OPTIONS = {"n_train": 500, "maxiter": 100}
 ADAPTIVE_OPTIONS_QUICK = {"n_train": 150, "maxiter": 20}
-ADAPTIVE_S_MAX = 256
+#: The library's default map in the tables and the figure (not one of _common's methods).
+DEFAULT_LABEL = "default (FourierFeatures(n_components=s))"
+DEFAULT_STYLE = dict(color="tab:red", marker="D", linestyle="-", linewidth=2)
+
+
+def nystroem_maker(X_train, sigma):
+    """scikit-learn's Nystroem at bandwidth ``sigma``: 2s landmarks from the training rows."""
+    def make(s, seed):
+        from sklearn.kernel_approximation import Nystroem
+
+        return Nystroem(kernel="rbf", gamma=1.0 / (2.0 * sigma ** 2),
+                        n_components=min(2 * s, len(X_train)), random_state=seed)
+    return make
 
 
 def generator_table(d=8, n=1024, mc_reps=10, seed=0):
@@ -87,13 +102,14 @@ def generator_table(d=8, n=1024, mc_reps=10, seed=0):
 
 
 def feature_rows(Xtr, Xev, sigma, K, seq_entries, s_values, seed=0, reps=MC_REPS,
-                 adaptive_reps=1, extra=(), record=None, adaptive_options=None,
-                 adaptive_s_max=ADAPTIVE_S_MAX):
-    """Held-out Gram errors for MC / ORF / Halton / catalogue / adaptive maps at each s.
+                 adaptive_reps=1, extra=(), record=None, adaptive_options=None):
+    """Held-out Gram errors for the default / MC / ORF / Halton / catalogue / adaptive maps
+    at each s.
 
     Every map is fitted on ``Xtr`` and evaluated on ``Xev`` (``K`` is the exact
-    Gram reference of ``Xev``).  ``extra`` adds ``(label, make(s, rep))`` maps
-    (e.g. scikit-learn's Nystroem) with ``reps`` repetitions.
+    Gram reference of ``Xev``; ``sigma`` is the default map's bandwidth on ``Xtr``).
+    ``extra`` adds ``(label, make(s, rep))`` maps (e.g. scikit-learn's Nystroem) with
+    ``reps`` repetitions.
     """
     import qmc_orff
 
@@ -103,7 +119,8 @@ def feature_rows(Xtr, Xev, sigma, K, seq_entries, s_values, seed=0, reps=MC_REPS
         def ff(**kw):
             return lambda: FF("gaussian", sigma=sigma, n_components=s, **kw)
 
-        methods = [("orf", r, ff(sequence="orf", seed=seed + r)) for r in range(reps)]
+        methods = [("default", 0, lambda: FF(n_components=s))]  # nothing else given
+        methods += [("orf", r, ff(sequence="orf", seed=seed + r)) for r in range(reps)]
         methods += [("mc", r, ff(sequence="mc", seed=seed + r)) for r in range(reps)]
         methods += [("halton", 0, ff(sequence="halton", scramble="deterministic"))]
         for label, load in seq_entries:
@@ -113,13 +130,11 @@ def feature_rows(Xtr, Xev, sigma, K, seq_entries, s_values, seed=0, reps=MC_REPS
         if not hasattr(qmc_orff, "adaptive_sequence"):
             if record is not None:
                 record.note("adaptive skipped: qmc_orff.adaptive_sequence is not available")
-        elif s <= adaptive_s_max:
+        else:
             methods += [("adaptive", r, ff(sequence="adaptive", seed=seed + r,
                                            design_options=adaptive_options
                                            or ADAPTIVE_OPTIONS))
                         for r in range(adaptive_reps)]
-        elif record is not None:
-            record.note(f"adaptive designs at s <= {adaptive_s_max} only (time)")
         for label, make in extra:
             methods += [(label, r, (lambda m=make, r=r: m(s, seed + r))) for r in range(reps)]
         orf_errs = []
@@ -127,6 +142,8 @@ def feature_rows(Xtr, Xev, sigma, K, seq_entries, s_values, seed=0, reps=MC_REPS
             t0 = time.perf_counter()
             tr = make().fit(Xtr)
             fit_s = time.perf_counter() - t0
+            if label == "default" and tr.sigma_ != sigma:
+                raise AssertionError("the default map's bandwidth is not the demo's")
             Z = tr.transform(Xev)
             spec, fro = K.errors(Z, spectral=(s == S_DEMO))
             if label == "orf":
@@ -180,21 +197,21 @@ def main(argv=None):
 
     X, _, info = C.load_dataset("digits", pca=PCA_DIMS)
     Xtr, Xev = C.split_train_eval(X, N_EVAL, seed=args.seed)
-    sigma = C.median_heuristic(Xtr)
+    sigma = qmc_orff.FourierFeatures(n_components=1).fit(Xtr).sigma_  # the default bandwidth
     d = X.shape[1]
     b = np.asarray(qmc_orff.box_from_data(Xtr), dtype=float)
     b_mom = C.data_box(Xtr, kind="moment")
     ratio = float(np.median(b_mom / sigma))
     r_cat = C.log_nearest(ratio, C.CATALOGUE_BOXES)
     record.params.update(adaptive_options=ADAPTIVE_OPTIONS_QUICK if args.quick
-                         else ADAPTIVE_OPTIONS, adaptive_s_max=ADAPTIVE_S_MAX)
+                         else ADAPTIVE_OPTIONS)
     record.params.update(dataset=info, sigma=sigma, moment_box_over_sigma_median=ratio,
                          catalogue_box_over_sigma=r_cat, s=S_DEMO, mc_reps=reps,
                          s_values=list(s_values), n_train=len(Xtr), n_eval=len(Xev))
     print(f"\n== 2. Random Fourier features on {info['description']} ==")
     print(f"   n={info['n']} ({len(Xtr)} training rows, {len(Xev)} held-out rows for every "
-          f"error), d={d};\n   Gaussian kernel, sigma = {sigma:.4g} (median heuristic on the "
-          f"training rows);\n   median sqrt(6 var_j)/sigma = {ratio:.3g} -> catalogue entries with"
+          f"error), d={d};\n   Gaussian kernel, sigma = {sigma:.4g} (the default bandwidth: "
+          f"median heuristic on the training rows);\n   median sqrt(6 var_j)/sigma = {ratio:.3g} -> catalogue entries with"
           f" box_over_sigma = {r_cat:g}\n")
 
     def catalogue_loader(method):
@@ -217,8 +234,8 @@ def main(argv=None):
     K = C.GramReference(Xev, sigma)
     ada = ADAPTIVE_OPTIONS_QUICK if args.quick else ADAPTIVE_OPTIONS
     rows = feature_rows(Xtr, Xev, sigma, K, seq_entries, s_values, seed=args.seed, reps=reps,
-                        record=record, adaptive_options=ada,
-                        adaptive_s_max=64 if args.quick else ADAPTIVE_S_MAX)
+                        extra=[("nystroem", nystroem_maker(Xtr, sigma))], record=record,
+                        adaptive_options=ada)
     for r in rows:
         r["dataset"] = f"digits:pca{PCA_DIMS}"
 
@@ -230,6 +247,8 @@ def main(argv=None):
     for rec in table:
         members = [r for r in rows if r["s"] == S_DEMO and r["method"] == rec["method"]]
         rec["dataset"] = f"digits:pca{PCA_DIMS}"
+        if not hasattr(members[0]["_ff"], "frequencies_"):  # Nystroem: no frequencies
+            continue
         for k, obj in disc.items():
             vals = [obj(*C.frequencies_and_weights(m["_ff"]), normalize=True) for m in members]
             rec[f"D2({k})/E[MC]"] = float(np.mean(vals)) / expected[k]
@@ -245,24 +264,19 @@ def main(argv=None):
     # ---------------------------------------------------------------- part 3
     X3, _, info3 = C.load_dataset("digits")
     Xtr3, Xev3 = C.split_train_eval(X3, N_EVAL, seed=args.seed)
-    sigma3 = C.median_heuristic(Xtr3)
+    sigma3 = qmc_orff.FourierFeatures(n_components=1).fit(Xtr3).sigma_
     s3 = (64,) if args.quick else (64, S_DEMO)
     record.params["high_dim"] = {"dataset": info3, "sigma": sigma3, "s_values": list(s3),
                                  "n_train": len(Xtr3), "n_eval": len(Xev3)}
     print(f"\n== 3. The same in high dimension: {info3['description']} ==")
     print(f"   n={info3['n']} ({len(Xtr3)} training, {len(Xev3)} held-out rows), "
-          f"d={X3.shape[1]}, sigma = {sigma3:.4g};\n   the adaptive map beside ORF, Halton and "
-          f"scikit-learn's Nystroem (2s landmarks on the training rows)\n")
-
-    def nystroem(s, seed):
-        from sklearn.kernel_approximation import Nystroem
-
-        return Nystroem(kernel="rbf", gamma=1.0 / (2.0 * sigma3 ** 2),
-                        n_components=min(2 * s, len(Xtr3)), random_state=seed)
+          f"d={X3.shape[1]}, sigma = {sigma3:.4g};\n   the default and the adaptive map beside "
+          f"ORF, Halton and scikit-learn's Nystroem (2s landmarks on the training rows)\n")
 
     K3 = C.GramReference(Xev3, sigma3)
     rows3 = feature_rows(Xtr3, Xev3, sigma3, K3, [], s3, seed=args.seed, reps=reps,
-                         extra=[("nystroem", nystroem)], record=record, adaptive_options=ada)
+                         extra=[("nystroem", nystroem_maker(Xtr3, sigma3))], record=record,
+                         adaptive_options=ada)
     for r in rows3:
         r["dataset"] = "digits"
     table3 = []
@@ -284,14 +298,15 @@ def main(argv=None):
                           (axes[1], "digits", f"digits (d={X3.shape[1]}), sigma={sigma3:.3g}")):
         summary = C.summarize([r for r in csv_rows if r["dataset"] == ds], ["method", "s"],
                               ["rel_frobenius"])
-        for method in C.METHODS:
+        for method in ("default",) + C.METHODS:
             pts = sorted((r["s"], r["rel_frobenius_mean"], r["rel_frobenius_std"])
                          for r in summary if r["method"] == method)
             if not pts:
                 continue
             s_, m_, e_ = map(np.array, zip(*pts))
-            ax.errorbar(s_, m_, yerr=e_, capsize=3, label=C.METHOD_LABELS[method],
-                        **C.METHOD_STYLES[method])
+            label = DEFAULT_LABEL if method == "default" else C.METHOD_LABELS[method]
+            style = DEFAULT_STYLE if method == "default" else C.METHOD_STYLES[method]
+            ax.errorbar(s_, m_, yerr=e_, capsize=3, label=label, **style)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel("s (number of frequencies; 2s feature columns)")

@@ -41,7 +41,23 @@ FULL_ARGS = {
     "gram_approximation_mnist_raw": ["--tag", "mnist_raw", "--datasets", "mnist_raw",
                                      "--methods", "rbf_sampler", "mc", "orf", "halton", "sobol",
                                      "global", "weighted", "adaptive", "nystroem"],
+    "scrambling_ratio": [],
+    "adaptive_iterations_global": ["--design", "global"],
+    "adaptive_iterations_greedy": ["--design", "greedy"],
+    "orff_variance": [],
+    "curl_free_reconstruction": [],
+    "decomposable_rmse": [],
+    "mnist_orff": [],
+    "fig2_protocol": ["--n", "1000", "--sigma-factors", "0.5", "1", "2", "4", "8"],
+    "fig4_sweep": [],
 }
+#: Outputs written by a script of another name, and the arguments they keep under --quick.
+SCRIPT_OF = {"gram_approximation_mnist": "gram_approximation",
+             "gram_approximation_mnist_raw": "gram_approximation",
+             "adaptive_iterations_global": "adaptive_iterations",
+             "adaptive_iterations_greedy": "adaptive_iterations"}
+QUICK_KEEPS = {"adaptive_iterations_global": ["--design", "global"],
+               "adaptive_iterations_greedy": ["--design", "greedy"]}
 
 
 def main(argv=None):
@@ -54,8 +70,8 @@ def main(argv=None):
     names = args.only or list(FULL_ARGS)
     failed = []
     for name in names:
-        script = "gram_approximation" if name.startswith("gram_approximation") else name
-        extra = ["--quick"] if args.quick else FULL_ARGS[name]
+        script = SCRIPT_OF.get(name, name)
+        extra = ["--quick", *QUICK_KEEPS.get(name, [])] if args.quick else FULL_ARGS[name]
         if args.quick and name.startswith("gram_approximation_"):
             continue  # --quick ignores --datasets: same as gram_approximation
         cmd = [sys.executable, str(HERE / f"{script}.py"), "--out", str(args.out), *extra]

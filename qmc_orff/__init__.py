@@ -45,6 +45,7 @@ _LAZY = {
     "make_frequencies": "qmc_orff.maps.frequencies",
     "FourierFeatures": "qmc_orff.maps.fourier_features",
     "ORFF": "qmc_orff.maps.orff",
+    "OperatorNystroem": "qmc_orff.maps.operator_nystroem",
     "ORFFRidge": "qmc_orff.learning.ridge",
     # measuring a map
     "gram_error": "qmc_orff.learning.metrics",

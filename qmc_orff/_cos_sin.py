@@ -6,7 +6,11 @@ that the compiler vectorises the loop: fdlibm's argument reduction by
 and fdlibm's kernel polynomials ``__kernel_sin``/``__kernel_cos`` on
 ``[-pi/4, pi/4]`` with the reduction's tail -- the algorithm of the C library's
 ``sin``/``cos``, so the results agree with them to about one ulp.  Larger
-arguments fall back to ``math.sin``/``math.cos``.
+arguments fall back to ``math.sin``/``math.cos``.  The quadrant is taken from the
+rounded multiple of ``pi / 2`` by exact float operations (:func:`_quadrant_f64`): a
+float -> int64 conversion has no packed AVX2 instruction and cost four scalar
+conversions per vector.  The row kernels request 512-bit vectors where the CPU has
+AVX-512 (:func:`qmc_orff._jit.njit_wide`).  None of this changes a bit of the results.
 
 Each kernel has a plain numpy reference in ``tests/test_features.py``.
 """
@@ -17,10 +21,12 @@ import math
 import numba as nb
 import numpy as np
 
-from ._jit import renamed
+from ._jit import njit_wide, renamed
 from .threads import _blas_limited, _row_workers, get_num_threads
 
-__all__ = ["cos_sin_inplace", "cos_sin_inplace_f32", "cos_sin_features", "block_rows"]
+__all__ = ["cos_sin_rows", "cos_sin_rows_f32", "cos_sin_inplace", "cos_sin_inplace_f32",
+           "cos_sin_features", "block_rows",
+           "max_row_l1"]
 
 # fdlibm e_rem_pio2.c: 2/pi and pi/2 split into 33-bit pieces plus tails.
 _INVPIO2 = 6.36619772367581382433e-01
@@ -61,11 +67,24 @@ def _quadrant(n, ks, kc):  # pragma: no cover - compiled
     return sn, cs
 
 
+@nb.njit(cache=True, fastmath=False)  # LLVM inlines it
+def _quadrant_f64(fn, ks, kc):  # pragma: no cover - compiled
+    """:func:`_quadrant` with the quadrant as the float ``fn`` (an integer, ``|fn| <= 2^19``):
+    ``q = fn mod 4`` by exact float operations, so that no float -> int64 conversion (which
+    AVX2 lacks for packed doubles: four scalar conversions per vector) is needed."""
+    q = fn - 4.0 * np.floor(fn * 0.25)  # 0, 1, 2 or 3, exactly
+    odd = (q == 1.0) | (q == 3.0)
+    sn = kc if odd else ks
+    cs = ks if odd else kc
+    sn = -sn if q >= 2.0 else sn
+    cs = -cs if (q == 1.0) | (q == 2.0) else cs
+    return sn, cs
+
+
 @nb.njit(cache=True, fastmath=False)  # LLVM inlines it; inline="always" only slowed the compile
 def _sincos(x):  # pragma: no cover - compiled
     """``(sin x, cos x)`` for ``|x| <= _REDUCE_MAX``, branch-free."""
     fn = (x * _INVPIO2 + _TOINT) - _TOINT
-    n = np.int64(fn)
     # three rounds of Cody-Waite reduction (fdlibm __ieee754_rem_pio2, medium case)
     r = x - fn * _PIO2_1
     t = r
@@ -89,7 +108,7 @@ def _sincos(x):  # pragma: no cover - compiled
     hz = 0.5 * z
     wc = 1.0 - hz
     kc = wc + (((1.0 - wc) - hz) + (z * rc - y0 * y1))
-    return _quadrant(n, ks, kc)
+    return _quadrant_f64(fn, ks, kc)
 
 
 @nb.njit(cache=True, fastmath=False)
@@ -107,14 +126,14 @@ def _as_float64(x):  # pragma: no cover - compiled
 _ARG = _SINCOS = _SINCOS_BIG = _LIMIT = None
 
 
-def _cos_sin_rows_body(out, scale):  # pragma: no cover - compiled
+def _cos_sin_rows_body(phase, out, scale):  # pragma: no cover - compiled
     """One body, two builds (:func:`qmc_orff._jit.renamed`): ``_ARG`` converts an argument,
     ``_SINCOS`` evaluates it branch-free, ``_SINCOS_BIG`` beyond ``_LIMIT``."""
-    n, s2 = out.shape
-    s = s2 // 2
+    n, s = phase.shape
     for i in range(n):
+        arg_part = phase[i]
         cos_part = out[i, :s]
-        arg_part = out[i, s:]
+        sin_part = out[i, s:]
         n_big = 0
         for j in range(s):
             n_big += abs(_ARG(arg_part[j])) > _LIMIT
@@ -123,7 +142,7 @@ def _cos_sin_rows_body(out, scale):  # pragma: no cover - compiled
                 sn, cs = _SINCOS(_ARG(arg_part[j]))
                 c = scale[j]
                 cos_part[j] = c * cs
-                arg_part[j] = c * sn
+                sin_part[j] = c * sn
         else:  # a row with a large argument: a slower evaluation for those
             for j in range(s):
                 a = _ARG(arg_part[j])
@@ -133,7 +152,7 @@ def _cos_sin_rows_body(out, scale):  # pragma: no cover - compiled
                     sn, cs = _SINCOS(a)
                 c = scale[j]
                 cos_part[j] = c * cs
-                arg_part[j] = c * sn
+                sin_part[j] = c * sn
 
 
 # fastmath=False: the reduction relies on exact IEEE rounding (Cody-Waite and
@@ -142,14 +161,27 @@ def _cos_sin_rows_body(out, scale):  # pragma: no cover - compiled
 # Python threads over row blocks (:func:`cos_sin_features`); ``nogil`` lets them run
 # side by side.
 
-#: In place: ``out`` (n, 2 s) holds the arguments ``a_ij`` in its second half;
-#: afterwards ``out[i, j] = scale[j] cos(a_ij)`` and ``out[i, s + j] = scale[j] sin(a_ij)``.
-#: C-contiguous arrays of one floating dtype (float32 arguments are evaluated in
-#: float64 and rounded once).  Rows with an argument ``|a| > _REDUCE_MAX`` take a
-#: scalar loop.
-cos_sin_inplace = nb.njit(cache=True, nogil=True)(
-    renamed(_cos_sin_rows_body, "cos_sin_inplace", _ARG=_as_float64, _SINCOS=_sincos,
+#: ``out[i, j] = scale[j] cos(phase[i, j])``, ``out[i, s + j] = scale[j] sin(phase[i, j])``
+#: for ``phase`` (n, s) and ``out`` (n, 2 s), C-contiguous, one floating dtype, not
+#: overlapping (float32 arguments are evaluated in float64 and rounded once).  Rows with
+#: an argument ``|a| > _REDUCE_MAX`` take a scalar loop.
+cos_sin_rows = njit_wide(cache=True, nogil=True)(
+    renamed(_cos_sin_rows_body, "cos_sin_rows", _ARG=_as_float64, _SINCOS=_sincos,
             _SINCOS_BIG=_sincos_libm, _LIMIT=_REDUCE_MAX))
+
+
+def _inplace(kernel):
+    def inplace(out, scale):
+        s = out.shape[1] // 2
+        kernel(np.ascontiguousarray(out[:, s:]), out, scale)
+    inplace.__doc__ = f"``{kernel.__name__}`` with the arguments in the second half of ``out``."
+    return inplace
+
+
+#: In place: ``out`` (n, 2 s) holds the arguments ``a_ij`` in its second half;
+#: afterwards ``out[i, j] = scale[j] cos(a_ij)`` and ``out[i, s + j] = scale[j] sin(a_ij)``
+#: (:data:`cos_sin_rows` on a copy of the arguments).
+cos_sin_inplace = _inplace(cos_sin_rows)
 
 
 # ---------------------------------------------------------------- float32 path
@@ -204,25 +236,104 @@ def _as_is(x):  # pragma: no cover - compiled
     return x
 
 
-#: float32 only: as :data:`cos_sin_inplace`, with argument and sine/cosine in float32
+#: float32 only: as :data:`cos_sin_rows`, with argument and sine/cosine in float32
 #: (:func:`_sincosf`); the map :func:`cos_sin_features` uses for float32 inputs.
-cos_sin_inplace_f32 = nb.njit(cache=True, nogil=True)(
-    renamed(_cos_sin_rows_body, "cos_sin_inplace_f32", _ARG=_as_is, _SINCOS=_sincosf,
+cos_sin_rows_f32 = njit_wide(cache=True, nogil=True)(
+    renamed(_cos_sin_rows_body, "cos_sin_rows_f32", _ARG=_as_is, _SINCOS=_sincosf,
             _SINCOS_BIG=_sincosf_via_float64, _LIMIT=_F32_REDUCE_MAX))
+cos_sin_inplace_f32 = _inplace(cos_sin_rows_f32)
+
+
+# ------------------------------------------------------- the row check's norms
+# The overflow check of the rows (qmc_orff.maps._params._check_row_phases) needs the largest
+# row 1-norm of X: one pass over X's memory, accumulated in float64, no temporary.  Only
+# "reassoc" of the fast-math flags, so that the sums vectorise: an overflowing sum stays
+# inf (no "ninf"), the result is a threshold only (summation order is immaterial to it).
+@nb.njit(cache=True, nogil=True, fastmath={"reassoc"})
+def _max_row_l1_rows(X):  # pragma: no cover - compiled
+    best = 0.0
+    for i in range(X.shape[0]):
+        acc = 0.0
+        for j in range(X.shape[1]):
+            acc += abs(np.float64(X[i, j]))
+        if not acc <= best:
+            best = acc
+    return best
+
+
+@nb.njit(cache=True, nogil=True, fastmath={"reassoc"})
+def _max_row_l1_columns(XT):  # pragma: no cover - compiled
+    """The same for a column-major ``X`` given as its (row-major) transpose ``XT``."""
+    acc = np.zeros(XT.shape[1])
+    for j in range(XT.shape[0]):
+        for i in range(XT.shape[1]):
+            acc[i] += abs(np.float64(XT[j, i]))
+    return max(acc.max(), 0.0) if acc.size else 0.0
+
+
+@nb.njit(cache=True, nogil=True, fastmath={"reassoc"})
+def _max_row_l1_csr(data, indptr):  # pragma: no cover - compiled
+    best = 0.0
+    for i in range(indptr.size - 1):
+        acc = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            acc += abs(np.float64(data[k]))
+        if not acc <= best:
+            best = acc
+    return best
+
+
+@nb.njit(cache=True, nogil=True, fastmath={"reassoc"})
+def _max_row_l1_csc(data, indices, n):  # pragma: no cover - compiled
+    acc = np.zeros(n)
+    for k in range(data.size):
+        acc[indices[k]] += abs(np.float64(data[k]))
+    return max(acc.max(), 0.0) if n else 0.0
+
+
+def max_row_l1(X):
+    """``max_i sum_j |X_ij|`` in float64 (inf when a sum overflows), or None.
+
+    Dense float32/float64 ``X`` (row- or column-major) and scipy.sparse CSR/CSC matrices
+    are read once, with no temporary beyond ``n`` float64 sums (column-major and CSC);
+    None for any other input (the caller computes the norms itself).
+    """
+    import scipy.sparse as sp
+
+    if sp.issparse(X):
+        if X.dtype not in (np.float32, np.float64) or X.format not in ("csr", "csc"):
+            return None
+        if X.format == "csr":
+            return float(_max_row_l1_csr(X.data, X.indptr))
+        return float(_max_row_l1_csc(X.data, X.indices, X.shape[0]))
+    if not isinstance(X, np.ndarray) or X.ndim != 2 or X.dtype not in (np.float32, np.float64):
+        return None
+    if X.flags.c_contiguous:
+        return float(_max_row_l1_rows(X))
+    if X.flags.f_contiguous:
+        return float(_max_row_l1_columns(X.T))
+    return float(_max_row_l1_rows(X))  # strided: still one pass, no copy
 
 
 #: Rows per block of :func:`cos_sin_features`: about ``2^18`` outputs (2 MiB in
-#: float64), at least ``MIN_BLOCK_ROWS`` rows (narrower BLAS products lose speed: float32
-#: (100000, 64) -> 4096 columns took 1.3x as long with 64-row blocks).  A function of
-#: ``s`` only, so the blocks -- and the bits of every row -- do not depend on the number
-#: of threads.
+#: float64), at least ``MIN_BLOCK_ROWS`` rows -- ``WIDE_MIN_BLOCK_ROWS`` from ``d >=
+#: WIDE_D`` on -- since narrower BLAS products lose speed.  Measured (CPU time of one thread,
+#: loaded 2-core AMD EPYC, OpenBLAS; `python benchmarks/bench_features.py` prints the map
+#: against the GEMM): float64 s = 2048, d = 3000: 1.13x the GEMM alone with 256-row blocks,
+#: 1.02x with 512; d = 655: 1.23x and 1.18x; 64-row blocks 1.2-1.4x at d >= 655; at d <= 64
+#: the cosines and sines dominate and the block size matters little (float32 (100000, 64)
+#: -> 4096 columns took 1.3x as long with 64-row blocks).  A function of the shapes only,
+#: so the blocks -- and the bits of every row -- do not depend on the number of threads.
 BLOCK_OUTPUTS = 1 << 18
 MIN_BLOCK_ROWS = 256
+WIDE_MIN_BLOCK_ROWS = 512
+WIDE_D = 256
 
 
-def block_rows(s):
-    """Rows per block of a map with ``s`` frequencies (``2 s`` columns)."""
-    return max(MIN_BLOCK_ROWS, BLOCK_OUTPUTS // max(1, 2 * s))
+def block_rows(s, d=1):
+    """Rows per block of a map with ``s`` frequencies (``2 s`` columns) in dimension ``d``."""
+    least = WIDE_MIN_BLOCK_ROWS if d >= WIDE_D else MIN_BLOCK_ROWS
+    return max(least, BLOCK_OUTPUTS // max(1, 2 * s))
 
 
 def cos_sin_features(X, W, scale):
@@ -230,19 +341,20 @@ def cos_sin_features(X, W, scale):
 
     ``X`` (n, d) dense or scipy.sparse, ``W`` (s, d), ``scale`` (s,), one floating
     dtype, C-contiguous.  Per block of :func:`block_rows` rows, one BLAS product writes
-    the arguments ``X W^T`` straight into the second half of the output block (a
-    strided view, ``ldc = 2 s``; a sparse-dense product for sparse ``X``) and the
-    serial kernel replaces each argument by its scaled cosine and sine while the block
-    is in cache.  Peak memory: the output.
+    the arguments ``X W^T`` into the thread's own contiguous buffer (``rows x s``, in cache;
+    a sparse-dense product for sparse ``X``) and the serial kernel writes their scaled
+    cosines and sines into the output block.  Peak memory: the output and one buffer per
+    thread.  (The product written straight into the output's second half, a strided view,
+    ran 1.2-1.4x slower in float64 with OpenBLAS on AMD EPYC.)
 
     Threads: the blocks are shared among ``get_num_threads()`` Python threads, each
     running single-threaded BLAS and the serial numba kernel (both release the GIL).
     Multi-threaded BLAS next to numba's OpenMP pool oversubscribes the cores with
     spinning threads: on two cores each switch between them cost a scheduler time
     slice (about 4 ms; 25x the work of a 256 x 256 map).  Every row is computed by the
-    same operations whatever the thread count.
+    same operations whatever the thread count (the blocks depend on the shapes only).
     """
-    n = X.shape[0]
+    n, d = X.shape
     s = W.shape[0]
     out = np.empty((n, 2 * s), dtype=X.dtype)
     if n == 0 or s == 0:
@@ -250,21 +362,22 @@ def cos_sin_features(X, W, scale):
     # a private C-contiguous copy in the output's dtype (one compiled specialisation
     # per dtype, whatever the caller holds: read-only memory maps, broadcast views)
     scale = np.array(scale, dtype=out.dtype, order="C", copy=True)
-    kernel = cos_sin_inplace_f32 if out.dtype == np.float32 else cos_sin_inplace
+    kernel = cos_sin_rows_f32 if out.dtype == np.float32 else cos_sin_rows
     dense = isinstance(X, np.ndarray)
     WT = W.T
-    rows = block_rows(s)
+    rows = min(n, block_rows(s, d))
     starts = range(0, n, rows)
 
     def run(first, step):
+        buffer = np.empty((rows, s), dtype=out.dtype) if dense else None
         for a in starts[first::step]:
             b = min(a + rows, n)
-            block = out[a:b]
             if dense:
-                np.matmul(X[a:b], WT, out=block[:, s:])
-            else:  # scipy.sparse
-                block[:, s:] = X[a:b] @ WT
-            kernel(block, scale)
+                phase = buffer[:b - a]
+                np.matmul(X[a:b], WT, out=phase)
+            else:  # scipy.sparse: the product is a fresh (b - a, s) array
+                phase = np.ascontiguousarray(X[a:b] @ WT, dtype=out.dtype)
+            kernel(phase, out[a:b], scale)
 
     n_threads = min(get_num_threads(), len(starts))
     with _blas_limited(1):

@@ -24,6 +24,16 @@ available"; importing this module then points ``numba.config.CACHE_DIR`` at a fo
 the temporary directory (:func:`_ensure_cache_location`).  Every module with cached
 kernels imports this one before its first decoration.  ``NUMBA_CACHE_DIR`` is always
 obeyed.
+
+Vector width (:func:`njit_wide`): on CPUs with AVX-512 LLVM's tuning prefers 256-bit
+vectors ("prefer-256-bit"), so numba's loops use ymm registers only.  The feature kernels
+ask for 512-bit vectors through their own LLVM function attribute
+``"prefer-vector-width"="512"`` (what clang's ``-mprefer-vector-width=512`` sets), added by
+a compiler pass of their own pipeline -- no process-wide setting (``NUMBA_CPU_FEATURES``)
+changes.  Only where the target numba compiles for has AVX-512F
+(:func:`wide_vector_bits`); elsewhere the kernels are built exactly as before.  Numba's
+cache keys its entries by CPU name and features, so a cached build is reused only on the
+CPU it was compiled for.
 """
 from __future__ import annotations
 
@@ -33,7 +43,7 @@ import types
 
 import numba
 
-__all__ = ["renamed", "parallel_pays"]
+__all__ = ["renamed", "parallel_pays", "njit_wide", "wide_vector_bits", "target_features"]
 
 
 def _cache_probe():
@@ -103,3 +113,92 @@ def parallel_pays(n, chunk):
     build or entering the thread pool.
     """
     return n > chunk and numba.get_num_threads() > 1
+
+
+# ----------------------------------------------------------------------- vector width
+def target_features():
+    """The CPU features numba compiles for, as a set of LLVM names (``"avx2"``, ``"avx512f"``):
+    ``NUMBA_CPU_FEATURES`` when set, else the host's."""
+    features = numba.config.CPU_FEATURES
+    if features is None:
+        from numba.core.codegen import get_host_cpu_features
+
+        features = get_host_cpu_features()
+    return {f[1:] for f in features.split(",") if f.startswith("+")}
+
+
+def wide_vector_bits(features=None):
+    """The vector width :func:`njit_wide` requests: 512 where ``features`` (default: the
+    target's, :func:`target_features`) include AVX-512F, else None (LLVM's own choice)."""
+    features = target_features() if features is None else features
+    return 512 if "avx512f" in features else None
+
+
+def _with_vector_width(attributes, bits):
+    """A copy of the llvmlite function attribute set ``attributes`` plus
+    ``"prefer-vector-width"="<bits>"`` (llvmlite accepts only its known attribute names)."""
+    from llvmlite.ir.values import FunctionAttributes
+
+    entry = f'"prefer-vector-width"="{bits}"'
+
+    class _Attributes(FunctionAttributes):
+        _known = FunctionAttributes._known | {entry}
+
+    wide = _Attributes(list(attributes))
+    wide.alignstack = attributes.alignstack
+    wide.personality = attributes.personality
+    wide.add(entry)
+    return wide
+
+
+def _pipeline(bits):
+    """A numba compiler pipeline that marks every function it lowers with
+    ``"prefer-vector-width"="<bits>"`` (numba's nopython pipeline otherwise)."""
+    from numba.core.compiler import CompilerBase, DefaultPassBuilder
+    from numba.core.compiler_machinery import LoweringPass, register_pass
+    from numba.core.typed_passes import AnnotateTypes
+
+    @register_pass(mutates_CFG=False, analysis_only=True)
+    class PreferVectorWidth(LoweringPass):
+        _name = f"qmc_orff_prefer_vector_width_{bits}"
+
+        def __init__(self):
+            LoweringPass.__init__(self)
+
+        def run_pass(self, state):
+            if state.library is None:  # as numba's NativeLowering makes it
+                state.library = state.targetctx.codegen().create_library(
+                    state.func_id.func_qualname)
+                state.library.enable_object_caching()
+            library = state.library
+            add_ir_module = library.add_ir_module
+
+            def add_marked(ir_module):
+                for fn in ir_module.functions:
+                    if not fn.is_declaration:
+                        fn.attributes = _with_vector_width(fn.attributes, bits)
+                add_ir_module(ir_module)
+
+            library.add_ir_module = add_marked  # this library (this compilation) only
+            return False
+
+    class Pipeline(CompilerBase):
+        def define_pipelines(self):
+            pm = DefaultPassBuilder.define_nopython_pipeline(self.state)
+            pm.add_pass_after(PreferVectorWidth, AnnotateTypes)
+            pm.finalize()
+            return [pm]
+
+    Pipeline.__name__ = Pipeline.__qualname__ = f"PreferVectorWidth{bits}Pipeline"
+    return Pipeline
+
+
+def njit_wide(bits=None, **options):
+    """``numba.njit(**options)``, with 512-bit vectors requested where the target has AVX-512F.
+
+    ``bits``: the width to request (default None: :func:`wide_vector_bits`; 0: plain njit).
+    """
+    bits = wide_vector_bits() if bits is None else bits
+    if bits:
+        options["pipeline_class"] = _pipeline(bits)
+    return numba.njit(**options)

@@ -133,6 +133,7 @@ def as_float_array(x, name, *, ndim=None, finite=True, dtype=np.float64, allow_b
     Complex, string and (unless ``allow_bool``) boolean input raise `TypeError`
     naming ``name``: nothing is truncated or parsed.
     """
+    raw = None
     try:
         raw = np.asarray(x)
         kind = raw.dtype.kind
@@ -147,6 +148,10 @@ def as_float_array(x, name, *, ndim=None, finite=True, dtype=np.float64, allow_b
     except (TypeError, ValueError) as exc:
         if isinstance(exc, TypeError) and str(exc).startswith(f"'{name}'"):
             raise
+        if _holds_pandas_na(raw):
+            raise ValueError(f"'{name}' must contain only finite values; got missing values "
+                             f"(pandas NA) in a {type(x).__name__}: drop or impute them first "
+                             "(e.g. .dropna() or sklearn.impute.SimpleImputer).") from None
         raise TypeError(f"'{name}' must be an array of real numbers; "
                         f"got {type(x).__name__}.") from exc
     if ndim is not None and arr.ndim != ndim:
@@ -154,6 +159,13 @@ def as_float_array(x, name, *, ndim=None, finite=True, dtype=np.float64, allow_b
     if finite and not np.all(np.isfinite(arr)):
         raise ValueError(f"'{name}' must contain only finite values (no NaN or inf).")
     return np.asarray(arr, order="C")  # keeps 0-D arrays 0-D (ascontiguousarray would not)
+
+
+def _holds_pandas_na(raw):
+    """Whether the object array ``raw`` holds pandas' ``NA`` (of a nullable dtype such as
+    ``Float64``; NumPy converts such a frame to objects), without importing pandas."""
+    return (isinstance(raw, np.ndarray) and raw.dtype.kind == "O"
+            and any(type(v).__name__ == "NAType" for v in raw.flat))
 
 
 def as_points(x, name="W", *, d=None):
@@ -231,24 +243,40 @@ def as_generator(seed, name="seed"):
                          f"Generator; got {seed!r}.") from exc
 
 
-def check_phases(X, W, name="X"):
+def check_phases(X, W, name="X", *, max_row_l1=None):
     """Check that the phases ``X @ W.T`` cannot overflow ``X``'s float type.
 
     Uses the bound ``|x . w| <= ||x||_1 max|w|`` (no product is formed), so that
     ``cos``/``sin`` of the phases are finite: inputs near the float maximum
     raise `ValueError` naming ``name`` instead of giving NaN features.
+    ``max_row_l1``: ``max_i ||x_i||_1`` (float64) when the caller has it (the maps compute it
+    compiled, :func:`qmc_orff._cos_sin.max_row_l1`); else it is computed here in blocks of
+    rows, so that no temporary as large as ``X`` is made.
     """
-    X = np.asarray(X)
-    if X.size == 0 or np.size(W) == 0:
+    X = np.asarray(X) if max_row_l1 is None else X
+    if 0 in X.shape or np.size(W) == 0:
         return
     big = float(np.finfo(X.dtype if X.dtype.kind == "f" else np.float64).max)
     with np.errstate(over="ignore"):
         w_max = float(np.max(np.abs(W)))
-        bound = float(np.max(np.sum(np.abs(X), axis=1, dtype=np.float64))) * w_max
+        if max_row_l1 is None:
+            max_row_l1 = _blocked_max_row_l1(X)
+        bound = float(max_row_l1) * w_max
     if not (bound < big and w_max < big):
         raise ValueError(f"'{name}' is too large for these frequencies: the phases X @ W.T may "
                          f"overflow {X.dtype} (max row 1-norm of '{name}' times max |W| = "
                          f"{bound:.3g}); rescale '{name}'.")
+
+
+#: Elements per block of :func:`_blocked_max_row_l1` (2 MiB of float64).
+_ROW_CHECK_BLOCK = 1 << 18
+
+
+def _blocked_max_row_l1(X):
+    """``max_i sum_j |X_ij|`` accumulated in float64, ``|X|`` formed a block of rows at a time."""
+    rows = max(1, _ROW_CHECK_BLOCK // max(1, X.shape[1]))
+    return max(float(np.max(np.sum(np.abs(X[a:a + rows]), axis=1, dtype=np.float64)))
+               for a in range(0, X.shape[0], rows))
 
 
 def check_choice(value, name, options):

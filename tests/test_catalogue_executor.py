@@ -113,3 +113,49 @@ def test_cli_workers(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main(args + ["--workers", "0"])
     assert exc.value.code == 2
+
+
+class LostResultsExecutor(Executor):
+    """Runs each task at submit (unless ``run`` is false), but the results of the first
+    ``lost`` tasks never arrive (their futures stay pending, as when Ctrl-C reaches the build
+    between a worker's write and its result); task ``fail_at`` raises KeyboardInterrupt."""
+
+    def __init__(self, lost, fail_at, run=True):
+        self.calls, self.lost, self.fail_at, self.run = 0, lost, fail_at, run
+
+    def submit(self, fn, /, *args, **kwargs):
+        self.calls += 1
+        fut = Future()
+        if self.calls == self.fail_at:
+            fut.set_exception(KeyboardInterrupt())
+            return fut
+        if not self.run:
+            return fut
+        result = fn(*args, **kwargs)
+        if self.calls > self.lost:
+            fut.set_result(result)
+        return fut
+
+
+def test_interrupted_build_indexes_files_whose_results_were_lost(tmp_path):
+    # issue 29, item 9: Ctrl-C of `catalogue build --workers 2` left finished files out of
+    # index.json until --resume; the interrupted build now finds them on disk
+    old = tmp_path / "old"
+    cat.build_catalogue(old, **dict(GRID, s_values=[8]))   # files of an earlier build
+    with pytest.raises(KeyboardInterrupt):
+        cat.build_catalogue(tmp_path, executor=LostResultsExecutor(lost=2, fail_at=3), **GRID)
+    # tasks 1 and 2 (results lost) and 4 (submitted before the interrupt was seen) wrote
+    # their files: all three are indexed (without the disk scan only task 4's was)
+    index = json.loads((tmp_path / "index.json").read_text())
+    assert len(_files(tmp_path)) == 3
+    assert sorted(e["file"] for e in index["entries"]) == _files(tmp_path)
+    # files older than the build (not written by it) are not taken for its own
+    stale = tmp_path / "stale"
+    stale.mkdir()
+    for name in _files(old):
+        os.link(old / name, stale / name)
+    with pytest.raises(KeyboardInterrupt):   # no task runs: the first is interrupted
+        cat.build_catalogue(stale, executor=LostResultsExecutor(lost=0, fail_at=1, run=False),
+                            **GRID)
+    index = json.loads((stale / "index.json").read_text())
+    assert _files(stale) and index["entries"] == []

@@ -84,9 +84,10 @@ def test_cli_build_defaults_to_the_user_folder(clean_env, monkeypatch, capsys):
     assert main(["catalogue", "list", "--json", "--dir", str(clean_env / "mine")]) == 0
     listed = json.loads(capsys.readouterr().out)
     assert sorted(e["file"] for e in listed) == sorted(e["file"] for e in index["entries"])
-    # --out is the same option
-    assert main(["catalogue", "list", "--json", "--out", str(clean_env / "mine")]) == 0
-    assert json.loads(capsys.readouterr().out) == listed
+    # --out is build's other name for --dir; list and show, which read, take --dir only
+    with pytest.raises(SystemExit) as exc:
+        main(["catalogue", "list", "--json", "--out", str(clean_env / "mine")])
+    assert exc.value.code == 2 and "unrecognized arguments: --out" in capsys.readouterr().err
 
 
 def test_make_catalogue_rebuilds_the_shipped_folder():

@@ -1,6 +1,7 @@
 """The qmc-orff command line, end to end in subprocesses (small sizes)."""
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -76,10 +77,16 @@ def test_design_global_checkpoint_and_resume(tmp_path):
     first = load_sequence(out)
     assert first.meta["complete"] is True and first.meta["iterations"] <= 6
     out2 = tmp_path / "g2.npz"
-    run("design", "global", "--d", 2, "--s", 16, "--box-over-sigma", 2, "--maxiter", 12,
-        "--resume", out, "-o", out2, "--quiet")
+    proc = run("design", "global", "--d", 2, "--s", 16, "--box-over-sigma", 2, "--maxiter", 12,
+               "--resume", out, "-o", out2)
     second = load_sequence(out2)
     m = second.meta
+    # the resumed run's progress counts the whole run: iteration/--maxiter, from the checkpoint's
+    # iteration on (not 1/6 .. 6/6 of the iterations left)
+    counts = re.findall(r"^progress: (\d+)/(\d+) ", proc.stderr, flags=re.M)
+    assert counts and {total for _, total in counts} == {"12"}, proc.stderr
+    assert int(counts[0][0]) > first.meta["iterations"]
+    assert int(counts[-1][0]) == m["iterations"]
     # continues from the checkpoint: its history starts with the first run's
     assert m["history"][:len(first.meta["history"])] == first.meta["history"]
     assert m["iterations"] == first.meta["iterations"] + len(m["history"]) - len(first.meta["history"])
@@ -142,7 +149,15 @@ def test_catalogue_commands(tmp_path, capsys):
     (["discrepancy", "missing.npz", "--box", "1"], "cannot read 'missing.npz': no such file"),
     (["discrepancy", "bad.npz", "--box", "1"], "invalid sequence file 'bad.npz'"),
     (["generate", "halton", "--d", "2", "--n", "4", "-o", "x.dat"],
-     "output file must end in .npz, .npy, .txt or .csv"),
+     "-o/--output 'x.dat' must end in .npz or .npy or .txt or .csv"),
+    (["design", "global", "--d", "2", "--s", "4", "--box-over-sigma", "1", "-o", "x.txt"],
+     "-o/--output 'x.txt' must end in .npz (the format is chosen by the suffix)"),
+    (["generate", "halton", "--d", "2", "--n", "4", "--unit-cube", "-o", "x.npz"],
+     "-o/--output 'x.npz' must end in .npy or .txt or .csv"),
+    (["design", "global", "--d", "3", "--s", "4", "--box-over-sigma", "1,2", "-o", "x.npz"],
+     "--box-over-sigma has 2 values; give one number or d=3"),
+    (["design", "global", "--d", "2", "--s", "4", "--box-over-sigma", "1", "--max", "3",
+      "-o", "x.npz"], "unrecognized arguments: --max 3"),
     (["design", "global", "--d", "2", "--s", "4", "--box-over-sigma", "1", "-o", "y.npz",
       "--resume", "missing.npz"], "cannot read 'missing.npz'"),
     (["catalogue", "show", "--d", "3", "--s", "64"], "'d' must be one of the catalogue's"),
@@ -173,7 +188,7 @@ def test_resume_mismatch_is_an_error(tmp_path, capsys):
     assert "holds a 'weighted' design, not 'global'" in err
     status, _, err = call("design", "weighted", "--d", 2, "--s", 8, "--box-over-sigma", 1, "-o",
                           tmp_path / "h.npz", "--resume", out, capsys=capsys)
-    assert status == 2 and "--resume applies to the global and greedy designs only" in err
+    assert status == 2 and "unrecognized arguments: --resume" in err
 
 
 @pytest.mark.parametrize("cmd", [[], ["generate"], ["discrepancy"], ["design"], ["catalogue"]])
@@ -186,7 +201,8 @@ def test_console_script_help():
     exe = os.path.join(os.path.dirname(sys.executable), "qmc-orff")
     if not os.path.exists(exe):
         pytest.skip("the console script is not installed")
-    proc = subprocess.run([exe, "design", "--help"], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([exe, "design", "global", "--help"], capture_output=True, text=True,
+                          timeout=120)
     assert proc.returncode == 0 and "--checkpoint-every" in proc.stdout
 
 
@@ -500,27 +516,27 @@ def test_design_adaptive_bad_data_one_line_exit_2(tmp_path, monkeypatch, capsys,
 
 @pytest.mark.parametrize("args, match", [
     (["design", "adaptive", "--s", "4", "--sigma", "1", "-o", "o.npz"],
-     "design adaptive needs --data FILE"),
+     "qmc-orff design adaptive: error: the following arguments are required: --data"),
     (["design", "adaptive", "--data", "ok.csv", "--s", "4", "-o", "o.npz"],
-     "design adaptive needs --sigma"),
+     "the following arguments are required: --sigma"),
     (["design", "adaptive", "--data", "ok.csv", "--s", "4", "--sigma", "-1", "-o", "o.npz"],
      "argument --sigma: expected a positive number or 'median'; got '-1'"),
     (["design", "adaptive", "--data", "ok.csv", "--s", "4", "--sigma", "nan", "-o", "o.npz"],
      "argument --sigma: expected a positive number or 'median'; got 'nan'"),
     (["design", "adaptive", "--data", "ok.csv", "--s", "4", "--sigma", "1", "--d", "2",
-      "-o", "o.npz"], "--d applies to the box designs"),
+      "-o", "o.npz"], "unrecognized arguments: --d 2"),
     (["design", "adaptive", "--data", "same.csv", "--s", "4", "--sigma", "median", "-o", "o.npz"],
      "'sigma'='median' needs distinct rows in 'X': the median distance is 0.0"),
     (["design", "global", "--s", "4", "--box-over-sigma", "1", "-o", "o.npz"],
-     "design global needs --d"),
+     "the following arguments are required: --d"),
     (["design", "global", "--d", "2", "--s", "4", "-o", "o.npz"],
-     "design global needs --box-over-sigma"),
+     "the following arguments are required: --box-over-sigma"),
     (["design", "global", "--d", "2", "--s", "4", "--box-over-sigma", "1", "--data", "ok.csv",
-      "-o", "o.npz"], "--data applies to design adaptive, not to the global design"),
+      "-o", "o.npz"], "unrecognized arguments: --data ok.csv"),
     (["design", "global", "--d", "2", "--s", "4", "--box-over-sigma", "1", "--init", "orf",
-      "-o", "o.npz"], "--init orf applies to design adaptive"),
+      "-o", "o.npz"], "argument --init: invalid choice: 'orf'"),
     (["design", "weighted", "--d", "2", "--s", "4", "--box-over-sigma", "1", "--kernel", "matern",
-      "-o", "o.npz"], "the box designs take --kernel gaussian or laplacian; got 'matern'"),
+      "-o", "o.npz"], "argument --kernel: invalid choice: 'matern'"),
 ])
 def test_design_adaptive_argument_errors(tmp_path, monkeypatch, capsys, args, match):
     monkeypatch.chdir(tmp_path)

@@ -25,10 +25,24 @@ def call(capsys, *args):
     return status, cap.out, cap.err
 
 
-def subparser(name):
+def subparser(*names):
+    """The parser of ``qmc-orff NAME [SUBNAME]``."""
     parser = build_parser()
-    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    return sub.choices[name]
+    for name in names:
+        (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        parser = sub.choices[name]
+    return parser
+
+
+def _leaf_parsers(parser=None, path=()):
+    """``(path, parser)`` of every command that takes options (no further subcommand)."""
+    parser = build_parser() if parser is None else parser
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        yield path, parser
+        return
+    for name, child in subs[0].choices.items():
+        yield from _leaf_parsers(child, path + (name,))
 
 
 # --------------------------------------------------------------------------- --version
@@ -73,9 +87,75 @@ def test_scramble_help_offers_only_accepted_values(tmp_path, capsys):
 
 
 # --------------------------------------------------------------------------- help text
-def test_every_catalogue_option_has_help():
-    for action in subparser("catalogue")._actions:
-        assert action.help and action.help.strip(), f"{action.option_strings or action.dest}"
+def test_every_option_has_help_and_every_command_an_example():
+    leaves = dict(_leaf_parsers())
+    assert ("design", "global") in leaves and ("catalogue", "show") in leaves
+    for path, parser in leaves.items():
+        for action in parser._actions:
+            if action.option_strings:
+                assert action.help and action.help.strip(), (path, action.option_strings)
+        assert parser.epilog and "qmc-orff " + " ".join(path) in parser.epilog, path
+        assert not parser.allow_abbrev, path
+
+
+@pytest.mark.parametrize("method, foreign", [
+    ("global", ["--solver", "--data", "--sigma", "--lattice-txt", "--nu"]),
+    ("greedy", ["--solver", "--data", "--lattice-txt"]),
+    ("weighted", ["--maxiter", "--optimizer", "--resume", "--data", "--lattice-txt"]),
+    ("lattice", ["--maxiter", "--init", "--solver", "--resume", "--data"]),
+    ("adaptive", ["--d", "--box-over-sigma", "--solver", "--lattice-txt", "--optimizer"]),
+])
+def test_design_methods_show_only_their_own_options(capsys, method, foreign):
+    status, out, _ = call(capsys, "design", method, "--help")
+    assert status == 0 and out.startswith(f"usage: qmc-orff design {method}")
+    options = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", out))
+    assert not options & set(foreign), options & set(foreign)
+    assert "example:" in out
+
+
+@pytest.mark.parametrize("method", ["global", "greedy", "weighted", "adaptive"])
+def test_design_defaults_are_the_python_functions(method):
+    from qmc_orff import designs
+
+    api = getattr(designs, f"{method}_sequence").__kwdefaults__
+    parser = subparser("design", method)
+    names = {"maxiter": "maxiter", "tol": "tol", "method": "optimizer", "init": "init",
+             "solver": "solver", "patience": "patience", "nu": "nu", "kernel": "kernel"}
+    checked = 0
+    for api_name, cli_name in names.items():
+        if api_name in api and any(a.dest == cli_name for a in parser._actions):
+            if method == "adaptive" and api_name == "init":
+                continue  # None: orf, or mc for laplacian (orf needs the Gaussian kernel)
+            assert parser.get_default(cli_name) == api[api_name], (method, cli_name)
+            checked += 1
+    assert checked >= 1
+
+
+def test_catalogue_show_defaults_are_load_catalogues():
+    import inspect
+
+    from qmc_orff import load_catalogue
+
+    params = inspect.signature(load_catalogue).parameters
+    parser = subparser("catalogue", "show")
+    assert parser.get_default("box_over_sigma") == params["box_over_sigma"].default
+    assert parser.get_default("method") == params["method"].default
+
+
+def test_generate_defaults_are_the_python_engines(tmp_path, capsys):
+    from qmc_orff import Halton, Lattice, Sobol
+
+    for name, engine in (("sobol", Sobol(3, rng=5)), ("halton", Halton(3, rng=5)),
+                         ("lattice", Lattice(3))):
+        out = tmp_path / f"{name}.npy"
+        assert call(capsys, "generate", name, "--d", 3, "--n", 8, "--seed", 5, "--unit-cube",
+                    "-o", out)[0] == 0
+        np.testing.assert_array_equal(np.load(out), engine.random(8))
+    # unscrambled unit-cube points keep index 0 (the origin), as the engines do
+    out = tmp_path / "plain.npy"
+    assert call(capsys, "generate", "sobol", "--d", 2, "--n", 4, "--scramble", "false",
+                "--unit-cube", "-o", out)[0] == 0
+    np.testing.assert_array_equal(np.load(out), Sobol(2, scramble=False).random(4))
 
 
 def test_discrepancy_help_names_options_as_spelt(capsys):

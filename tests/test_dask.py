@@ -128,6 +128,28 @@ def test_dask_fit_map_reads_the_rows_an_in_memory_fit_reads():
         ORFFRidge(bad, alpha=0.1).fit(Xd, Y)
 
 
+def test_dask_fit_default_bandwidth_reads_the_rows_an_in_memory_fit_reads():
+    """The default bandwidth (median heuristic on a fixed 512-row sample): a Dask fit of 700
+    rows computes that sample only and gives the in-memory fit's bandwidth, map and check."""
+    from qmc_orff.maps.frequencies import make_frequencies
+
+    rng = np.random.default_rng(7)
+    X = 40.0 * rng.uniform(-1, 1, size=(700, 2))
+    Y = np.stack([np.cos(X[:, 0] / 40.0), np.sin(X[:, 1] / 40.0)], axis=1)
+    w = rng.integers(0, 3, size=700).astype(float)
+    Xd, wd = da.from_array(X, chunks=(100, 2)), da.from_array(w, chunks=100)
+    seq = make_frequencies("gaussian", 24, 2, sequence="orf", seed=0)[0]
+    for orff in (ORFF("curl_free", n_components=24),
+                 ORFF("curl_free", n_components=None, sequence=seq, check="warn")):
+        for weights, dweights in ((None, None), (w, wd)):
+            ref = ORFFRidge(orff, alpha=0.1).fit(X, Y, sample_weight=weights)
+            m = ORFFRidge(orff, alpha=0.1).fit(Xd, Y, sample_weight=dweights)
+            assert m.orff_.sigma_ == ref.orff_.sigma_ > 10.0
+            np.testing.assert_array_equal(m.orff_.frequencies_, ref.orff_.frequencies_)
+            assert m.orff_.check_ == ref.orff_.check_
+            np.testing.assert_allclose(m.predict(X), ref.predict(X), rtol=1e-8, atol=1e-10)
+
+
 def test_dask_fit_errors():
     X = da.zeros((20, 2), chunks=5)
     with pytest.raises(ValueError, match="'y' must have 20 rows"):

@@ -266,7 +266,7 @@ def run_script(name, tmp_path, *extra, timeout=600):
     return proc.stdout
 
 
-def check_outputs(tmp_path, name, columns):
+def check_outputs(tmp_path, name, columns, *, script=None):
     csv_path, png_path, json_path = (tmp_path / f"{name}.{ext}" for ext in ("csv", "png", "json"))
     assert csv_path.stat().st_size > 0 and png_path.stat().st_size > 1000
     assert png_path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -275,7 +275,7 @@ def check_outputs(tmp_path, name, columns):
     assert rows, f"{name}.csv has no rows"
     assert set(columns) <= set(rows[0]), f"{name}.csv lacks {set(columns) - set(rows[0])}"
     meta = json.loads(json_path.read_text())
-    assert meta["quick"] is True and meta["command"].startswith(f"python examples/{name}.py")
+    assert meta["quick"] is True and meta["command"].startswith(f"python examples/{script or name}.py")
     return rows
 
 
@@ -284,7 +284,7 @@ def test_demo_quick_smoke(tmp_path):
     assert "L2-star" in out and "rel_frobenius" in out and str(tmp_path) in out
     rows = check_outputs(tmp_path, "demo", ["s", "method", "rep", "rel_frobenius"])
     methods = {r["method"] for r in rows}
-    assert {"mc", "orf", "halton", "adaptive", "nystroem"} <= methods
+    assert {"default", "mc", "orf", "halton", "adaptive", "nystroem"} <= methods
     errs = [float(r["rel_frobenius"]) for r in rows]
     assert all(0 < e < 1 for e in errs)
     assert "ratio_to_orf" in out and "held-out" in out
@@ -297,7 +297,7 @@ def test_demo_quick_smoke(tmp_path):
                 if r["s"] == s:
                     assert float(r["ratio_to_orf"]) == pytest.approx(float(r["rel_frobenius"]) / orf)
     high = C.read_csv(tmp_path / "demo_high_dim.csv")
-    assert {r["method"] for r in high} >= {"orf", "halton", "adaptive", "nystroem"}
+    assert {r["method"] for r in high} >= {"default", "orf", "halton", "adaptive", "nystroem"}
     meta = json.loads((tmp_path / "demo.json").read_text())
     assert meta["params"]["n_eval"] + meta["params"]["n_train"] == 1797
 
@@ -311,14 +311,27 @@ SCRIPTS = {
     "vector_fields": ["experiment", "field", "model", "D", "test_mse", "fit_seconds"],
     "operator_kernel_error": ["setting", "kernel", "measure", "sequence", "D", "rel_frobenius",
                               "max_pair_spectral"],
+    "scrambling_ratio": ["dataset", "sequence", "s", "rep", "plain_error", "scrambled_error",
+                         "ratio"],
+    "orff_variance": ["kernel", "D", "series", "empirical_variance", "bound"],
+    "curl_free_reconstruction": ["model", "D", "rep", "rmse"],
+    "adaptive_iterations": ["dataset", "design_box", "iteration", "D2", "rel_frobenius",
+                            "rel_spectral", "mean_sq_error", "max_sq_error"],
+    "decomposable_rmse": ["N", "model", "noise", "rep", "lambda", "rmse"],
+    "mnist_orff": ["experiment", "model", "D", "N", "test_error_pct", "fit_seconds"],
+    "fig2_protocol": ["protocol", "sigma_label", "method", "s", "rep", "rel_spectral",
+                      "rel_frobenius"],
+    "fig4_sweep": ["noise", "N", "model", "sigma", "D", "rep", "test_mse"],
 }
+#: Output name of a script whose outputs are named otherwise under --quick.
+OUTPUT_OF = {"adaptive_iterations": "adaptive_iterations_global"}
 
 
 @pytest.mark.examples
 @pytest.mark.parametrize("name", sorted(SCRIPTS))
 def test_example_quick_run(name, tmp_path):
     run_script(name, tmp_path)
-    rows = check_outputs(tmp_path, name, SCRIPTS[name])
+    rows = check_outputs(tmp_path, OUTPUT_OF.get(name, name), SCRIPTS[name], script=name)
     if name == "integration_error":
         # Theorem 12: the quadrature MSE over the box equals normalized(D^2) for every point set
         checked = 0
@@ -328,6 +341,39 @@ def test_example_quick_run(name, tmp_path):
                 assert r["mse_quadrature_b/2"] == pytest.approx(r["normalized_D2_b/2"], rel=1e-6)
                 checked += 1
         assert checked >= 4
+    if name == "scrambling_ratio":
+        for r in rows:
+            assert float(r["ratio"]) == pytest.approx(float(r["scrambled_error"])
+                                                      / float(r["plain_error"]))
+        assert {r["sequence"] for r in rows} == {"halton RR2", "halton random", "sobol", "lattice"}
+    if name == "orff_variance":
+        # decomposable kernel: V[A] = 0 and the bound of Prop. C.1 is the exact variance,
+        # (1/D)((1 + k(2 delta))/2 - k(delta)^2) ||A^2||_2, so it falls exactly like 1/D
+        dec = {int(r["D"]): float(r["bound"]) for r in rows if r["kernel"] == "decomposable"}
+        for D, b in dec.items():
+            assert b * D == pytest.approx(dec[1] * 1, rel=1e-12)
+    if name == "adaptive_iterations":  # the global design never ends above its start
+        for box in ("b", "b/2"):
+            d2 = [float(r["D2"]) for r in rows if r["design_box"] == box]
+            assert len(d2) > 2 and min(d2[1:]) < d2[0] and d2[-1] <= d2[0]
+    if name == "decomposable_rmse":
+        assert {(r["model"], r["noise"]) for r in rows} == {
+            (m, n) for m in ("ORFF", "OVK") for n in ("0", "1")}
+    if name == "fig2_protocol":  # both protocols, one CV choice each, every method
+        for protocol in ("in-sample", "held-out"):
+            sub = [r for r in rows if r["protocol"] == protocol]
+            assert len({r["sigma_label"] for r in sub if "CV choice" in r["sigma_label"]}) == 1
+            assert {r["method"] for r in sub} == {"mc", "orf", "halton", "halton-random",
+                                                  "sobol", "lattice"}
+    if name == "fig4_sweep":  # the exact curl-free OVK is the floor of its approximations
+        exact = min(float(r["test_mse"]) for r in rows if r["model"] == "exact curl-free OVK")
+        assert all(float(r["test_mse"]) > 0.5 * exact for r in rows if "ORFF" in r["model"])
+    if name == "mnist_orff":  # simplex-coded digits: far better than chance (90 % error)
+        assert all(float(r["test_error_pct"]) < 60 for r in rows if r["model"] == "OVK")
+        assert {r["experiment"] for r in rows} == {"error_vs_D", "time_vs_N"}
+    if name == "curl_free_reconstruction":
+        exact = {float(r["rmse"]) for r in rows if r["model"] == "exact"}
+        assert all(0 < e < 0.05 for e in exact)
     if name == "gram_approximation":
         errs = np.array([float(r["rel_frobenius"]) for r in rows])
         assert np.all((errs > 0) & (errs < 2))

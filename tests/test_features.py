@@ -9,7 +9,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import qmc_orff
 from qmc_orff import FourierFeatures, ORFF
 from qmc_orff._cos_sin import (block_rows, cos_sin_features, cos_sin_inplace,
-                               cos_sin_inplace_f32)
+                               cos_sin_inplace_f32, cos_sin_rows, cos_sin_rows_f32)
 from qmc_orff.maps.orff import householder_complement
 from qmc_orff.sequence import Sequence
 
@@ -95,7 +95,7 @@ def test_features_blocks_identical_across_thread_counts(dtype, sparse):
 
     rng = np.random.default_rng(8)
     s = 300
-    rows = block_rows(s)
+    rows = block_rows(s, 6)
     X = rng.normal(size=(3 * rows + 17, 6)).astype(dtype)
     X[5 * rows // 2, 0] = 1e7  # one row on the scalar path, inside the third block
     if sparse:
@@ -109,7 +109,7 @@ def test_features_blocks_identical_across_thread_counts(dtype, sparse):
         two = cos_sin_features(X, W, scale)
     np.testing.assert_array_equal(one, two)
     assert one.dtype == dtype and one.shape == (3 * rows + 17, 2 * s)
-    kernel = cos_sin_inplace_f32 if dtype == np.float32 else cos_sin_inplace
+    kernel = cos_sin_rows_f32 if dtype == np.float32 else cos_sin_rows
     from threadpoolctl import threadpool_limits
 
     for a in range(0, X.shape[0], rows):
@@ -117,10 +117,11 @@ def test_features_blocks_identical_across_thread_counts(dtype, sparse):
         block = np.empty((Xb.shape[0], 2 * s), dtype=dtype)
         with threadpool_limits(1, user_api="blas"):  # single-threaded BLAS, as in the library
             if sparse:
-                block[:, s:] = Xb @ W.T
-            else:  # the arguments written into the strided half, as the library does
-                np.matmul(Xb, W.T, out=block[:, s:])
-        kernel(block, scale)
+                phase = np.ascontiguousarray(Xb @ W.T)
+            else:  # the arguments written into a contiguous buffer, as the library does
+                phase = np.empty((Xb.shape[0], s), dtype=dtype)
+                np.matmul(Xb, W.T, out=phase)
+        kernel(phase, block, scale)
         np.testing.assert_array_equal(one[a:a + rows], block)
 
 

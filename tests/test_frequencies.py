@@ -54,6 +54,92 @@ def test_zero_from_an_engine_is_clipped(monkeypatch):
     assert t.min() == T_EPS and t.max() == 1.0 - T_EPS
 
 
+# unrandomised engines as sequence=: centred as the named sources (issue 29, item 2)
+def _unrandomised_engines(dim):
+    from scipy.stats import qmc
+
+    from qmc_orff import Halton, Lattice, Sobol
+    return {"ours-sobol": (Sobol(dim, scramble=False), "sobol", False),
+            "ours-halton": (Halton(dim, scramble=False), "halton", False),
+            "ours-halton-rr2": (Halton(dim, scramble="deterministic"), "halton", "deterministic"),
+            "ours-lattice": (Lattice(dim), "lattice", False),
+            "scipy-sobol": (qmc.Sobol(dim, scramble=False), "sobol", False),
+            "scipy-halton": (qmc.Halton(dim, scramble=False), "halton", False)}
+
+
+@pytest.mark.parametrize("name", ["ours-sobol", "ours-halton", "ours-halton-rr2", "ours-lattice",
+                                  "scipy-sobol", "scipy-halton"])
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_unrandomised_engine_equals_the_named_source(name, kernel):
+    """Each engine starts at the origin; as sequence= it gives the named source's bits."""
+    s, d = 16, 3
+    extra = 1 if kernel == "matern" else 0
+    engine, source, scramble = _unrandomised_engines(d + extra)[name]
+    assert np.all(engine.random(1) == 0.0)  # the origin, where the inverse CDF is infinite
+    engine.reset()
+    W, xi = make_frequencies(kernel, s, d, sequence=engine, sigma=0.5)
+    W_ref, xi_ref = make_frequencies(kernel, s, d, sequence=source, scramble=scramble, sigma=0.5)
+    np.testing.assert_array_equal(W, W_ref)
+    np.testing.assert_array_equal(xi, xi_ref)
+
+
+def test_unrandomised_engine_that_advanced_is_centred_on_its_grid():
+    """After 3 points, the next 5 (indices 3..7) lie on the grid 1/8 and are shifted by 1/16."""
+    from qmc_orff import Sobol
+    from qmc_orff.maps._engine_cube import engine_cube_points
+
+    engine = Sobol(2, scramble=False)
+    engine.random(4)
+    engine.reset().fast_forward(3)
+    t = engine_cube_points(engine, 5)
+    np.testing.assert_array_equal(t, Sobol(2, scramble=False).random(8)[3:] + 1 / 16)
+    # natural-order lattice: grid 1/n_max, shifted by half of it
+    from qmc_orff import Lattice
+    lat = Lattice(2, generating_vector=[1, 3], n_max=8, order="natural")
+    np.testing.assert_array_equal(engine_cube_points(lat, 8),
+                                  Lattice(2, generating_vector=[1, 3], n_max=8,
+                                          order="natural").random(8) + 1 / 16)
+
+
+def test_unrandomised_engines_fit_a_map():
+    """The failures of the issue: each engine works as FourierFeatures' and ORFF's sequence."""
+    from qmc_orff import ORFF, FourierFeatures
+    X = np.random.default_rng(0).standard_normal((40, 3))
+    for engine, _, _ in _unrandomised_engines(3).values():
+        ff = FourierFeatures(sequence=engine, n_components=16, sigma=2.0, check="off").fit(X)
+        assert np.all(np.isfinite(ff.transform(X)))
+    for engine, _, _ in _unrandomised_engines(3).values():
+        orff = ORFF("curl_free", sequence=engine, n_components=16, check="off").fit(X)
+        assert np.all(np.isfinite(orff.frequencies_))
+
+
+def test_randomised_engine_is_clipped_unknown_engine_on_the_boundary_is_refused():
+    from scipy.stats import qmc
+
+    from qmc_orff import Sobol
+    from qmc_orff.maps._engine_cube import engine_cube_points
+
+    class Zeros(qmc.QMCEngine):  # an engine of unknown kind whose point 1 has a 0
+        def __init__(self, d):
+            super().__init__(d=d)
+
+        def _random(self, n=1, *, workers=1):
+            t = np.full((n, self.d), 0.5)
+            t[1, 1] = 0.0
+            return t
+
+    with pytest.raises(ValueError, match=r"'sequence' \(a Zeros engine\) gave the point 1 a "
+                                         r"coordinate 0.0 \(column 1\).*scramble=True"):
+        make_frequencies("gaussian", 4, 2, sequence=Zeros(2))
+    # scrambled: as the named source (clipped, here a no-op), bit for bit
+    W, _ = make_frequencies("gaussian", 8, 2, sequence=Sobol(2, rng=5))
+    np.testing.assert_array_equal(W, make_frequencies("gaussian", 8, 2, sequence="sobol",
+                                                      scramble=True, seed=5)[0])
+    # an engine of unknown kind inside (0, 1): its points as drawn
+    t = engine_cube_points(qmc.LatinHypercube(2, rng=1), 6)
+    np.testing.assert_array_equal(t, qmc.LatinHypercube(2, rng=1).random(6))
+
+
 @pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("source", QMC + ["mc"])
 @pytest.mark.parametrize("scramble", [True, False])
@@ -353,3 +439,17 @@ def test_weighted_sequence_not_summing_to_one_warns():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         make_frequencies("gaussian", None, 2, sequence=ok)
+
+
+def test_unit_cube_points_as_an_array_get_a_hint():
+    """Unit-cube points given as an array are frequencies: the fit-time check says so."""
+    from qmc_orff import FourierFeatures, Sobol
+    X = np.random.default_rng(0).standard_normal((50, 5))
+    A = Sobol(5, scramble=False).random(32)
+    with pytest.warns(UserWarning, match=r"entries all lie in \[0, 1\].*pass the engine itself"):
+        FourierFeatures(sequence=A, n_components=None).fit(X)
+    with pytest.raises(ValueError, match=r"entries all lie in \[0, 1\]"):
+        FourierFeatures(sequence=A, n_components=None, check="raise").fit(X)
+    ok = FourierFeatures(sequence=Sobol(5, scramble=False), n_components=32,
+                         check="raise").fit(X)  # the engine itself passes the check
+    assert np.all(np.isfinite(ok.frequencies_))

@@ -339,7 +339,7 @@ def test_seed_and_rng_differ_as_in_scipy():
 
 
 def test_seed_rng_errors():
-    with pytest.raises(TypeError, match="Specify one of 'rng' or 'seed'"):
+    with pytest.raises(TypeError, match=r"Halton\(\) got multiple values for argument now known as `rng`"):
         Halton(2, rng=1, seed=1)
     with pytest.raises(TypeError, match="a legacy RandomState is accepted only as 'seed'"):
         Halton(2, scramble=True, rng=np.random.RandomState(1))

@@ -226,3 +226,17 @@ def test_fuzz_campaign_meets_the_floor():
                          capture_output=True, text=True, timeout=3600)
     assert res.returncode == 0, res.stdout[-4000:] + res.stderr[-2000:]
     assert "FLOOR MET" in res.stdout
+
+
+def test_pandas_na_gets_a_clear_message():
+    # a nullable Float64 frame with NA converts to an object array: the message names the
+    # missing values (it said "got DataFrame", as for a frame of strings)
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"a": [0.1, None, 1.0, 0.3], "b": [0.2, 0.3, 0.5, 0.1]}, dtype="Float64")
+    with pytest.raises(ValueError, match=r"'X' must contain only finite values; got missing "
+                       r"values \(pandas NA\) in a DataFrame"):
+        q.DataDiscrepancy(frame)
+    # without NA the same dtype is accepted, and other objects still get the TypeError
+    assert q.DataDiscrepancy(frame.fillna(0.0)).m == 4
+    with pytest.raises(TypeError, match="'X' must be an array of real numbers; got DataFrame"):
+        q.DataDiscrepancy(pd.DataFrame({"a": ["x", "y"], "b": [1.0, 2.0]}))

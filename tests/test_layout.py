@@ -38,7 +38,7 @@ LAYERS = (
     ("densities and kernels", ("qmc_orff.densities", "qmc_orff.kernels")),
     ("objectives", ("qmc_orff.objectives",)),
     ("sequences", ("qmc_orff.sequence",)),
-    ("frequency sources", ("qmc_orff.maps.frequencies",)),
+    ("frequency sources", ("qmc_orff.maps.frequencies", "qmc_orff.maps._engine_cube")),
     ("designs", ("qmc_orff.designs",)),
     ("catalogue", ("qmc_orff.catalogue",)),
     ("maps", ("qmc_orff.maps", "qmc_orff.maps._xp")),

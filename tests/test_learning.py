@@ -368,15 +368,17 @@ def test_partial_fit_equals_fit(kernel, solver, fit_intercept):
 def test_partial_fit_continues_fit_and_checks_shapes():
     rng = np.random.default_rng(18)
     X, Y = rng.uniform(-1, 1, (100, 2)), rng.normal(size=(100, 2))
-    a = ORFFRidge(ORFF(n_components=8, seed=0)).fit(X[:60], Y[:60]).partial_fit(X[60:], Y[60:])
-    b = ORFFRidge(ORFF(n_components=8, seed=0)).fit(X, Y)
+    # (a given sigma: the default bandwidth is chosen on the rows of the first fit)
+    a = ORFFRidge(ORFF(n_components=8, seed=0, sigma=1.0)).fit(X[:60], Y[:60]).partial_fit(
+        X[60:], Y[60:])
+    b = ORFFRidge(ORFF(n_components=8, seed=0, sigma=1.0)).fit(X, Y)
     np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-10)
     with pytest.raises(ValueError, match="'y' must have p=2 columns, as in the earlier batches"):
         a.partial_fit(X, Y[:, :1])
     with pytest.raises(ValueError, match="X has 3 features, but ORFFRidge is expecting 2"):
         a.partial_fit(np.zeros((4, 3)), np.zeros((4, 2)))
     # fit starts afresh
-    c = ORFFRidge(ORFF(n_components=8, seed=0)).partial_fit(X[:10], Y[:10]).fit(X, Y)
+    c = ORFFRidge(ORFF(n_components=8, seed=0, sigma=1.0)).partial_fit(X[:10], Y[:10]).fit(X, Y)
     np.testing.assert_allclose(c.coef_, b.coef_, atol=1e-10)
 
 

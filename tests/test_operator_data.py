@@ -191,3 +191,50 @@ def test_public_A_tilde_is_the_formula_and_its_derivative(kernel, measure):
     if measure == "trace":
         with pytest.raises(ValueError, match="'W' must not contain a zero frequency"):
             obj.A_tilde(np.zeros((1, 3)))
+
+
+@pytest.mark.parametrize("kernel, measure", CURL_DIV)
+def test_cancelled_expansion_falls_back_to_the_direct_form(kernel, measure, monkeypatch):
+    # bandwidth 3e4 x the data's spread: relative Gram error e ~ 1e-9, where the expansion
+    # N2 - 2 cross + Q has lost every digit (it returns a negative value); the value then
+    # comes from the direct form, a sum of squares: never below 0 and close to the
+    # extended-precision reference
+    from qmc_orff.objectives import operator_data
+
+    X, W, xi = _matched(kernel, measure, 3, spread=3e-5, sigma=1.0)
+    obj = OperatorDataDiscrepancy(X, kernel=kernel, sigma=1.0, measure=measure)
+    ref = ref_direct(kernel, measure, X, W, xi, 1.0, dtype=np.longdouble)
+    value, norm2 = float(ref[0]), float(ref[3])
+    assert value / norm2 < 1e-16                          # the regime: e below 1e-8
+    got = obj(W, xi)
+    assert got >= 0.0
+    assert got == pytest.approx(value, rel=1e-6, abs=0)
+    assert obj.value_and_grad(W, xi)[0] == got
+    assert obj(W, xi, normalize=True) == pytest.approx(value / norm2, rel=1e-6, abs=0)
+    # without the fallback the expansion is wrong there, negative or off by a factor over 2
+    # (so this test can fail)
+    monkeypatch.setattr(operator_data, "_CANCELLED", -np.inf)
+    assert not 0.5 * value <= obj(W, xi) <= 2.0 * value
+
+
+def test_A_tilde_size_checked_before_allocation():
+    # s = 16384, d = 64: dA_tilde would hold s d^3 = 2**32 float64 entries (32 GiB);
+    # refused at once, naming 'W'
+    X = np.random.default_rng(6).normal(size=(4, 64))
+    obj = OperatorDataDiscrepancy(X, kernel="curl_free")
+    with pytest.raises(ValueError, match=r"'W' must have at most 1024 rows for A_tilde at d=64"):
+        obj.A_tilde(np.ones((16384, 64)))
+    assert obj.A_tilde(np.ones((2, 64)))[1].shape == (2, 64, 64, 64)
+
+
+@pytest.mark.parametrize("kernel", ["decomposable", "curl_free"])
+def test_broadcast_view_of_2_40_rows_refused_before_conversion(kernel):
+    # a read-only view of 2**40 rows costs nothing; converting or checking it element-wise
+    # would allocate 2**40 * 3 entries: the row limit is checked from the shape first
+    from qmc_orff import DataDiscrepancy
+
+    X = np.broadcast_to(np.arange(3.0), (2 ** 40, 3))
+    with pytest.raises(ValueError, match="'X' must have at most .* rows for a data objective"):
+        OperatorDataDiscrepancy(X, kernel=kernel)
+    with pytest.raises(ValueError, match="'X' must have at most .* rows for a data objective"):
+        DataDiscrepancy(X)

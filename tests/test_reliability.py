@@ -124,18 +124,25 @@ def _digits():
 
 @pytest.mark.parametrize("label", list(_DATA))
 def test_default_map_no_worse_than_orf_on_held_out_points(label):
-    """The seedless default map (sigma = 1) works on raw and high-dimensional data and its
-    held-out Gram error is at most 1.1 x the mean of 3 ORF draws of the same width (the
-    library's own check margin, ``CHECK_MARGIN``).  Where the kernel is numerically 0
-    between the rows, a UserWarning gives the median distance and the fix."""
+    """The seedless default map at the default bandwidth (the median heuristic) works on raw
+    and high-dimensional data, silently, and its held-out Gram error is at most 1.1 x the mean
+    of 3 ORF draws of the same width (the library's own check margin, ``CHECK_MARGIN``).  At
+    sigma = 1 (the former default) the kernel is numerically 0 between the rows of several
+    of these sets: a UserWarning gives the median distance and the fix."""
     X = _DATA[label](np.random.default_rng(zlib.crc32(label.encode())))
     train, test = X[:200], X[200:]
     s = 128
-    with warnings.catch_warnings(record=True) as record:
-        warnings.simplefilter("always")
-        default = qmc_orff.FourierFeatures(n_components=s).fit(train)
-    said = [str(w.message) for w in record if issubclass(w.category, UserWarning)
-            and "median distance" in str(w.message)]
+
+    def vanishing(sigma):
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            ff = qmc_orff.FourierFeatures(n_components=s, sigma=sigma).fit(train)
+        return ff, [str(w.message) for w in record if issubclass(w.category, UserWarning)
+                    and "median distance" in str(w.message)]
+
+    default, said = vanishing(None)
+    assert said == []
+    _, said = vanishing(1.0)
     assert len(said) == (label in _VANISHING), said
     if said:
         assert "sigma=" in said[0] and "numerically 0" in said[0]
@@ -150,7 +157,14 @@ def test_default_map_no_worse_than_orf_on_held_out_points(label):
 @pytest.mark.parametrize("estimator", ["ORFF", "ORFFRidge"])
 def test_default_operator_map_on_unscaled_data(estimator):
     X = 100.0 * np.random.default_rng(3).normal(size=(60, 20))
-    with pytest.warns(UserWarning, match="median distance"):
+    with pytest.warns(UserWarning, match="median distance"):  # at the former default sigma=1
+        if estimator == "ORFF":
+            out = qmc_orff.ORFF(sigma=1.0).fit(X).transform(X[:5])
+        else:
+            out = qmc_orff.ORFFRidge(qmc_orff.ORFF(sigma=1.0)).fit(X, X / 100.0).predict(X[:5])
+    assert np.all(np.isfinite(out))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the default bandwidth follows the data: no warning
         if estimator == "ORFF":
             out = qmc_orff.ORFF().fit(X).transform(X[:5])
         else:
@@ -164,14 +178,23 @@ def test_default_map_in_a_pipeline_on_raw_features():
 
     rng = np.random.default_rng(4)
     X, y = rng.normal(size=(100, 1000)), rng.normal(size=100)
-    with pytest.warns(UserWarning, match="median distance"):
+    with pytest.warns(UserWarning, match="median distance"):  # at the former default sigma=1
+        pred = make_pipeline(qmc_orff.FourierFeatures(sigma=1.0), Ridge()).fit(X, y).predict(
+            X[:5])
+    assert np.all(np.isfinite(pred))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         pred = make_pipeline(qmc_orff.FourierFeatures(), Ridge()).fit(X, y).predict(X[:5])
     assert np.all(np.isfinite(pred))
 
 
 def test_default_matern_map_on_high_dimensional_data():
     X = np.random.default_rng(5).normal(size=(100, 1000))
-    with pytest.warns(UserWarning, match="median distance"):
+    with pytest.warns(UserWarning, match="median distance"):  # at the former default sigma=1
+        Z = qmc_orff.FourierFeatures("matern", sigma=1.0).fit(X).transform(X[:5])
+    assert np.all(np.isfinite(Z))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the default bandwidth follows the data: no warning
         Z = qmc_orff.FourierFeatures("matern").fit(X).transform(X[:5])
     assert np.all(np.isfinite(Z))
 

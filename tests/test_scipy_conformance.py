@@ -98,3 +98,26 @@ def test_multivariate_normal_with_our_default_engine_is_scipys(inv_transform):
     np.testing.assert_array_equal(with_ours, scipys)
     first = qmc.MultivariateNormalQMC([0.0, 0.0], engine=Sobol(2, rng=11)).random(1)
     assert np.all(np.abs(first) < 6.0), first
+
+
+def test_scipys_whole_test_file_passes_with_our_engines(tmp_path):
+    # SciPy's installed test_qmc.py, unchanged, in a fresh interpreter whose
+    # scipy.stats.qmc.Sobol/Halton are ours from the start (tests/_scipy_engine_swap.py):
+    # unlike the classes above, this also covers the module-level tests, whose
+    # parametrisations (e.g. test_deterministic[Sobol]) are fixed at import.  About 10 s.
+    import os
+    import subprocess
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [here] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "_scipy_engine_swap", "-p", "no:cacheprovider",
+         "-q", "-rfE", "--rootdir", str(tmp_path), sq.__file__],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-4000:]
+    swapped = [line for line in out.splitlines() if "qmc_orff engines swapped in:" in line]
+    assert swapped and int(swapped[0].split(":")[1].split()[0]) > 0, out[-4000:]
+    assert " passed" in out and " failed" not in out, out[-2000:]

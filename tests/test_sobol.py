@@ -300,7 +300,7 @@ def test_seed_and_rng_differ_as_in_scipy():
     assert not np.array_equal(a, b)
     np.testing.assert_array_equal(a, qmc.Sobol(2, scramble=True, seed=42).random(8))
     np.testing.assert_array_equal(b, qmc.Sobol(2, scramble=True, rng=42).random(8))
-    with pytest.raises(TypeError, match="Specify one of 'rng' or 'seed'"):
+    with pytest.raises(TypeError, match=r"Sobol\(\) got multiple values for argument now known as `rng`"):
         Sobol(2, rng=1, seed=1)
     with pytest.raises(TypeError, match="accepted only as 'seed'"):
         Sobol(2, rng=np.random.RandomState(1))

@@ -97,8 +97,8 @@ def test_thread_count_sets_the_row_block_threads_with_identical_output(monkeypat
     X = np.random.default_rng(0).normal(size=(4 * fk.block_rows(64) + 3, 5))
     ff = FourierFeatures(n_components=64).fit(X)
     seen = []
-    kernel = fk.cos_sin_inplace
-    monkeypatch.setattr(fk, "cos_sin_inplace",
+    kernel = fk.cos_sin_rows
+    monkeypatch.setattr(fk, "cos_sin_rows",
                         lambda *a: (seen.append(threading.current_thread().name), kernel(*a)))
     with qmc_orff.num_threads(2):
         two = ff.transform(X)
@@ -115,8 +115,8 @@ def test_feature_blocks_run_with_one_blas_thread_and_restore_it(monkeypatch):
     X = np.random.default_rng(1).normal(size=(100, 5))
     ff = FourierFeatures(n_components=32).fit(X)
     inside = []
-    kernel = fk.cos_sin_inplace
-    monkeypatch.setattr(fk, "cos_sin_inplace", lambda *a: (inside.append(_blas_threads()), kernel(*a)))
+    kernel = fk.cos_sin_rows
+    monkeypatch.setattr(fk, "cos_sin_rows", lambda *a: (inside.append(_blas_threads()), kernel(*a)))
     ff.transform(X)
     assert inside and all(k == 1 for k in inside[0])
     assert _blas_threads() == before
@@ -137,3 +137,29 @@ def test_task_blas_limits_are_restored_after_overlapping_tasks():
     assert all(k == 1 for k in _blas_threads())
     b.__exit__(None, None, None)
     assert _blas_threads() == before
+
+
+def test_fit_time_check_has_the_same_bits_for_any_thread_count():
+    # issue 29, item 9: FourierFeatures(sequence=<array>).fit gave check_ values that differed
+    # in the last bit between thread counts; the check's norms are now NumPy sums (no BLAS
+    # dot, whose threaded reduction may round differently) and every product runs on one
+    # BLAS thread.  Compared bit for bit for numba 1 vs 2 threads and BLAS 1 vs 2 threads.
+    from threadpoolctl import threadpool_limits
+
+    rng = np.random.default_rng(29)
+    X = rng.normal(size=(600, 5))
+    W = rng.normal(size=(96, 5))
+    seen = []
+    before = numba.get_num_threads()
+    try:
+        for n_numba, n_blas in ((1, 1), (2, 1), (1, 2), (2, 2)):
+            numba.set_num_threads(min(n_numba, numba.config.NUMBA_NUM_THREADS))
+            with threadpool_limits(n_blas), warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                ff = FourierFeatures(n_components=96, sequence=W).fit(X)
+                orff = qmc_orff.ORFF(n_components=32, sequence=W[:32], kernel="curl_free").fit(X)
+            seen.append((ff.check_, orff.check_))
+    finally:
+        numba.set_num_threads(before)
+    assert all(got == seen[0] for got in seen), seen
+    assert seen[0][0] is not None and seen[0][1] is not None

@@ -189,6 +189,24 @@ def _write_scores(directory, scores, keep_ratio):
         "scores": merge_scores(old, scores, name_of)})
 
 
+def _index_written(directory, todo, entries, since):
+    """Add to ``entries`` the files of ``todo`` that this build's tasks wrote (modified at or
+    after ``since``, complete and valid for their settings) but whose results never arrived
+    (an interrupted build)."""
+    for _k, name, d, s, r, method, mi in todo:
+        path = os.path.join(directory, name)
+        if name in entries or not os.path.isfile(path):
+            continue
+        try:
+            if os.stat(path).st_mtime < since:
+                continue
+        except OSError:
+            continue
+        seq = _valid_existing(path, d, s, r, method, mi)
+        if seq is not None and "ratio_to_orf" in seq.meta:
+            entries[name] = _index_entry(name, seq, path)
+
+
 def _build_entry(directory, name, d, s, r, method, mi, keep_ratio):
     """Design one catalogue entry, score it (:func:`score_entry`) and, when it is kept, write
     its file atomically; return ``(entry or None, score record, seconds)``.
@@ -390,6 +408,7 @@ def build_catalogue(directory: str | os.PathLike | None = None, *,
         import concurrent.futures as cf
 
         futures = {}
+        started = time.time()
         try:
             # largest jobs first: a pool then ends together
             for k, name, d, s, r, method, mi in sorted(
@@ -403,9 +422,15 @@ def build_catalogue(directory: str | os.PathLike | None = None, *,
         except BaseException:  # an error or Ctrl-C: drop the queued tasks, index what is done
             for fut in futures:
                 fut.cancel()
+            if own_pool is not None:  # the running entries end (Ctrl-C reached them too)
+                own_pool.shutdown(wait=True, cancel_futures=True)
+                own_pool = None
             for fut, (k, name) in futures.items():
                 if fut.done() and not fut.cancelled() and fut.exception() is None:
                     done(k, name, *fut.result())
+            # a worker may have written its file without its result reaching us
+            _index_written(directory, todo, entries, started)
+            _write_index(directory, entries)
             raise
         finally:
             if own_pool is not None:

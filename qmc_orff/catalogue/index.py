@@ -247,6 +247,12 @@ def load_catalogue(d: int, s: int, box_over_sigma: float = 0.5,
         not have the SHA-256 recorded in the index or does not match its entry
         (``d``, ``s``, ``box_over_sigma``, ``method``).
 
+    See Also
+    --------
+    list_catalogue : the entries shipped and built.
+    build_catalogue : build entries into a folder of yours.
+    FourierFeatures : pass the result as ``sequence=``.
+
     Examples
     --------
     >>> from qmc_orff import load_catalogue

@@ -2,14 +2,21 @@
 
 ::
 
-    qmc-orff generate {halton,sobol,lattice} --d D --n N [--scramble] [--seed S] -o FILE
+    qmc-orff generate {halton,sobol,lattice} --d D --n N [--scramble [S]] [--seed S] -o FILE
     qmc-orff discrepancy FILE --box B [--sigma S] [--kernel gaussian|laplacian]
-    qmc-orff design {global,greedy,weighted,lattice} --d D --s S --box-over-sigma R
-             [--maxiter M] -o FILE [--checkpoint-every K] [--resume FILE] [--quiet]
+    qmc-orff design {global,greedy} --d D --s S --box-over-sigma R [--maxiter M] -o FILE.npz
+             [--checkpoint-every K] [--resume FILE] [--quiet]
+    qmc-orff design {weighted,lattice} --d D --s S --box-over-sigma R -o FILE.npz
     qmc-orff design adaptive --data FILE --s S --sigma SIGMA|median [--kernel K]
-             [--maxiter M] -o FILE [--checkpoint-every K] [--resume FILE] [--quiet]
-    qmc-orff catalogue {list,show,build} [--workers N]
+             [--maxiter M] -o FILE.npz [--checkpoint-every K] [--resume FILE] [--quiet]
+    qmc-orff catalogue list [--d D] [--s S] [--json]
+    qmc-orff catalogue show --d D --s S [--box-over-sigma R] [--method M]
+    qmc-orff catalogue build [--dir FOLDER] [--workers N] [--resume]
     qmc-orff --version
+
+``design`` and ``catalogue`` take their method or action as a subcommand with only its
+own options (``qmc-orff design global --help``, each with an example); options are never
+abbreviated, and the defaults are the Python API's.
 
 Bad arguments and unreadable or invalid files give a one-line error on stderr
 and exit status 2 (never a traceback).  ``python -m qmc_orff`` runs the same

@@ -18,6 +18,13 @@ class _CliError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
+    """argparse's parser with one-line errors and no abbreviated options (``--max`` is not
+    ``--maxiter``: an abbreviation that a later option would make ambiguous breaks scripts)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
     def error(self, message):  # one line, status 2 (argparse prints usage + error)
         sys.stderr.write(f"{self.prog}: error: {message}\n")
         sys.exit(EXIT_USAGE)
@@ -66,6 +73,14 @@ def _scramble_arg(text):
     if low in ("random", "deterministic"):
         return low
     raise argparse.ArgumentTypeError(f"expected true, false, random or deterministic; got {text!r}")
+
+
+def _check_suffix(path, option, suffixes):
+    """Refuse an output name whose suffix is not one of ``suffixes`` (``-o x.txt`` must not
+    silently receive a zip archive)."""
+    if not str(path).endswith(suffixes):
+        raise _CliError(f"{option} {str(path)!r} must end in {' or '.join(suffixes)} (the "
+                        "format is chosen by the suffix)")
 
 
 def _check_output_path(path, option, inputs=()):

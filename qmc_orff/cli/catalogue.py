@@ -1,10 +1,11 @@
 """``qmc-orff catalogue {list,show,build}``: the precomputed sequences."""
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 
-from ._common import _CliError, _nonneg_int, _positive_int
+from ._common import _Parser, _nonneg_int, _positive_int
 
 
 def _cmd_catalogue(args):
@@ -27,12 +28,10 @@ def _cmd_catalogue(args):
                   f"{e.get('ratio_to_halton', float('nan')):8.3g}")
         return 0
     if args.action == "show":
-        if args.d is None or args.s is None:
-            raise _CliError("catalogue show needs --d and --s")
         import warnings
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            seq = cat.load_catalogue(args.d, args.s, args.box_over_sigma, args.method or "global",
+            seq = cat.load_catalogue(args.d, args.s, args.box_over_sigma, args.method,
                                      directory=args.directory)
         for w in caught:
             print(f"note: {w.message}", file=sys.stderr)
@@ -62,43 +61,82 @@ def _built(out, log):
             f"qmc_orff.load_catalogue(..., directory={out!r})")
 
 
+def _load_defaults():
+    """``load_catalogue``'s defaults ``(box_over_sigma, method)``, which ``show``'s are."""
+    import inspect
+
+    from ..catalogue import load_catalogue
+
+    params = inspect.signature(load_catalogue).parameters
+    return params["box_over_sigma"].default, params["method"].default
+
+
+def _action(actions, name, help, description, example):
+    return actions.add_parser(name, help=help, description=description,
+                              epilog=f"example:\n  {example}",
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def _dir_option(p, help):
+    p.add_argument("--dir", dest="directory", default=None, metavar="FOLDER", help=help)
+
+
+_READ_DIR = "the catalogue's folder (default: the shipped catalogue)"
+
+
 def add_parser(sub):
-    """Add the ``catalogue`` subcommand's parser to ``sub`` (the command's subparsers); return it."""
+    """Add the ``catalogue`` subcommand and its actions' parsers to ``sub``; return it."""
     c = sub.add_parser("catalogue", help="list, show or build the catalogue of designs",
                        description="list: the entries; show: one entry's metadata (nearest "
                        "box_over_sigma); build: compute the files into a folder of yours "
-                       "(resumable).")
-    c.add_argument("action", choices=("list", "show", "build"),
-                   help="list the entries, show one entry's metadata, or build the files")
-    c.add_argument("--d", type=_positive_int, default=None,
-                   help="list/show: dimension of the entries (show: required)")
-    c.add_argument("--s", type=_positive_int, default=None,
-                   help="list/show: number of points of the entries (show: required)")
-    c.add_argument("--box-over-sigma", type=float, default=2.0,
-                   help="show: box half-width over bandwidth; the log-nearest entry is shown "
-                   "(default: 2)")
-    c.add_argument("--method", choices=("global", "weighted"), default=None,
-                   help="list/show: design method of the entries (show default: global)")
-    c.add_argument("--json", action="store_true", help="list: print the entries as JSON")
-    c.add_argument("--dir", "--out", dest="directory", default=None, metavar="FOLDER",
-                   help="the catalogue's folder: list/show read it (default: the shipped "
-                   "catalogue); build writes into it (default: $QMC_ORFF_CATALOGUE_DIR, else "
-                   "the user data folder, e.g. ~/.local/share/qmc_orff/sequences; never the "
-                   "installed package)")
-    c.add_argument("--resume", action="store_true",
-                   help="build: keep the files that are complete and valid for the same settings")
-    c.add_argument("--maxiter", type=_nonneg_int, default=None,
-                   help="build: iteration cap of the global designs (default: by size)")
-    c.add_argument("--d-values", type=_positive_int, nargs="+", default=None, metavar="D",
-                   help="build: dimensions of the grid (default: the catalogue's)")
-    c.add_argument("--s-values", type=_positive_int, nargs="+", default=None, metavar="S",
-                   help="build: sizes of the grid (default: the catalogue's)")
-    c.add_argument("--box-values", type=float, nargs="+", default=None, metavar="R",
-                   help="build: box-over-sigma values of the grid (default: the catalogue's)")
-    c.add_argument("--methods", choices=("global", "weighted"), nargs="+", default=None,
-                   help="build: design methods of the grid (default: both)")
-    c.add_argument("--workers", type=_positive_int, default=1, metavar="N",
-                   help="build: design N entries at a time in worker processes, each writing "
-                   "its own file (default: 1, in this process)")
-    c.add_argument("--quiet", action="store_true", help="build: no line per entry")
+                       "(resumable).  Each action has its own options: qmc-orff catalogue "
+                       "ACTION --help.", epilog="example:\n  qmc-orff catalogue list --d 4",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    actions = c.add_subparsers(dest="action", metavar="{list,show,build}", parser_class=_Parser)
+    actions.required = True
+    li = _action(actions, "list", "list the entries", "List the catalogue's entries (all, or "
+                 "those of the given d, s and method).", "qmc-orff catalogue list --d 4 --json")
+    li.add_argument("--d", type=_positive_int, default=None, help="only entries of dimension D")
+    li.add_argument("--s", type=_positive_int, default=None, help="only entries of S points")
+    li.add_argument("--method", choices=("global", "weighted"), default=None,
+                    help="only entries of this design method")
+    li.add_argument("--json", action="store_true", help="print the entries as JSON")
+    _dir_option(li, _READ_DIR)
+    box, method = _load_defaults()
+    sh = _action(actions, "show", "show one entry's metadata",
+                 "Print the metadata of the entry qmc_orff.load_catalogue(d, s, box_over_sigma, "
+                 "method) returns (the log-nearest box_over_sigma), with the same defaults.",
+                 "qmc-orff catalogue show --d 4 --s 256 --box-over-sigma 0.5")
+    sh.add_argument("--d", type=_positive_int, required=True, help="dimension")
+    sh.add_argument("--s", type=_positive_int, required=True, help="number of points")
+    sh.add_argument("--box-over-sigma", type=float, default=box, metavar="R",
+                    help=f"box half-width over bandwidth; the log-nearest entry is shown "
+                    f"(default: {box:g}, as load_catalogue)")
+    sh.add_argument("--method", choices=("global", "weighted"), default=method,
+                    help=f"design method (default: {method}, as load_catalogue)")
+    _dir_option(sh, _READ_DIR)
+    bu = _action(actions, "build", "compute the catalogue's files into a folder",
+                 "Design every entry of the grid and write it, with index.json, into a folder "
+                 "of yours (never the installed package).  Resumable; Ctrl-C keeps the finished "
+                 "files indexed.",
+                 "qmc-orff catalogue build --dir cat --d-values 2 4 --s-values 64 --workers 2")
+    bu.add_argument("--dir", "--out", dest="directory", default=None, metavar="FOLDER",
+                    help="the folder to write (default: $QMC_ORFF_CATALOGUE_DIR, else the user "
+                    "data folder, e.g. ~/.local/share/qmc_orff/sequences)")
+    bu.add_argument("--resume", action="store_true",
+                    help="keep the files that are complete and valid for the same settings")
+    bu.add_argument("--maxiter", type=_nonneg_int, default=None,
+                    help="iteration cap of the global designs (default: by size)")
+    bu.add_argument("--d-values", type=_positive_int, nargs="+", default=None, metavar="D",
+                    help="dimensions of the grid (default: the catalogue's)")
+    bu.add_argument("--s-values", type=_positive_int, nargs="+", default=None, metavar="S",
+                    help="sizes of the grid (default: the catalogue's)")
+    bu.add_argument("--box-values", type=float, nargs="+", default=None, metavar="R",
+                    help="box-over-sigma values of the grid (default: the catalogue's)")
+    bu.add_argument("--methods", choices=("global", "weighted"), nargs="+", default=None,
+                    help="design methods of the grid (default: both)")
+    bu.add_argument("--workers", type=_positive_int, default=1, metavar="N",
+                    help="design N entries at a time in worker processes, each writing its own "
+                    "file (default: 1, in this process)")
+    bu.add_argument("--quiet", action="store_true", help="no line per entry")
     return c

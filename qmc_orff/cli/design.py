@@ -1,15 +1,17 @@
-"""``qmc-orff design {global,greedy,weighted,lattice}``: box designs with checkpoints, resume and
-Ctrl-C."""
+"""``qmc-orff design {global,greedy,weighted,lattice,adaptive}``: one subcommand per method, each
+with its own options; the box designs here (checkpoints, resume and Ctrl-C), adaptive in
+``design_adaptive``."""
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 
 import numpy as np
 
-from ._common import (EXIT_INTERRUPTED, _CliError, _check_output_path, _int_at_least,
-                      _save_result, _nonneg_int, _positive_floats, _positive_int, _read_points)
-from .design_adaptive import _cmd_design_adaptive, _sigma_arg
+from ._common import (EXIT_INTERRUPTED, _CliError, _Parser, _check_output_path, _check_suffix,
+                      _nonneg_int, _positive_floats, _positive_int, _read_points, _save_result)
+from .design_adaptive import _cmd_design_adaptive
 
 
 def _resumed_history(path, meta):
@@ -37,8 +39,9 @@ def _cmd_design(args):
     # -o may name the --resume file: it is read in full before the first write, and every
     # write (checkpoints, the result) replaces the file atomically
     _check_output_path(args.output, "-o/--output")
-    if args.lattice_txt is not None:
-        _check_output_path(args.lattice_txt, "--lattice-txt", inputs=(args.resume, args.output))
+    _check_suffix(args.output, "-o/--output", (".npz",))
+    if getattr(args, "lattice_txt", None) is not None:
+        _check_output_path(args.lattice_txt, "--lattice-txt", inputs=(args.output,))
     from .. import designs
     from ..objectives.box import BoxDiscrepancy
 
@@ -51,7 +54,7 @@ def _cmd_design(args):
     out = args.output
     init, done_iter, history0, nhistory0, prefix = _resume_state(args, d, s, r, box)
     progress = not args.quiet
-    every = args.checkpoint_every
+    every = getattr(args, "checkpoint_every", 0)
     save = _saver(out)
 
     if args.method == "global":
@@ -62,7 +65,8 @@ def _cmd_design(args):
             save(partial, final=False)
 
         seq = designs.greedy_sequence(obj, s, d=d, init=args.init, method=args.optimizer,
-                                      maxiter=args.maxiter, progress=progress, prefix=prefix,
+                                      maxiter=args.maxiter, tol=args.tol, progress=progress,
+                                      prefix=prefix,
                                       checkpoint=checkpoint if every else None,
                                       checkpoint_every=every or None)
     elif args.method == "weighted":
@@ -82,9 +86,9 @@ def _cmd_design(args):
 def _resume_state(args, d, s, r, box):
     """``(init, done_iter, history0, nhistory0, prefix)``: the start of a box design, from
     ``--init`` or the ``--resume`` file (checked against the requested design)."""
-    done_iter, history0, nhistory0, init = 0, None, None, args.init
-    prefix = None
-    if args.resume is not None:
+    done_iter, history0, nhistory0 = 0, None, None
+    init, prefix = getattr(args, "init", None), None
+    if getattr(args, "resume", None) is not None:
         ckpt = _read_points(args.resume) if os.path.exists(args.resume) else None
         if ckpt is None:
             raise _CliError(f"cannot read {args.resume!r}: no such file")
@@ -105,9 +109,6 @@ def _resume_state(args, d, s, r, box):
             if ckpt.s > s:
                 raise _CliError(f"--resume file {args.resume!r} has s={ckpt.s} > {s}")
             prefix = ckpt
-        else:
-            raise _CliError(f"--resume applies to the global and greedy designs only; "
-                            f"got {args.method!r}")
     return init, done_iter, history0, nhistory0, prefix
 
 
@@ -137,8 +138,9 @@ def _saver(out):
 
 def _global_design(args, obj, box, s, d, init, resumed, save, progress):
     """The global design with checkpoints every ``--checkpoint-every`` iterations; the
-    history of a resumed run continues the checkpoint's."""
-    from ..designs._optimizer import _scaled
+    history of a resumed run continues the checkpoint's, and so does its progress bar
+    (``iteration/--maxiter`` over the whole run: 600/600, not 300/300, after a resume at 300)."""
+    from ..designs._optimizer import UnitProblem, _Progress, _scaled
     from ..designs.global_design import global_sequence
     from ..designs.start_points import initial_points, to_frequencies
     from ..sequence import Sequence
@@ -154,13 +156,22 @@ def _global_design(args, obj, box, s, d, init, resumed, save, progress):
         ck_hist, ck_nhist = [_scaled(n0, log_scale)], [n0]
     else:
         ck_hist, ck_nhist = list(history0 or []), list(nhistory0 or [])
+    bar = None
+    if progress and remaining > 0:
+        bar = _Progress(args.maxiter, UnitProblem(obj, d).halton_meta(s)["normalized_halton_d2"])
+    best = [min((x for x in (nhistory0 or []) if x is not None), default=np.inf)]
 
     def callback(it, W, d2):
-        if not every:
+        if not every and bar is None:
             return False
         # the normalised value, from the raw one where it is representable
         nd2 = (_scaled(d2, -log_scale) if d2 not in (None, 0.0)
                else float(obj(W, normalize=True)))
+        best[0] = min(best[0], nd2)
+        if bar is not None:
+            bar.update(done_iter + it, best[0])
+        if not every:
+            return False
         ck_hist.append(d2)
         ck_nhist.append(nd2)
         if it % every == 0:
@@ -174,9 +185,12 @@ def _global_design(args, obj, box, s, d, init, resumed, save, progress):
             save(partial, final=False)
         return False
 
-    seq = global_sequence(obj, s, d=d, init=init, method=args.optimizer,
-                                 maxiter=remaining, tol=args.tol, callback=callback,
-                                 progress=progress)
+    try:
+        seq = global_sequence(obj, s, d=d, init=init, method=args.optimizer, maxiter=remaining,
+                              tol=args.tol, callback=callback)
+    finally:
+        if bar is not None:
+            bar.close()
     meta = dict(seq.meta)
     if history0:
         meta["history"] = history0 + meta["history"][1:]
@@ -186,8 +200,7 @@ def _global_design(args, obj, box, s, d, init, resumed, save, progress):
     meta["maxiter"] = args.maxiter
     if args.resume is not None:
         meta["resumed_from"] = os.path.abspath(args.resume)
-    seq = Sequence(seq.points, seq.weights, meta)
-    return seq
+    return Sequence(seq.points, seq.weights, meta)
 
 
 def _report(args, seq, d, out, interrupted):
@@ -203,91 +216,114 @@ def _report(args, seq, d, out, interrupted):
 
 
 def _check_box_design_args(args):
-    """The box designs need --d and --box-over-sigma; the data options are adaptive's."""
-    missing = [f"--{n.replace('_', '-')}" for n in ("d", "box_over_sigma")
-               if getattr(args, n) is None]
-    if missing:
-        raise _CliError(f"design {args.method} needs {' and '.join(missing)}")
-    for opt, value in (("--data", args.data), ("--sigma", args.sigma_arg)):
-        if value is not None:
-            raise _CliError(f"{opt} applies to design adaptive, not to the {args.method} design")
-    if args.kernel not in ("gaussian", "laplacian"):
-        raise _CliError(f"the box designs take --kernel gaussian or laplacian; got {args.kernel!r}")
-    if args.init in ("orf", "mc"):
-        raise _CliError(f"--init {args.init} applies to design adaptive; the box designs start "
-                        f"from halton, halton-rr2 or sobol")
-    if args.maxiter is None:
-        args.maxiter = 200
-    if args.tol is None:
-        args.tol = 1e-6
-    if args.init is None:
-        args.init = "halton"
+    """What the parser cannot check: a per-coordinate --box-over-sigma has d values."""
+    r = args.box_over_sigma
+    if np.ndim(r) and len(r) != args.d:
+        raise _CliError(f"--box-over-sigma has {len(r)} values; give one number or d={args.d} "
+                        f"(one per coordinate, comma-separated)")
+
+
+def _api_defaults(method):
+    """The Python function's keyword defaults, which the command's defaults are."""
+    from .. import designs
+
+    return getattr(designs, f"{method}_sequence").__kwdefaults__
+
+
+_EXAMPLES = {
+    "global": "qmc-orff design global --d 4 --s 256 --box-over-sigma 0.5 -o g.npz\n"
+              "  qmc-orff design global --d 4 --s 256 --box-over-sigma 0.5 --maxiter 600 "
+              "--resume g.npz -o g.npz",
+    "greedy": "qmc-orff design greedy --d 4 --s 64 --box-over-sigma 0.5 -o greedy.npz",
+    "weighted": "qmc-orff design weighted --d 4 --s 256 --box-over-sigma 0.5 -o w.npz",
+    "lattice": "qmc-orff design lattice --d 4 --s 256 --box-over-sigma 0.5 -o lat.npz "
+               "--lattice-txt lat.txt",
+    "adaptive": "qmc-orff design adaptive --data X.npy --s 128 --sigma median -o a.npz",
+}
+
+
+def _example(method):
+    return f"example:\n  {_EXAMPLES[method]}"
+
+
+def _box_parser(methods, name, help, description):
+    """A box design's parser: the options every box design takes."""
+    p = methods.add_parser(name, help=help, description=description, epilog=_example(name),
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--d", type=_positive_int, required=True, help="dimension")
+    p.add_argument("--s", type=_positive_int, required=True, help="number of points")
+    p.add_argument("--box-over-sigma", type=_positive_floats, required=True, metavar="R",
+                   help="box half-width over kernel bandwidth (one number, or d comma-separated)")
+    p.add_argument("--kernel", choices=("gaussian", "laplacian"), default="gaussian",
+                   help="kernel whose density the frequencies follow (default: gaussian)")
+    p.add_argument("-o", "--output", required=True, help="output .npz file")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress output (a bar on a terminal, otherwise one line every "
+                   "few iterations or seconds)")
+    return p
+
+
+def _optimizer_options(p, method, maxiter_help):
+    """--maxiter, --optimizer, --tol, --init, --checkpoint-every and --resume (global,
+    greedy), with the Python function's defaults."""
+    api = _api_defaults(method)
+    p.add_argument("--maxiter", type=_nonneg_int, default=api["maxiter"],
+                   help=f"{maxiter_help} (default: {api['maxiter']})")
+    p.add_argument("--optimizer", choices=("cg", "l-bfgs-b"), default=api["method"],
+                   help=f"the optimiser (default: {api['method']})")
+    p.add_argument("--tol", type=float, default=api["tol"],
+                   help=f"gradient tolerance, scaled (default: {api['tol']:g})")
+    _init_option(p, api)
+    p.add_argument("--checkpoint-every", type=_nonneg_int, default=10, metavar="K",
+                   help="write the current iterate to the output file every K "
+                   + ("iterations" if method == "global" else "points") + "; 0 disables "
+                   "(default: 10)")
+    p.add_argument("--resume", default=None, metavar="FILE",
+                   help="continue from a checkpoint or result file; -o may name the same file "
+                   "(replaced atomically)")
+
+
+def _init_option(p, api):
+    p.add_argument("--init", choices=("halton", "halton-rr2", "sobol"), default=api["init"],
+                   help=f"start points (default: {api['init']})")
 
 
 def add_parser(sub):
-    """Add the ``design`` subcommand's parser to ``sub`` (the command's subparsers); return it."""
+    """Add the ``design`` subcommand and its methods' parsers to ``sub``; return it."""
+    from .design_adaptive import add_adaptive_parser
+
     de = sub.add_parser("design", help="design a sequence (global, greedy, weighted, lattice, "
                         "adaptive)",
                         description="Design s frequencies in d dimensions minimising the box "
-                        "discrepancy for box/bandwidth R (unit bandwidth, box R); or, with "
-                        "'adaptive', minimising the Gram error on the points of --data (held-out "
-                        "validation points pick the best iterate; the progress bar shows its "
-                        "ratio to the ORF start).  Ctrl-C saves the best iterate (exit status 130).")
-    de.add_argument("method", choices=("global", "greedy", "weighted", "lattice", "adaptive"))
-    de.add_argument("--d", type=_positive_int, default=None,
-                    help="dimension (box designs; required there)")
-    de.add_argument("--s", type=_positive_int, required=True, help="number of points")
-    de.add_argument("--box-over-sigma", type=_positive_floats, default=None,
-                    help="box half-width over kernel bandwidth (scalar or per coordinate; box "
-                    "designs, required there)")
-    de.add_argument("--data", default=None, metavar="FILE",
-                    help="adaptive: the data (.npy, or .csv with one point per line)")
-    de.add_argument("--sigma", dest="sigma_arg", type=_sigma_arg, default=None,
-                    metavar="SIGMA|median",
-                    help="adaptive: kernel bandwidth, or 'median' for the median distance "
-                    "between the data's points (L1 for laplacian)")
-    de.add_argument("--kernel", choices=("gaussian", "laplacian", "matern"), default="gaussian",
-                    help="matern: adaptive only")
-    de.add_argument("--nu", type=float, default=1.5, help="adaptive, matern: smoothness")
-    de.add_argument("--seed", type=int, default=None,
-                    help="adaptive: seed of the start and the train/validation subsamples "
-                    "(default 0; --resume: the checkpoint's)")
-    de.add_argument("--n-train", type=_int_at_least(2, "an integer >= 2"), default=None,
-                    help="adaptive: training subsample (all its pairs enter the objective; "
-                    "default the library's)")
-    de.add_argument("--n-validation", type=_nonneg_int, default=None,
-                    help="adaptive: disjoint validation subsample that picks the best iterate "
-                    "(default the library's)")
-    de.add_argument("--patience", type=_positive_int, default=None,
-                    help="adaptive: stop after this many iterations without a better validation "
-                    "error (default the library's)")
-    de.add_argument("--weights", action="store_true",
-                    help="adaptive: also fit nonnegative weights (kept only if they validate "
-                    "better)")
-    de.add_argument("--maxiter", type=_nonneg_int, default=None,
-                    help="iteration cap (global: total, also across --resume; greedy: per point; "
-                    "default 200; adaptive: total, default the library's)")
-    de.add_argument("--optimizer", choices=("cg", "l-bfgs-b"), default="l-bfgs-b")
-    de.add_argument("--tol", type=float, default=None,
-                    help="gradient tolerance (scaled; default 1e-6, adaptive: the library's)")
-    de.add_argument("--init", choices=("halton", "halton-rr2", "sobol", "orf", "mc"), default=None,
-                    help="start (box designs: halton, halton-rr2, sobol, default halton; "
-                    "adaptive: orf, mc, halton or sobol, default orf, mc for laplacian)")
-    de.add_argument("--solver", choices=("nnls", "cvxpy"), default="nnls",
-                    help="weights QP solver (weighted)")
-    de.add_argument("--unconstrained-weights", action="store_true",
-                    help="weighted: the paper's QP without sum(xi) = 1 (warns when the sum is "
-                    "far from 1: the map then has k(0) = sum(xi) != 1)")
-    de.add_argument("--lattice-txt", default=None,
-                    help="lattice: also write the generating vector (LDData format)")
-    de.add_argument("-o", "--output", required=True, help="output .npz file")
-    de.add_argument("--checkpoint-every", type=_nonneg_int, default=10,
-                    help="write the current iterate to the output file every K iterations "
-                    "(greedy: points); 0 disables")
-    de.add_argument("--resume", default=None, metavar="FILE",
-                    help="continue a global, greedy or adaptive design from a checkpoint or "
-                    "result file; -o may name the same file (replaced atomically)")
-    de.add_argument("--quiet", action="store_true",
-                    help="no progress output (a bar on a terminal, otherwise one line every "
-                    "few iterations or seconds)")
+                        "discrepancy for box/bandwidth R (unit bandwidth, box R), or, with "
+                        "'adaptive', the Gram error on data.  Each method has its own options: "
+                        "qmc-orff design METHOD --help.  Ctrl-C saves the best iterate (exit "
+                        "status 130).", epilog=f"example:\n  {_EXAMPLES['global']}",
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    methods = de.add_subparsers(dest="method", metavar="{global,greedy,weighted,lattice,adaptive}",
+                                parser_class=_Parser)
+    methods.required = True
+    g = _box_parser(methods, "global", "all s points optimised together (L-BFGS-B or CG)",
+                    "Optimise all s frequencies together from a start sequence; checkpoints, "
+                    "--resume and Ctrl-C keep the best iterate.")
+    _optimizer_options(g, "global", "iteration cap, in all (also across --resume)")
+    gr = _box_parser(methods, "greedy", "points added one at a time",
+                     "Add the frequencies one at a time, each optimised with the earlier ones "
+                     "fixed; checkpoints every K points, --resume continues a prefix.")
+    _optimizer_options(gr, "greedy", "iteration cap per point")
+    w = _box_parser(methods, "weighted", "a start sequence with optimal weights (a QP)",
+                    "Keep the start sequence's points and fit nonnegative weights minimising "
+                    "the box discrepancy (a quadratic programme).")
+    api = _api_defaults("weighted")
+    _init_option(w, api)
+    w.add_argument("--solver", choices=("nnls", "cvxpy"), default=api["solver"],
+                   help=f"weights QP solver (default: {api['solver']})")
+    w.add_argument("--unconstrained-weights", action="store_true",
+                   help="the paper's QP without sum(xi) = 1 (warns when the sum is far from 1: "
+                   "the map then has k(0) = sum(xi) != 1)")
+    la = _box_parser(methods, "lattice", "a rank-1 lattice searched for the box discrepancy",
+                     "A rank-1 lattice whose generating vector minimises the box discrepancy.")
+    la.add_argument("--lattice-txt", default=None, metavar="FILE",
+                    help="also write the generating vector (LDData lattice format)")
+    add_adaptive_parser(methods, _example("adaptive"))
     return de

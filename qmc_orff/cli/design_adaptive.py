@@ -134,12 +134,8 @@ def _cmd_design_adaptive(args):
     for key in ("n_train", "n_validation"):
         if opts[key] is None:
             opts[key] = defaults[key]
-    maxiter = defaults["maxiter"] if args.maxiter is None else args.maxiter
-    extra = {}
-    if args.patience is not None:
-        extra["patience"] = args.patience
-    if args.tol is not None:
-        extra["tol"] = args.tol
+    maxiter = args.maxiter
+    extra = {"patience": args.patience, "tol": args.tol}
     out, every = args.output, args.checkpoint_every
     bar = None if args.quiet else _AdaptiveProgress(maxiter)
     latest = {}
@@ -218,18 +214,63 @@ def _cmd_design_adaptive(args):
 
 
 def _check_adaptive_args(args):
-    """The options ``design adaptive`` needs and those it does not take."""
-    if args.data is None:
-        raise _CliError("design adaptive needs --data FILE (.npy or .csv)")
-    if args.sigma_arg is None:
-        raise _CliError("design adaptive needs --sigma (a positive number or 'median')")
-    for name in ("d", "box_over_sigma"):
-        if getattr(args, name) is not None:
-            raise _CliError(f"--{name.replace('_', '-')} applies to the box designs; design "
-                            f"adaptive takes its dimension and scale from --data and --sigma")
-    if args.init in ("halton-rr2",):
-        raise _CliError("--init halton-rr2 applies to the box designs; design adaptive starts "
-                        "from orf, mc, halton or sobol")
+    """What the parser cannot check (nothing today: --data and --sigma are required there,
+    and the options of the box designs are not design adaptive's)."""
+
+
+def add_adaptive_parser(methods, epilog):
+    """Add ``design adaptive``'s parser to ``methods`` (design's subparsers); return it.
+    The defaults are `~qmc_orff.designs.adaptive_sequence`'s."""
+    from ._common import _int_at_least, _nonneg_int, _positive_int
+
+    api = _adaptive_defaults()
+    p = methods.add_parser(
+        "adaptive", help="a design fitted to data (the Gram error on its points)",
+        description="Minimise the Gram error on the points of --data (all pairs of a training "
+        "subsample; a disjoint validation subsample picks the best iterate; the progress bar "
+        "shows its ratio to the ORF start).  Ctrl-C saves the best validated iterate.",
+        epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--data", required=True, metavar="FILE",
+                   help="the data (.npy, or .csv with one point per line)")
+    p.add_argument("--s", type=_positive_int, required=True, help="number of points")
+    p.add_argument("--sigma", dest="sigma_arg", type=_sigma_arg, required=True,
+                   metavar="SIGMA|median",
+                   help="kernel bandwidth, or 'median' for the median distance between the "
+                   "data's points (L1 for laplacian)")
+    p.add_argument("--kernel", choices=("gaussian", "laplacian", "matern"), default=api["kernel"],
+                   help=f"the kernel (default: {api['kernel']})")
+    p.add_argument("--nu", type=float, default=api["nu"],
+                   help=f"matern: smoothness (default: {api['nu']})")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed of the start and the train/validation subsamples (default 0; "
+                   "--resume: the checkpoint's)")
+    p.add_argument("--n-train", type=_int_at_least(2, "an integer >= 2"), default=None,
+                   help="training subsample; all its pairs enter the objective (default: "
+                   f"{api['n_train']}; --resume: the checkpoint's)")
+    p.add_argument("--n-validation", type=_nonneg_int, default=None,
+                   help="disjoint validation subsample that picks the best iterate (default: "
+                   f"{api['n_validation']}; --resume: the checkpoint's)")
+    p.add_argument("--patience", type=_positive_int, default=api["patience"],
+                   help="stop after this many iterations without a better validation error "
+                   f"(default: {api['patience']})")
+    p.add_argument("--weights", action="store_true",
+                   help="also fit nonnegative weights (kept only if they validate better)")
+    p.add_argument("--maxiter", type=_nonneg_int, default=api["maxiter"],
+                   help=f"iteration cap, in all (also across --resume; default: {api['maxiter']})")
+    p.add_argument("--tol", type=float, default=api["tol"],
+                   help=f"gradient tolerance (default: {api['tol']:g})")
+    p.add_argument("--init", choices=("orf", "mc", "halton", "sobol"), default=None,
+                   help="start (default: orf; mc for laplacian)")
+    p.add_argument("-o", "--output", required=True, help="output .npz file")
+    p.add_argument("--checkpoint-every", type=_nonneg_int, default=10, metavar="K",
+                   help="write the best validated iterate to the output file every K "
+                   "iterations; 0 disables (default: 10)")
+    p.add_argument("--resume", default=None, metavar="FILE",
+                   help="continue from a checkpoint or result file; -o may name the same file")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress output (a bar on a terminal, otherwise one line every "
+                   "few iterations or seconds)")
+    return p
 
 
 def _resume_adaptive(args, opts, digest, s, d, kernel):

@@ -1,11 +1,12 @@
 """``qmc-orff discrepancy``: the box discrepancy of a sequence file."""
 from __future__ import annotations
 
+import argparse
 import json
 
 import numpy as np
 
-from ._common import _positive_floats, _read_points
+from ._common import _CliError, _positive_floats, _read_points
 
 
 def _cmd_discrepancy(args):
@@ -13,6 +14,10 @@ def _cmd_discrepancy(args):
 
     seq = _read_points(args.file)
     d = seq.d
+    for option, value in (("--box", args.box), ("--sigma", args.sigma)):
+        if np.ndim(value) and len(value) != d:
+            raise _CliError(f"{option} has {len(value)} values; give one number or d={d} (one "
+                            f"per coordinate of {args.file!r}, comma-separated)")
     b = args.box if np.ndim(args.box) else np.full(d, args.box)
     sigma = args.sigma if np.ndim(args.sigma) else np.full(d, args.sigma)
     obj = BoxDiscrepancy(b, kernel=args.kernel, sigma=sigma, d=d)
@@ -38,6 +43,8 @@ def _cmd_discrepancy(args):
 def add_parser(sub):
     """Add the ``discrepancy`` subcommand's parser to ``sub`` (the command's subparsers); return it."""
     q = sub.add_parser("discrepancy", help="squared box discrepancy of a point file",
+                       epilog="example:\n  qmc-orff discrepancy W.npy --box 0.5 --sigma 1",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
                        description="Print D^2 of the frequencies in FILE (a .npz sequence, or a "
                        ".npy/.txt/.csv matrix of unit-bandwidth frequencies) for the box "
                        "half-width --box B and the kernel bandwidth --sigma S.")

@@ -1,9 +1,12 @@
 """``qmc-orff generate``: QMC points mapped to frequencies (or raw unit-cube points)."""
 from __future__ import annotations
 
+import argparse
+
 import numpy as np
 
-from ._common import _CliError, _check_output_path, _positive_int, _scramble_arg
+from ._common import (_CliError, _check_output_path, _check_suffix, _positive_int,
+                      _scramble_arg)
 
 
 def _cmd_generate(args):
@@ -14,9 +17,13 @@ def _cmd_generate(args):
 
     d, n = args.d, args.n
     _check_output_path(args.output, "-o/--output")
+    _check_suffix(args.output, "-o/--output", (".npz", ".npy", ".txt", ".csv")
+                  if not args.unit_cube else (".npy", ".txt", ".csv"))
     if args.scramble == "deterministic" and args.generator != "halton":
         raise _CliError(f"--scramble deterministic (RR2) applies to halton only; got "
                         f"{args.generator!r}")
+    if args.scramble is None:  # the Python engine's default: Sobol', Halton scrambled; lattice not
+        args.scramble = args.generator != "lattice"
     if args.generator == "halton":
         scramble = args.scramble if args.scramble else False
         engine = Halton(d, scramble=scramble, rng=args.seed)
@@ -25,16 +32,19 @@ def _cmd_generate(args):
     else:
         engine = Lattice(d, shift=bool(args.scramble), rng=args.seed)
     policy = "scrambled/shifted, clipped into [2^-53, 1 - 2^-53]"
+    # unit-cube points are the engine's, index 0 included; as frequencies, an unscrambled
+    # sequence's first point (the origin) would be the inverse CDF of 0 (-inf, clipped to about
+    # -8.3 sigma): it is skipped, and an unshifted lattice is shifted by 1/(2n) instead
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # Sobol' balance warning for n != 2^m
         if args.generator == "lattice":
             t = engine.random(n)
-            if not args.scramble:
+            if not args.scramble and not args.unit_cube:
                 t = np.mod(t + 0.5 / n, 1.0)
                 policy = "lattice shifted by 1/(2n) (no point at 0)"
         else:
-            if not args.scramble:
+            if not args.scramble and not args.unit_cube:
                 engine.fast_forward(1)
                 policy = "index 0 (the origin) skipped"
             t = engine.random(n)
@@ -76,17 +86,27 @@ def add_parser(sub):
     g = sub.add_parser("generate", help="write QMC points mapped to frequencies",
                        description="Write n QMC points as frequencies of the kernel's density at "
                        "unit bandwidth (.npz sequence, .npy, .txt or .csv), or the raw unit-cube "
-                       "points with --unit-cube.  Unscrambled Halton/Sobol' skip index 0 (the "
-                       "origin); an unshifted lattice is shifted by 1/(2n).")
+                       "points with --unit-cube.  The defaults are the Python engines' "
+                       "(qmc_orff.Sobol, Halton: scrambled; Lattice: unshifted), and with "
+                       "--unit-cube the points are theirs, index 0 included.  As frequencies, "
+                       "an unscrambled Halton/Sobol' sequence starts at index 1 and an unshifted "
+                       "lattice is shifted by 1/(2n): their first point is the origin, whose "
+                       "frequency would be the inverse CDF of 0 (-infinity).",
+                       epilog="examples:\n  qmc-orff generate sobol --d 4 --n 256 --seed 1 "
+                       "-o W.npy\n  qmc-orff generate halton --d 4 --n 100 --scramble false "
+                       "--unit-cube -o U.txt", formatter_class=argparse.RawDescriptionHelpFormatter)
     g.add_argument("generator", choices=("halton", "sobol", "lattice"))
     g.add_argument("--d", type=_positive_int, required=True, help="dimension")
     g.add_argument("--n", type=_positive_int, required=True, help="number of points")
-    g.add_argument("--scramble", nargs="?", const=True, default=False, type=_scramble_arg,
+    g.add_argument("--scramble", nargs="?", const=True, default=None, type=_scramble_arg,
                    metavar="{true,false,random,deterministic}",
                    help="scramble the points (no value: true; Halton: 'random' or "
-                   "'deterministic' RR2 permutations; lattice: a random shift); default: false")
+                   "'deterministic' RR2 permutations; lattice: a random shift); default: the "
+                   "Python engine's (true for halton and sobol, false for lattice)")
     g.add_argument("--seed", type=int, default=None, help="seed for scrambling")
-    g.add_argument("--kernel", choices=("gaussian", "laplacian"), default="gaussian")
+    g.add_argument("--kernel", choices=("gaussian", "laplacian"), default="gaussian",
+                   help="the kernel whose density the frequencies follow (default: gaussian)")
     g.add_argument("--unit-cube", action="store_true", help="write the points in [0, 1)^d")
-    g.add_argument("-o", "--output", required=True, help="output file (.npz, .npy, .txt, .csv)")
+    g.add_argument("-o", "--output", required=True,
+                   help="output file: .npz (a sequence), .npy, .txt or .csv")
     return g

@@ -78,6 +78,12 @@ def global_sequence(objective: Objective, s: int, *, d: int | None = None,
         optimisation stops it and returns the best iterate with
         ``stop_reason = "interrupted"``.
 
+    See Also
+    --------
+    greedy_sequence, weighted_sequence, lattice_sequence : the other designs of an objective.
+    BoxDiscrepancy : the usual objective.
+    load_catalogue : precomputed designs.
+
     Notes
     -----
     ``D^2(S) = s^-2 sum_lm sinc_b(w_l, w_m) - 2 s^-1 sum_l prod_j g_j(w_lj) + prod_j C_j``

@@ -42,7 +42,7 @@ def initial_points(init, s, d, *, seed=None):
 
     See Also
     --------
-    qmc_orff.frequencies.unit_points : the feature maps' policy for the same
+    qmc_orff.maps.frequencies.source_points : the feature maps' policy for the same
         generators, which keeps index 0 and centres unrandomised points by half a
         grid step instead (no point dropped, nets kept).  Designs skip index 0 so
         that their Halton reference values match Avron et al. and the issue.

@@ -11,7 +11,7 @@ from .._validation import as_generator, check_int, check_size
 __all__ = ["IndexedEngine", "init_engine", "check_n", "engine_rng", "integers_like_scipy"]
 
 
-def engine_rng(rng=None, seed=None):
+def engine_rng(rng=None, seed=None, owner="engine"):
     """What `scipy.stats.qmc.QMCEngine` receives for ``rng=`` / ``seed=`` (SciPy >= 1.15, SPEC 7).
 
     - ``rng`` (the new keyword): anything ``numpy.random.default_rng`` accepts
@@ -26,7 +26,8 @@ def engine_rng(rng=None, seed=None):
       A SeedSequence or BitGenerator is a `TypeError` here (SciPy's legacy
       path rejects them too): pass it as ``rng``.
 
-    Giving both is a `TypeError`.
+    Giving both is SciPy's `TypeError`: ``"<owner>() got multiple values for
+    argument now known as `rng`"`` (``owner``: the engine's class name).
     """
     if seed is None:
         if isinstance(rng, np.random.RandomState):
@@ -35,8 +36,9 @@ def engine_rng(rng=None, seed=None):
                             "(SciPy's legacy keyword).")
         return as_generator(rng, "rng")
     if rng is not None:
-        raise TypeError("Specify one of 'rng' or 'seed', not both ('seed' is SciPy's legacy "
-                        "keyword; 'rng' the new one).")
+        # SciPy's own message (scipy._lib._util._transition_to_rng), which its tests match
+        raise TypeError(f"{owner}() got multiple values for argument now known as `rng` "
+                        "('seed' is SciPy's legacy keyword; give only one of them).")
     if isinstance(seed, (np.random.Generator, np.random.RandomState)):
         return seed
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
@@ -61,7 +63,7 @@ def init_engine(engine: qmc.QMCEngine, d: int, *, rng=None, seed=None, optimizat
     if optimization is not None and not isinstance(optimization, str):
         raise TypeError("'optimization' must be None, 'random-cd' or 'lloyd'; "
                         f"got {optimization!r}.")
-    gen = engine_rng(rng, seed)
+    gen = engine_rng(rng, seed, owner=type(engine).__name__)
     if hasattr(engine, "_initialize"):  # SciPy >= 1.15
         engine._initialize(d, optimization=optimization, rng=gen)
     else:  # pragma: no cover - older SciPy: the base __init__ takes ``seed``

@@ -106,12 +106,12 @@ def _on_device(feature_map, X, n_samples, seed, kernel, ns):
 
 def gram_error(feature_map: Any, X: ArrayLike, *, n_samples: int = 1000, norm: str = "fro",
                kernel: Any = None, seed: Any = None) -> float:
-    """Relative error of a fitted feature map's Gram matrix on (a sample of) ``X``.
+    r"""Relative error of a fitted feature map's Gram matrix on (a sample of) ``X``.
 
-    ``||K - K~|| / ||K||`` with ``K`` the exact kernel's Gram matrix of the
-    sampled rows and ``K~`` the map's: ``Z Z^T`` with ``Z = transform(X)`` for
-    a scalar map, ``Phi(X)^T Phi(X)`` as the ``(n p, n p)`` block matrix for an
-    :class:`~qmc_orff.ORFF` map.
+    :math:`\lVert K - \tilde K\rVert / \lVert K\rVert` with :math:`K` the exact kernel's
+    Gram matrix of the sampled rows and :math:`\tilde K` the map's: :math:`Z Z^\top` with
+    :math:`Z` = ``transform(X)`` for a scalar map, :math:`\Phi(X)^\top \Phi(X)` as the
+    :math:`(np, np)` block matrix for an :class:`~qmc_orff.ORFF` map.
 
     Parameters
     ----------
@@ -141,6 +141,11 @@ def gram_error(feature_map: Any, X: ArrayLike, *, n_samples: int = 1000, norm: s
     -------
     float
         The relative error (0 for an exact map).
+
+    See Also
+    --------
+    FourierFeatures, ORFF : the maps it measures.
+    DataDiscrepancy : the same Gram error as a differentiable objective of the frequencies.
 
     Examples
     --------

@@ -29,11 +29,12 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .. import _dask
+from . import _feature_ridge as _generic
 from . import _ridge_xp
-from ._ridge_xp import merge as _merge  # the pairwise update, for NumPy and array API alike
 from ._ridge_solve import _alpha_columns, _check_alpha, _coef_alpha, _direct_solve, _stein_solve
 from .._validation import check_choice, check_int, check_positive_real
 from ..maps import _xp
+from ..maps.operator_nystroem import OperatorNystroem
 from ..maps.operators import _FeatureOperator
 from ..maps.orff import ORFF
 
@@ -64,19 +65,29 @@ def _zero_weights(sample_weight, n):
 
 
 class ORFFRidge(RegressorMixin, BaseEstimator):
-    """Vector-valued ridge regression on operator-valued Fourier features.
+    r"""Vector-valued ridge regression on operator-valued Fourier features.
 
-    Minimises ``sum_i w_i |Phi(x_i)^T theta + b - y_i|^2 + alpha |theta|^2`` over
-    ``theta`` in ``R^(2 s r)`` and the intercept ``b`` in ``R^p`` (Brault et al.
-    2016, eq. 10 with the squared loss; the loss is summed and the intercept
+    Minimises
+
+    .. math::
+
+        \sum_{i=1}^{n} w_i \lVert \Phi(x_i)^\top \theta + b - y_i \rVert^2
+        + \alpha \lVert\theta\rVert^2
+
+    over :math:`\theta \in \mathbb R^{2sr}` and the intercept :math:`b \in \mathbb R^p`
+    (Brault et al. 2016, eq. 10 with the squared loss; the loss is summed and the intercept
     not penalised, as in :class:`sklearn.linear_model.Ridge`), and predicts
-    ``f(x) = Phi(x)^T theta + b``.
+    :math:`f(x) = \Phi(x)^\top \theta + b`.
 
     Parameters
     ----------
-    orff : ORFF or None, default=None
+    orff : ORFF, OperatorNystroem or None, default=None
         The (unfitted) feature map; cloned and fitted in :meth:`fit`.  ``None``
-        means ``ORFF()``.  For the decomposable kernel with ``A=None`` the
+        means ``ORFF()``.  An :class:`~qmc_orff.OperatorNystroem` goes through the
+        normal equations of its features (``D x D``; solvers ``"auto"`` (``"direct"``),
+        ``"direct"`` and ``"cg"``, a scalar ``alpha``); it is fitted on the rows of
+        :meth:`fit`, the first :meth:`partial_fit` batch, or a sample of a Dask ``X``,
+        unless it is already fitted: then a copy is used as it is (its pairs kept).  For the decomposable kernel with ``A=None`` the
         identity of size ``p`` (the number of outputs) is used; ``p = 1`` is
         scalar kernel ridge regression with the Gaussian kernel.
     alpha : float or array_like of shape (p,), default=1.0
@@ -125,10 +136,10 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
 
     Attributes
     ----------
-    orff_ : ORFF
+    orff_ : ORFF or OperatorNystroem
         The fitted feature map.
-    coef_ : ndarray of shape (2 s r,)
-        ``theta``, in the row order of ``ORFF.transform``.
+    coef_ : ndarray of shape (2 s r,), or (D,) for an OperatorNystroem
+        ``theta``, in the row order of the map's ``transform``.
     intercept_ : ndarray of shape (p,), or float when fitted on a 1-D ``y``
         ``b`` (zero when ``fit_intercept=False``).
     solver_ : str
@@ -139,6 +150,12 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
     n_samples_seen_ : int
         Rows seen by :meth:`fit` or the :meth:`partial_fit` calls since.
     n_features_in_ : int
+
+    See Also
+    --------
+    ORFF : the feature map it fits.
+    FourierFeatures : scalar features for any scikit-learn linear model.
+    sklearn.linear_model.Ridge : the same estimator on explicit features.
 
     Notes
     -----
@@ -165,7 +182,7 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "orff": [ORFF, None],
+        "orff": [ORFF, OperatorNystroem, None],
         "alpha": [Real, "array-like"],
         "fit_intercept": ["boolean"],
         "solver": [StrOptions(set(_SOLVERS))],
@@ -205,8 +222,9 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         if self.batch_size is not None:
             check_int(self.batch_size, "batch_size", minimum=1)
         orff = ORFF() if self.orff is None else self.orff
-        if not isinstance(orff, ORFF):
-            raise TypeError(f"'orff' must be an ORFF instance or None; got {type(orff).__name__}.")
+        if not isinstance(orff, (ORFF, OperatorNystroem)):
+            raise TypeError("'orff' must be an ORFF or OperatorNystroem instance or None; got "
+                            f"{type(orff).__name__}.")
         return solver, alpha, tol, max_iter, orff
 
     def _batch_rows(self, row_bytes):
@@ -216,20 +234,26 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         return max(1, int(mib * 2**20 // max(row_bytes, 1)))
 
     def _new_map(self, orff, X, p, sample_weight=None):
-        """Clone and fit the feature map for ``p`` outputs; check ``p``."""
-        orff = clone(orff)
-        if orff.kernel == "decomposable" and orff.A is None:
-            orff.set_params(A=np.eye(p))
-        if self.verbose and not orff.verbose:
-            orff.set_params(verbose=self.verbose)
-        self._say(f"fitting the feature map on {X.shape[0]} x {X.shape[1]} rows")
-        orff.fit(X, sample_weight=sample_weight)
+        """Clone and fit the feature map for ``p`` outputs (a fitted OperatorNystroem: a copy,
+        its pairs kept); check ``p``."""
+        if _generic.prefitted(orff, X.shape[1]):
+            orff = _generic.copy_map(orff)
+        else:
+            orff = clone(orff)
+            if orff.kernel == "decomposable" and orff.A is None:
+                orff.set_params(A=np.eye(p))
+            if self.verbose and not getattr(orff, "verbose", 1):
+                orff.set_params(verbose=self.verbose)
+            self._say(f"fitting the feature map on {X.shape[0]} x {X.shape[1]} rows")
+            orff.fit(X, sample_weight=sample_weight)
         if orff.n_outputs_ != p:
             raise ValueError(f"'y' must have p={orff.n_outputs_} columns for "
                              f"kernel={orff.kernel!r} on d={X.shape[1]} inputs; got {p}.")
         return orff
 
     def _choose_solver(self, solver, orff):
+        if _generic.is_generic(orff, ORFF):
+            return _generic.choose_solver(solver, orff, _check_alpha(self.alpha))
         decomposable = orff.factors_.ndim == 2
         s2 = 2 * orff.frequencies_.shape[0]
         if solver == "auto":
@@ -283,19 +307,19 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         Y = y[:, None] if y.ndim == 1 else y
         orff = self._new_map(orff, X, Y.shape[1], w)
         solver = self._choose_solver(solver, orff)
-        s2 = 2 * orff.frequencies_.shape[0]
+        s2 = _row_floats(orff)
         n = X.shape[0]
         for name in ("n_iter_", "_stats"):
             if hasattr(self, name):
                 delattr(self, name)
-        if solver == "cg" and (n <= s2 or s2 * s2 * 8 > GRAM_MAX_BYTES):
+        if solver == "cg" and isinstance(orff, ORFF) and (n <= s2 or s2 * s2 * 8 > GRAM_MAX_BYTES):
             theta, b, n_iter = _operator_solve(orff, X, Y, w, alpha, tol, max_iter,
                                                self.fit_intercept)
             stats = None
         else:
             stats = _statistics(orff, X, Y, w, self._batch_rows(8 * (s2 + Y.shape[1])))
-            theta, b, n_iter = _solve(stats, orff.factors_, alpha, solver, tol, max_iter,
-                                      self.fit_intercept)
+            theta, b, n_iter = _solve_map(stats, orff, alpha, solver, tol, max_iter,
+                                          self.fit_intercept)
         self._set_solution(orff, theta, b, n_iter, solver, y.ndim == 1, n, stats)
         return self
 
@@ -344,12 +368,12 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
             y_1d = self._y_1d
             n_seen = self.n_samples_seen_
         solver = self._choose_solver(solver, orff_)
-        s2 = 2 * orff_.frequencies_.shape[0]
+        s2 = _row_floats(orff_)
         stats = _statistics(orff_, X, Y, w, self._batch_rows(8 * (s2 + Y.shape[1])))
         if not first:
             stats = _merge(self._stats, stats)
-        theta, b, n_iter = _solve(stats, orff_.factors_, alpha, solver, tol, max_iter,
-                                  self.fit_intercept)
+        theta, b, n_iter = _solve_map(stats, orff_, alpha, solver, tol, max_iter,
+                                      self.fit_intercept)
         self._set_solution(orff_, theta, b, n_iter, solver, y_1d, n_seen + X.shape[0], stats)
         return self
 
@@ -361,13 +385,12 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         rows, w_rows = _dask_map_rows(orff, X, Y.shape[1], w)
         orff_ = self._new_map(orff, rows, Y.shape[1], w_rows)
         solver = self._choose_solver(solver, orff_)
-        s2 = 2 * orff_.frequencies_.shape[0]
-        batch = self._batch_rows(8 * (s2 + Y.shape[1]))
+        batch = self._batch_rows(8 * (_row_floats(orff_) + Y.shape[1]))
         stats = _dask.reduce_blocks(_block_statistics, _merge, (X, Y, w), orff_, batch)
         if stats[0] <= 0:
             raise ValueError("'sample_weight' must have a positive sum; got all zeros.")
-        theta, b, n_iter = _solve(stats, orff_.factors_, alpha, solver, tol, max_iter,
-                                  self.fit_intercept)
+        theta, b, n_iter = _solve_map(stats, orff_, alpha, solver, tol, max_iter,
+                                      self.fit_intercept)
         self._set_solution(orff_, theta, b, n_iter, solver, y_1d, int(stats[1]), stats)
         return self
 
@@ -416,11 +439,13 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         X = X.astype(np.float64, copy=False)
         orff = self.orff_
         p = orff.n_outputs_
-        s2 = 2 * orff.frequencies_.shape[0]
         m = X.shape[0]
-        out = np.empty((m, p))
-        rows = self._batch_rows(8 * (s2 + 2 * orff.rank_ + 2 * p))
+        rows = self._batch_rows(8 * (_row_floats(orff) + 2 * getattr(orff, "rank_", 0) + 2 * p))
         intercept = np.asarray(self.intercept_, dtype=np.float64).reshape(p)
+        if _generic.is_generic(orff, ORFF):
+            out = _generic.predict(orff, X, self.coef_, rows) + intercept
+            return out.ravel() if self._y_1d else out
+        out = np.empty((m, p))
         for start in range(0, m, rows):
             stop = min(start + rows, m)
             op = _FeatureOperator(orff.scalar_features(X[start:stop]), orff.factors_)
@@ -460,8 +485,18 @@ def _batch_statistics(F, Y, w):
     return sw, n, mF, mY, F.T @ F, F.T @ Yc
 
 
+def _merge(a, b):
+    """Pairwise update of batch statistics: a generic feature map's (mean features ``(D, p)``)
+    or the scalar-feature ones (NumPy and array API alike, :func:`._ridge_xp.merge`)."""
+    if a[2].ndim == 2:
+        return _generic.merge(a, b)
+    return _ridge_xp.merge(a, b)
+
+
 def _statistics(orff, X, Y, w, rows):
     """Statistics of validated ``X`` (n, d), ``Y`` (n, p), ``w`` (n,) or None, by ``rows``."""
+    if _generic.is_generic(orff, ORFF):
+        return _generic.statistics(orff, X, Y, w, rows)
     stats = None
     for start in range(0, X.shape[0], rows):
         stop = min(start + rows, X.shape[0])
@@ -484,7 +519,7 @@ def _dask_map_rows(orff, X, p, w=None):
     if n is None or (isinstance(n, float) and math.isnan(n)):  # unknown chunk sizes
         rows = _dask.first_block(X)
         return rows, None if w is None else np.asarray(w.blocks[0].compute(), dtype=np.float64)
-    m = _orff_fit_rows(orff, p)
+    m = _orff_fit_rows(orff, p) if isinstance(orff, ORFF) else _generic.fit_rows(orff, n)
     idx = slice(0, 1) if m == 1 else _sample_indices(n, m)
     return (np.asarray(X[idx].compute()),
             None if w is None else np.asarray(w[idx].compute(), dtype=np.float64))
@@ -509,6 +544,17 @@ def _block_statistics(orff, rows, X, Y, w):
 
 
 # --------------------------------------------------------------------------- solvers
+def _row_floats(orff):
+    """Floats per row of the features the statistics are made of."""
+    return 2 * orff.frequencies_.shape[0] if isinstance(orff, ORFF) else _generic.width(orff)
+
+
+def _solve_map(stats, orff, alpha, solver, tol, max_iter, fit_intercept):
+    if _generic.is_generic(orff, ORFF):
+        return _generic.solve(stats, alpha, solver, tol, max_iter, fit_intercept)
+    return _solve(stats, orff.factors_, alpha, solver, tol, max_iter, fit_intercept)
+
+
 def _solve(stats, B, alpha, solver, tol, max_iter, fit_intercept):
     """``(theta, b, n_iter)`` from the statistics."""
     sw, _, mF, mY, G, C = stats

@@ -30,6 +30,9 @@ Modules
 ``_xp``
     Array API dispatch (scikit-learn's ``array_api_dispatch``): the input's namespace and
     device, the moves to and from the host, the transform in the namespace.
+``operator_nystroem``, ``_pairs``
+    :class:`OperatorNystroem`, the operator-valued Nystroem map of the same kernels, and the
+    selection of its (landmark, output) pairs.
 
 The names are imported lazily (PEP 562): importing :mod:`qmc_orff.maps.frequencies`
 does not import the estimators.
@@ -41,6 +44,7 @@ import importlib
 _LAZY = {
     "FourierFeatures": "qmc_orff.maps.fourier_features",
     "ORFF": "qmc_orff.maps.orff",
+    "OperatorNystroem": "qmc_orff.maps.operator_nystroem",
     "householder_complement": "qmc_orff.maps.orff",
     "make_frequencies": "qmc_orff.maps.frequencies",
     "source_points": "qmc_orff.maps.frequencies",

@@ -2,6 +2,8 @@
 check of a supplied sequence, with the fixed row samples and Gram errors both rank maps by."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -69,6 +71,57 @@ def _weighted_sample(X, m, sample_weight=None):
     return np.ascontiguousarray(U[perm]), wu[perm]
 
 
+# --------------------------------------------------------------------------- default bandwidth
+#: ``sigma=None, gamma=None``: the median heuristic on a fixed sample of at most this many rows
+#: of ``X`` (the rows of :func:`_sample_rows`; the seedless default's selection of
+#: :class:`FourierFeatures` reads the same ones).
+BANDWIDTH_SAMPLES = 512
+#: Kernels whose default bandwidth is the median 1-norm distance (product kernels, whose
+#: exponent is a sum over the coordinates), the others taking the Euclidean one.
+_ONE_NORM = ("laplacian", "skewed_chi2")
+
+
+def median_bandwidth(X, kernel="gaussian", sample_weight=None):
+    """The default bandwidth: the median distance between the rows of a fixed sample of ``X``.
+
+    The median heuristic (Jaakkola et al. 1999; Garreau et al. 2017) on at most
+    :data:`BANDWIDTH_SAMPLES` fixed rows of ``X`` (:func:`_weighted_sample`): the Euclidean
+    distance, or the 1-norm for the Laplacian and skewed chi-squared kernels (whose exponent
+    is ``|x - z|_1 / sigma``-like), so that ``k(x, z)`` is ``exp(-1/2)`` (Gaussian) or
+    ``exp(-1)`` (Laplacian) at the median pair.  With ``sample_weight``, the median of the
+    pair distances weighted by ``w_i w_j`` (and ``w_i (w_i - 1)`` at distance 0 for a row
+    with itself, the pairs among ``w_i`` repeated copies): integer weights and repeated
+    rows give the same bandwidth.  A median of 0 (most sampled pairs equal) falls back to
+    the median of the positive distances, and 1.0 when all sampled rows are equal.
+    """
+    from scipy.spatial.distance import pdist
+
+    U, w = _weighted_sample(X, BANDWIDTH_SAMPLES, sample_weight)
+    m = U.shape[0]
+    if m < 2:
+        return 1.0
+    dist = pdist(U, "cityblock" if kernel in _ONE_NORM else "euclidean")
+    i, j = np.triu_indices(m, 1)
+    weight = w[i] * w[j]
+    dist = np.concatenate([np.zeros(m), dist])  # a row with its own copies
+    weight = np.concatenate([np.maximum(w * (w - 1.0), 0.0) / 2.0, weight])
+    med = _weighted_median(dist, weight)
+    if not med > 0:
+        pos = dist > 0
+        med = _weighted_median(dist[pos], weight[pos]) if np.any(pos) else 1.0
+    return med if np.isfinite(med) else 1.0
+
+
+def _weighted_median(values, weights):
+    """The midpoint of the lower and upper weighted medians (``np.median`` for unit weights)."""
+    order = np.argsort(values, kind="stable")
+    v, cum = values[order], np.cumsum(weights[order])
+    half = 0.5 * cum[-1]
+    lo = v[min(int(np.searchsorted(cum, half, side="left")), v.size - 1)]
+    hi = v[min(int(np.searchsorted(cum, half, side="right")), v.size - 1)]
+    return float(0.5 * (lo + hi))
+
+
 def _selection_rows(p):
     """Rows of ``X`` the seedless ORFF default ranks its draws on (``p`` outputs)."""
     return max(2, CHECK_BLOCK_ROWS // max(1, p))
@@ -86,6 +139,8 @@ def _orff_fit_rows(orff, p):
     A fit on those rows (:func:`_sample_rows` of ``X``) gives the same map as a fit on ``X``:
     how :class:`~qmc_orff.ORFFRidge` fits the map to a Dask array without computing it.
     """
+    if orff.sigma is None and orff.gamma is None:  # the default bandwidth: ORFF.fit reads
+        return BANDWIDTH_SAMPLES                     # these rows only (sample_bandwidth_rows)
     sequence = orff.sequence
     if isinstance(sequence, str):
         seeded = _resolve_seed(orff.seed, orff.random_state) is not None
@@ -115,7 +170,7 @@ def _gram_errors(Y, K, maps, cross=False):
     h = Y.shape[0] // 2 if cross else Y.shape[0]
     A, B = (slice(0, h), slice(h, None)) if cross else (slice(None), slice(None))
     K = K[A, B]
-    nK = float(np.linalg.norm(K))
+    nK = _frobenius(K)
     offsets = np.cumsum([0] + [w.shape[0] for w, _ in maps])
 
     def error(c):
@@ -124,13 +179,20 @@ def _gram_errors(Y, K, maps, cross=False):
         G = C[A] @ C[B].T
         G += S[A] @ S[B].T
         G -= K
-        return _relative(float(np.linalg.norm(G)), nK)
+        return _relative(_frobenius(G), nK)
 
     n_threads = min(get_num_threads(), len(maps))
     with _blas_limited(1):
         if n_threads == 1:
             return [error(c) for c in range(len(maps))]
         return list(_row_workers().map(error, range(len(maps))))
+
+
+def _frobenius(A):
+    """``||A||_F`` by NumPy's pairwise sum of the squares: the same bits whatever the thread
+    counts (``np.linalg.norm`` ravels and calls BLAS ``dot``, whose threaded reduction --
+    where no BLAS thread limit applies -- may round differently)."""
+    return math.sqrt(float(np.sum(np.square(A))))
 
 
 def _relative(err, nK):
@@ -188,10 +250,10 @@ def _check_supplied_sequence(fitted, X, reference, p=1, Y=None):
     if hasattr(fitted, "approximate_kernel"):  # operator-valued: the (m p, m p) block Gram matrix
         from sklearn.base import clone
 
-        K = fitted.kernel_.block(Xs)
-        nK = float(np.linalg.norm(K))
         with _blas_limited(1):
-            errors = [float(np.linalg.norm(fm.approximate_kernel(Xs, block=True) - K)) / nK
+            K = fitted.kernel_.block(Xs)
+            nK = _frobenius(K)
+            errors = [_frobenius(fm.approximate_kernel(Xs, block=True) - K) / nK
                       for fm in [fitted] + [
                           clone(fitted).set_params(sequence=reference, n_components=s, seed=k,
                                                    random_state=None, check="off").fit(Xs)
@@ -213,10 +275,31 @@ def _check_supplied_sequence(fitted, X, reference, p=1, Y=None):
                f"than {reference!r} frequencies of the same size ({ref_err:.3g}, mean of "
                f"{CHECK_REFERENCE_SEEDS} seeds): it was designed for other data (box, dimension "
                "or bandwidth). Use the default sequence, or pass check='off' to keep it silently.")
+        msg += _unit_cube_hint(fitted.sequence)
         if check == "raise":
             raise ValueError(msg)
         warnings.warn(msg, UserWarning, stacklevel=4)  # past fit and its _fit_context
     return own, ref_err, m
+
+
+def _unit_cube_hint(sequence):
+    """A hint for an array of unit-cube points given as frequencies (all entries in [0, 1]:
+    e.g. ``Sobol(d, scramble=False).random(s)``, whose rows are then frequencies, the
+    first the zero frequency), else ``""``."""
+    from scipy.stats import qmc
+
+    from ..sequence import Sequence
+
+    if isinstance(sequence, (str, Sequence, qmc.QMCEngine)):
+        return ""
+    U = np.asarray(sequence)
+    if U.size == 0 or not np.issubdtype(U.dtype, np.number) or \
+            not (np.min(U) >= 0.0 and np.max(U) <= 1.0):
+        return ""
+    return (" Its entries all lie in [0, 1]: an array is taken as unit-bandwidth frequencies, "
+            "not unit-cube points; to map unit-cube points by the inverse CDF pass the engine "
+            "itself (e.g. sequence=qmc_orff.Sobol(d, scramble=False), centred off the "
+            "boundary).")
 
 
 def _exact_gram(kernel, X):
@@ -341,7 +424,7 @@ def _select_default_operator(est, exact, X, factors, sigma, measure, sample_weig
     XA, XB = Xs[:h], Xs[h:]
     scale = np.sqrt(np.repeat(w[:h], p))[:, None] * np.sqrt(np.repeat(w[h:], p))[None, :]
     K = exact.block(XA, XB) * scale
-    nK = float(np.linalg.norm(K))
+    nK = _frobenius(K)
     _warn_vanishing_kernel(K, XA, XB, sigma)
     best, best_err = (None, None), np.inf
     with _blas_limited(1):
@@ -352,8 +435,8 @@ def _select_default_operator(est, exact, X, factors, sigma, measure, sample_weig
             cand.frequencies_, cand.weights_ = W, xi
             cand.amplitudes_, cand.factors_ = factors(W, xi)
             cand.n_outputs_, cand.rank_, cand.kernel_ = p, cand.factors_.shape[-1], exact
-            e = _relative(float(np.linalg.norm(
-                cand.approximate_kernel(XA, XB, block=True) * scale - K)), nK)
+            e = _relative(_frobenius(cand.approximate_kernel(XA, XB, block=True) * scale - K),
+                          nK)
             _progress(getattr(est, "verbose", 0), "ORFF", k, e)
             if e < best_err:  # the first of equal errors
                 best, best_err = (W, xi), e

@@ -20,7 +20,7 @@ from . import _xp
 from ._params import (_check_row_phases, _common_constraints, _resolve_seed, _scalar_param,
                       _sigma_from_gamma)
 from .adaptive_maps import _adaptive_frequencies, _is_adaptive
-from .default_source import _CHECKS, _check_supplied_sequence, _select_default
+from .default_source import _CHECKS, _check_supplied_sequence, _select_default, median_bandwidth
 from .frequencies import SOURCES, make_frequencies
 
 if TYPE_CHECKING:  # names used in type hints only
@@ -39,10 +39,17 @@ _KERNEL_ALIASES = {"rbf": "gaussian"}
 # --------------------------------------------------------------------------- scalar maps
 @_dask.lazy_transform
 class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
-    """Fourier features of a shift-invariant kernel, from random or QMC frequencies.
+    r"""Fourier features of a shift-invariant kernel, from random or QMC frequencies.
 
-    ``transform(X) = [sqrt(xi) cos(X W^T), sqrt(xi) sin(X W^T)]``, so that
-    ``transform(x) . transform(z) = sum_j xi_j cos<x - z, w_j> ~= k(x, z)``.
+    With frequencies :math:`w_1, \dots, w_s` (the rows of ``frequencies_``, :math:`W`) and
+    weights :math:`\xi_j` (``weights_``), ``transform`` maps a row :math:`x` to
+
+    .. math::
+
+        z(x) = \bigl[\sqrt{\xi_j} \cos\langle w_j, x\rangle\bigr]_{j=1}^{s}
+        \oplus \bigl[\sqrt{\xi_j} \sin\langle w_j, x\rangle\bigr]_{j=1}^{s},
+        \qquad
+        z(x)^\top z(y) = \sum_{j=1}^{s} \xi_j \cos\langle x - y, w_j\rangle \approx k(x, y).
 
     .. warning::
        ``n_components`` counts **frequencies**, not columns: the output has
@@ -53,17 +60,20 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     Parameters
     ----------
     kernel : {"gaussian", "rbf", "laplacian", "matern", "skewed_chi2"}, default="gaussian"
-        ``exp(-|x - z|^2 / (2 sigma^2))`` (``"rbf"`` is another name for it),
-        ``exp(-|x - z|_1 / sigma)``, the Matern kernel with smoothness ``nu``
+        :math:`\exp(-\lVert x - z\rVert^2 / (2\sigma^2))` (``"rbf"`` is another name for it),
+        :math:`\exp(-\lVert x - z\rVert_1 / \sigma)`, the Matern kernel with smoothness ``nu``
         and length scale ``sigma``, or the skewed chi-squared kernel with
         skewness ``c`` (features of ``log(x + c)``; inputs must satisfy
         ``x + c > 0``).  The exact kernels are in ``qmc_orff.kernels``.
     sigma : float or array_like of shape (d,) or None, default=None
-        Bandwidth / length scale (per coordinate allowed).  ``None`` means
-        1.0, or the value given by ``gamma``.
+        Bandwidth / length scale (per coordinate allowed).  ``None`` (and ``gamma=None``):
+        the median heuristic, computed at ``fit``: the median distance between the rows of
+        a fixed sample of at most 512 rows of ``X`` (Euclidean; the 1-norm for the
+        Laplacian and skewed chi-squared kernels, of ``log(X + c)`` for the latter), 1.0
+        when they are all equal; ``sigma_`` holds it.  ``gamma`` gives it otherwise.
     gamma : "scale", float or array_like of shape (d,) or None, default=None
-        The Gaussian kernel's ``exp(-gamma |x - z|^2)`` (RBFSampler's
-        parameter): ``gamma = 1 / (2 sigma^2)``, so ``sigma = 1 / sqrt(2 gamma)``.
+        The Gaussian kernel's :math:`\exp(-\gamma \lVert x - z\rVert^2)` (RBFSampler's
+        parameter): :math:`\gamma = 1 / (2\sigma^2)`, so :math:`\sigma = 1/\sqrt{2\gamma}`.
         ``"scale"`` (as in :class:`sklearn.kernel_approximation.RBFSampler`):
         ``gamma = 1 / (d X.var())``, the variance of all the entries of the ``X``
         given to ``fit`` (1.0 when it is 0), computed at fit; ``sigma_`` holds the result.
@@ -124,13 +134,21 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         With ``sequence="adaptive"`` only: the designed sequence (its ``meta``
         has the validation errors of the start, of ORF and of the result).
     sigma_ : float or ndarray of shape (d,)
-        The bandwidth used (from ``sigma`` or ``gamma``).
+        The bandwidth used (from ``sigma``, ``gamma`` or the median heuristic).
     kernel_ : qmc_orff.kernels.Kernel
         The exact kernel approximated.
     check_ : tuple or None
         ``(error, reference_error, n_rows)`` of the fit-time check, ``None`` when it did
         not run (named source or ``check="off"``).
     n_features_in_ : int
+
+    See Also
+    --------
+    ORFF : the operator-valued (matrix-valued kernel) counterpart.
+    make_frequencies : the frequencies and weights alone, from any point source.
+    gram_error : the relative Gram error of a fitted map on held-out rows.
+    sklearn.kernel_approximation.RBFSampler : random Fourier features (i.i.d. frequencies).
+    sklearn.kernel_approximation.Nystroem : a data-dependent map from landmark rows.
 
     Notes
     -----
@@ -219,7 +237,8 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         ns = _xp.foreign(X)  # array API: the frequencies are chosen on the host, moved once
         X_raw = X = _xp.to_numpy(X) if ns is not None else X
         X = self._input(X, reset=True)
-        sigma = _sigma_from_gamma(kernel, self.sigma, self.gamma, X)
+        sigma = median_bandwidth(X, kernel) if self.sigma is None and self.gamma is None \
+            else _sigma_from_gamma(kernel, self.sigma, self.gamma, X)
         if kernel == "skewed_chi2" and not isinstance(self.sequence, str):
             X_raw = validate_data(self, X_raw, dtype=np.float64, reset=False)
         else:

@@ -26,6 +26,7 @@ from .._validation import (as_generator, as_points, as_positive, check_choice, c
 from ..generators import Halton, Lattice, Sobol
 from ..generators.halton import _n_digits
 from ..sequence import Sequence
+from ._engine_cube import T_EPS, centre, engine_cube_points
 
 if TYPE_CHECKING:  # names used in type hints only
     from typing import Any
@@ -40,9 +41,6 @@ KERNELS = ("gaussian", "laplacian", "matern", "skewed_chi2")
 #: :func:`make_frequencies`).
 SOURCES = ("auto", "orf-qmc", "mc", "orf", "halton", "sobol", "lattice")
 _MEASURES = ("spectral", "radial")
-#: Safety clip of unit-cube coordinates: ``t`` is clipped to ``[T_EPS, 1 - T_EPS]``
-#: before the inverse CDF (``2**-53``, the spacing of doubles just below 1).
-T_EPS = 2.0 ** -53
 
 
 # --------------------------------------------------------------------------- unit-cube points
@@ -115,8 +113,9 @@ def source_points(source, s, dim, *, scramble="auto", seed=None):
       to ``[T_EPS, 1 - T_EPS]``, ``T_EPS = 2**-53``.  The clip changes nothing
       in the centred case.
 
-    The designs (:func:`qmc_orff.design.unit_points`) and ``qmc-orff generate``
-    skip index 0 of unrandomised Halton/Sobol' points instead.
+    An engine passed as ``sequence=`` follows the same rule
+    (:func:`make_frequencies`).  The designs' start points and
+    ``qmc-orff generate`` skip index 0 of unrandomised Halton/Sobol' points instead.
     """
     source = check_choice(source, "sequence", ("halton", "sobol", "lattice"))
     s = check_size(s, "n_components", minimum=1, width=dim if isinstance(dim, int) else 1)
@@ -132,9 +131,8 @@ def source_points(source, s, dim, *, scramble="auto", seed=None):
         warnings.warn(f"sequence='sobol' with n_components={s}: the balance properties of "
                       "Sobol' points need a power of 2.", UserWarning, stacklevel=3)
     if scramble is not True and not (isinstance(scramble, np.bool_) and scramble):
-        bases = engine.base if source == "halton" else np.full(dim, 2, dtype=np.int64)
-        for j, b in enumerate(bases.tolist()):
-            t[:, j] += 0.5 * float(b) ** (-_n_digits(s - 1, b))
+        bases = engine.base.tolist() if source == "halton" else [2] * dim
+        return centre(t, bases, s - 1)
     np.clip(t, T_EPS, 1.0 - T_EPS, out=t)
     return t
 
@@ -403,8 +401,9 @@ def _given_points(sequence, kernel, measure, n_components, d):
 
 def _engine_points(engine, kernel, measure, nu, s, d):
     """Unit-bandwidth frequencies ``(s, d)`` from the next ``s`` points of a
-    `scipy.stats.qmc.QMCEngine` (``engine.random(s)``, mapped by the inverse CDF, as the
-    named QMC sources); a stateful engine advances."""
+    `scipy.stats.qmc.QMCEngine` (``engine.random(s)``, kept off the cube's boundary as the
+    named QMC sources, :func:`~qmc_orff.maps._engine_cube.engine_cube_points`, and mapped by
+    the inverse CDF); a stateful engine advances."""
     if d is None:
         raise ValueError("'d' is required for a QMCEngine 'sequence'.")
     if s is None:
@@ -413,7 +412,7 @@ def _engine_points(engine, kernel, measure, nu, s, d):
     if engine.d != d + extra:
         raise ValueError(f"'sequence' is a QMCEngine of dimension {engine.d}, but this map needs "
                          f"{d + extra} (d={d}{' + 1 for the radius' if extra else ''}).")
-    t = np.asarray(engine.random(s), dtype=np.float64)
+    t = engine_cube_points(engine, s)
     return _from_unit(t, kernel, measure, nu, d), s
 
 
@@ -442,15 +441,23 @@ def make_frequencies(kernel: str = "gaussian", n_components: int | None = 256,
                      sequence: str | Sequence | ArrayLike = "auto", seed: Any = None,
                      scramble: bool | str = "auto", nu: float = 1.5,
                      measure: str = "spectral") -> tuple[np.ndarray, np.ndarray]:
-    """Frequencies and quadrature weights for a shift-invariant kernel.
+    r"""Frequencies and quadrature weights for a shift-invariant kernel.
+
+    Frequencies :math:`w_1, \dots, w_s` (the rows of ``W``) and weights :math:`\xi_j`
+    such that
+
+    .. math::
+
+        k(x, z) \approx \sum_{j=1}^{s} \xi_j \cos\langle x - z, w_j\rangle .
 
     Parameters
     ----------
     kernel : {"gaussian", "laplacian", "matern", "skewed_chi2"}, default="gaussian"
-        The kernel whose spectral measure is sampled: ``N(0, sigma^-2 I)``,
-        a product of ``Cauchy(0, 1/sigma_j)``, the multivariate t with ``2 nu``
-        degrees of freedom and scale ``1/sigma`` (``sigma`` is the Matern length
-        scale), or a product of hyperbolic secant densities ``sigma sech(pi sigma w)``.
+        The kernel whose spectral measure is sampled: :math:`\mathcal N(0, \sigma^{-2} I)`,
+        a product of :math:`\operatorname{Cauchy}(0, 1/\sigma_j)`, the multivariate t with
+        :math:`2\nu` degrees of freedom and scale :math:`1/\sigma` (:math:`\sigma` is the
+        Matern length scale), or a product of hyperbolic secant densities
+        :math:`\sigma \operatorname{sech}(\pi \sigma w)`.
     n_components : int or None, default=256
         Number ``s`` of frequencies (``s * d <= 2**28``).  For a :class:`~qmc_orff.Sequence` or an
         array: ``None`` takes all its points, an int ``<= s`` the first
@@ -482,13 +489,20 @@ def make_frequencies(kernel: str = "gaussian", n_components: int | None = 256,
           kernel's density (``"gaussian"`` or ``"laplacian"``).
         - an array of shape ``(s, d)``: unit-bandwidth frequencies of the
           requested measure (like ``Sequence.points``), divided by ``sigma``;
-          uniform weights.
+          uniform weights.  Not unit-cube points: a zero row is the zero frequency
+          (pass the engine itself to map unit-cube points by the inverse CDF).
         - a `scipy.stats.qmc.QMCEngine` instance (``scipy.stats.qmc.Sobol(d)``,
           :class:`qmc_orff.Sobol`, ...): its next ``n_components`` points
           (``engine.random(n_components)``) mapped by the inverse CDF, as the named
           QMC sources; its ``d`` must be the map's (``d + 1`` for the Matern kernel and
           ``measure="radial"``).  A stateful engine advances: a second call draws the
-          next points (``engine.reset()`` first for the same ones).
+          next points (``engine.reset()`` first for the same ones).  The boundary rule of
+          the named sources applies: unrandomised Sobol', Halton and lattice engines
+          (this library's or SciPy's, which start at the origin) are centred by half a
+          grid step -- ``Sobol(d, scramble=False)`` gives the frequencies of
+          ``sequence="sobol", scramble=False`` -- randomised ones are clipped to
+          ``[T_EPS, 1 - T_EPS]``, and another engine's point with a coordinate 0 or 1
+          is refused (ValueError).
     seed : None, int, SeedSequence, BitGenerator or Generator, default=None
         Randomness of ``"mc"``, ``"orf"`` and of the scrambling.
     scramble : "auto", bool or "deterministic", default="auto"
@@ -503,7 +517,7 @@ def make_frequencies(kernel: str = "gaussian", n_components: int | None = 256,
     measure : {"spectral", "radial"}, default="spectral"
         ``"radial"`` (Gaussian only) samples the trace-normalised measure of
         the Gaussian curl- and div-free kernels (Minh 2016, eq. 54 and 56),
-        ``rho(w) = sigma^2 |w|^2 N(w; 0, sigma^-2 I) / d``.
+        :math:`\rho(w) = \sigma^2 \lVert w\rVert^2 \mathcal N(w; 0, \sigma^{-2} I) / d`.
 
     Returns
     -------
@@ -512,6 +526,13 @@ def make_frequencies(kernel: str = "gaussian", n_components: int | None = 256,
     weights : ndarray of shape (s,)
         Nonnegative quadrature weights: ``1/s`` each unless a weighted Sequence
         was given.
+
+    See Also
+    --------
+    FourierFeatures : the scalar feature map built on these frequencies.
+    ORFF : the operator-valued feature map.
+    Sobol, Halton, Lattice : engines to pass as ``sequence=``.
+    load_catalogue : designed sequences to pass as ``sequence=``.
 
     Notes
     -----

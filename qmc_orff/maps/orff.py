@@ -21,7 +21,8 @@ from . import _xp
 from ._params import (_check_row_phases, _common_constraints, _resolve_seed, _scalar_param,
                       _sigma_from_gamma)
 from .adaptive_maps import _adaptive_operator_frequencies, _is_adaptive
-from .default_source import _CHECKS, _check_supplied_sequence, _select_default_operator
+from .default_source import (BANDWIDTH_SAMPLES, _CHECKS, _check_supplied_sequence,
+                             _sample_indices, _select_default_operator, median_bandwidth)
 from .frequencies import SOURCES, make_frequencies
 from .operators import _FeatureOperator
 
@@ -116,23 +117,31 @@ def householder_complement(W):
 
 @_dask.lazy_transform
 class ORFF(TransformerMixin, BaseEstimator):
-    """Operator-valued random Fourier features (ORFF) of Gaussian matrix-valued kernels.
+    r"""Operator-valued random Fourier features (ORFF) of Gaussian matrix-valued kernels.
 
-    ``Phi(x)^T Phi(z) = sum_j xi_j cos<x - z, w_j> A~(w_j) ~= K(x, z)`` with
-    ``A~(w) = B(w) B(w)^T`` (Brault et al. 2016, Proposition 2.3).
+    .. math::
+
+        \Phi(x)^\top \Phi(z) = \sum_{j=1}^{s} \xi_j \cos\langle x - z, w_j\rangle\,
+        \tilde A(w_j) \approx K(x, z), \qquad \tilde A(w) = B(w) B(w)^\top
+
+    (Brault et al. 2016, Proposition 2.3), :math:`\Phi(x)` of shape :math:`(2sr, p)`.
 
     Parameters
     ----------
     kernel : {"decomposable", "curl_free", "div_free"}, default="decomposable"
-        ``k_0(delta) A``; ``-Hess k_0``; ``(Hess - Laplacian I) k_0`` with
-        ``k_0(delta) = exp(-|delta|^2 / (2 sigma^2))``; the exact kernels are
+        :math:`k_0(\delta) A`; :math:`-\nabla\nabla^\top k_0`;
+        :math:`(\nabla\nabla^\top - \Delta I) k_0` with
+        :math:`k_0(\delta) = \exp(-\lVert\delta\rVert^2 / (2\sigma^2))`; the exact kernels are
         ``Decomposable``, ``CurlFree`` and ``DivFree`` of ``qmc_orff.kernels``
         (fitted: ``kernel_``).  Curl- and div-free need ``p = d``
         (div-free ``d >= 2``).
     sigma : float or None, default=None
         Bandwidth of ``k_0`` (``gamma = 1 / (2 sigma^2)``).  Per coordinate
-        allowed for the decomposable kernel.  ``None`` means 1.0, or the value
-        given by ``gamma``.
+        (an array of shape (d,)) for the decomposable kernel only.  ``None`` (and
+        ``gamma=None``): the median heuristic, computed at ``fit``: the median Euclidean
+        distance between the rows of a fixed sample of at most 512 rows of ``X``, its pairs
+        weighted by ``sample_weight`` (integer weights count as repeated rows), 1.0 when
+        they are all equal; ``fit`` then reads those rows only.  ``sigma_`` holds it.
     gamma : "scale", float or array_like of shape (d,) or None, default=None
         ``k_0(delta) = exp(-gamma |delta|^2)`` (RBFSampler's parameter), so
         ``sigma = 1 / sqrt(2 gamma)``; ``"scale"`` is ``1 / (d X.var())`` on the
@@ -153,14 +162,18 @@ class ORFF(TransformerMixin, BaseEstimator):
     measure : {"spectral", "bounded", "trace"}, default="spectral"
         The probability measure ``rho`` the frequencies follow, and ``A~ = mu / rho``:
 
-        - ``"spectral"``: ``rho_0 = N(0, sigma^-2 I)``; ``A~(w) = A``, ``w w^T``,
-          ``|w|^2 I - w w^T`` (unbounded for curl/div; Brault et al. 2016).
-        - ``"bounded"``: ``rho = N(0, 2 sigma^-2 I)``, ``A~ = A(w) rho_0 / rho =
-          A(w) 2^(d/2) exp(-sigma^2 |w|^2 / 4)`` (Minh 2016, eq. 39-42).
+        - ``"spectral"``: :math:`\rho_0 = \mathcal N(0, \sigma^{-2} I)`;
+          :math:`\tilde A(w) = A`, :math:`w w^\top`, :math:`\lVert w\rVert^2 I - w w^\top`
+          (unbounded for curl/div; Brault et al. 2016).
+        - ``"bounded"``: :math:`\rho = \mathcal N(0, 2\sigma^{-2} I)`,
+          :math:`\tilde A = A(w) \rho_0 / \rho = A(w)\, 2^{d/2}
+          \exp(-\sigma^2 \lVert w\rVert^2 / 4)` (Minh 2016, eq. 39-42).
         - ``"trace"``: the trace-normalised measure (Minh 2016, Theorem 9,
-          Corollary 10), ``rho = sigma^2 |w|^2 rho_0 / d`` for curl/div, with
-          ``A~ = (d / sigma^2) w^ w^T`` (curl) and ``(d / sigma^2)(I - w^ w^T)``
-          (div), ``w^ = w / |w|``; for the decomposable kernel it is ``rho_0``.
+          Corollary 10), :math:`\rho = \sigma^2 \lVert w\rVert^2 \rho_0 / d` for
+          curl/div, with :math:`\tilde A = (d / \sigma^2)\, \hat w \hat w^\top` (curl) and
+          :math:`(d / \sigma^2)(I - \hat w \hat w^\top)` (div),
+          :math:`\hat w = w / \lVert w\rVert`; for the decomposable kernel it is
+          :math:`\rho_0`.
     seed : None, int, SeedSequence or Generator, default=None
     random_state : None, int, SeedSequence, Generator or RandomState, default=None
         scikit-learn's name for ``seed`` (used instead of it when given); see
@@ -192,7 +205,7 @@ class ORFF(TransformerMixin, BaseEstimator):
     Attributes
     ----------
     sigma_ : float or ndarray of shape (d,)
-        The bandwidth used (from ``sigma`` or ``gamma``).
+        The bandwidth used (from ``sigma``, ``gamma`` or the median heuristic).
     frequencies_ : ndarray of shape (s, d)
     weights_ : ndarray of shape (s,)
         Quadrature weights ``xi``.
@@ -210,6 +223,12 @@ class ORFF(TransformerMixin, BaseEstimator):
     kernel_ : qmc_orff.kernels.OperatorKernel
         The exact kernel approximated.
     n_features_in_ : int
+
+    See Also
+    --------
+    ORFFRidge : vector-valued ridge regression on these features.
+    FourierFeatures : the scalar-kernel map.
+    adaptive_operator_sequence : the frequencies designed on data (``sequence="adaptive"``).
 
     Notes
     -----
@@ -307,7 +326,16 @@ class ORFF(TransformerMixin, BaseEstimator):
                                  f"{sample_weight.sum()!r}.")
         if kernel == "div_free" and d < 2:
             raise ValueError(f"'X' must have d >= 2 columns for kernel='div_free'; got d={d}.")
-        sigma = _sigma_from_gamma("gaussian", self.sigma, self.gamma, X, sample_weight)
+        if self.sigma is None and self.gamma is None:  # the default bandwidth: the median
+            # heuristic on a fixed sample; but for an adaptive design the fit then reads these
+            # rows only (as a Dask fit does, see default_source._orff_fit_rows)
+            idx = _sample_indices(X.shape[0], BANDWIDTH_SAMPLES)
+            w = None if sample_weight is None else sample_weight[idx]
+            sigma = median_bandwidth(X[idx], "gaussian", w)
+            if not _is_adaptive(self.sequence):
+                X, sample_weight = X[idx], w
+        else:
+            sigma = _sigma_from_gamma("gaussian", self.sigma, self.gamma, X, sample_weight)
         if kernel != "decomposable" or np.ndim(sigma) == 0:
             sig = _scalar_param(sigma, "sigma")
             if not sig > 0:

@@ -74,13 +74,28 @@ def _check_finite_result(*values):
 
 
 class BoxDiscrepancy:
-    """Squared box discrepancy ``D^2`` of frequency sets, with analytic gradients.
+    r"""Squared box discrepancy :math:`D^2` of frequency sets, with analytic gradients.
+
+    For frequencies :math:`w_1, \dots, w_s` with weights :math:`\xi_l` and the box
+    :math:`\square_b = [-b_1, b_1] \times \dots \times [-b_d, b_d]` (Avron et al. 2016,
+    Theorem 9),
+
+    .. math::
+
+        D^2 = (2\pi)^{-d} \int_{\square_b}
+        \Bigl| \int e^{-i\langle u, w\rangle} p(w)\, dw
+        - \sum_{l=1}^{s} \xi_l\, e^{-i\langle u, w_l\rangle} \Bigr|^2 du,
+
+    :math:`p` the kernel's spectral density; ``normalize=True`` returns
+    :math:`\pi^d / \prod_j b_j \cdot D^2`, the mean squared error of the quadrature over
+    the box of differences :math:`u = x - z` (Theorem 12).
 
     Parameters
     ----------
     b : float or array_like of shape (d,)
-        Box half-widths ``b_j > 0``: the integrands are ``exp(-i u.w)`` for ``u``
-        in ``[-b, b]`` (for data, ``b_j = max |x_j - z_j|``; see :func:`box_from_data`).
+        Box half-widths :math:`b_j > 0`: the integrands are :math:`e^{-i\langle u, w\rangle}`
+        for :math:`u \in [-b, b]` (for data, :math:`b_j = \max \lvert x_j - z_j\rvert`; see
+        :func:`box_from_data`).
     kernel : {"gaussian", "laplacian"} or ProductDensity, default="gaussian"
         The kernel, i.e. the spectral density: ``"gaussian"`` (normal),
         ``"laplacian"`` (product Cauchy) or any ``ProductDensity`` (such as
@@ -98,6 +113,12 @@ class BoxDiscrepancy:
     b, sigma : float or ndarray of shape (d,)
         As given (validated).
     d : int or None
+
+    See Also
+    --------
+    box_from_data : the box of a data set's differences.
+    DataDiscrepancy : the Gram error on data, instead of a box.
+    global_sequence, greedy_sequence, weighted_sequence : designs that minimise it.
 
     Notes
     -----

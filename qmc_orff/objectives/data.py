@@ -54,7 +54,13 @@ __all__ = ["DataDiscrepancy", "KERNELS", "data_sha256"]
 KERNELS = ("gaussian", "laplacian", "matern")
 
 
-def _check_data(X, name="X"):
+def _check_data(X, name="X", arrays=None):
+    """``X`` as a C-contiguous float64 ``(m, d)`` array, ``m >= 2``; with ``arrays``, ``m`` is
+    checked by :func:`check_rows` first, from the shape alone (a ``broadcast_to`` view of
+    2**40 rows is refused before it is converted or copied)."""
+    shape = getattr(X, "shape", None)
+    if arrays is not None and isinstance(shape, tuple) and len(shape) == 2:
+        check_rows(int(shape[0]), name, arrays)
     X = as_float_array(X, name, ndim=2)
     if X.shape[0] < 2:
         raise ValueError(f"'{name}' must have at least 2 rows (points); got shape {X.shape}.")
@@ -156,7 +162,12 @@ def normalization(normalize, norm2):
 
 
 class DataDiscrepancy:
-    """Squared Gram error ``||K - Z Z^T||_F^2 / m^2`` of Fourier features on data, with gradients.
+    r"""Squared Gram error :math:`\lVert K - Z Z^\top\rVert_F^2 / m^2` of Fourier features on
+    data, with gradients.
+
+    :math:`K` is the exact kernel's Gram matrix of the :math:`m` rows of ``X`` and :math:`Z`
+    the features of frequencies :math:`w_l` with weights :math:`\xi_l`, so that
+    :math:`(Z Z^\top)_{ik} = \sum_{l} \xi_l \cos\langle x_i - x_k, w_l\rangle`.
 
     Parameters
     ----------
@@ -183,6 +194,12 @@ class DataDiscrepancy:
     density_name : str
         The kernel's name (``Sequence.meta["density"]`` of its frequencies).
     sigma : float or ndarray of shape (d,)
+
+    See Also
+    --------
+    BoxDiscrepancy : the data-free objective over a box of differences.
+    adaptive_sequence : the design that minimises it (``FourierFeatures(sequence="adaptive")``).
+    gram_error : the (unsquared) Gram error of a fitted map on held-out rows.
 
     Notes
     -----
@@ -221,7 +238,7 @@ class DataDiscrepancy:
     """
 
     def __init__(self, X, *, kernel="gaussian", sigma=1.0, nu=1.5):
-        X = _check_data(X)
+        X = _check_data(X, arrays=GRAM_ARRAYS)
         check_rows(X.shape[0])
         self.X = X
         self.X.setflags(write=False)

@@ -14,12 +14,17 @@ import numpy as np
 
 from .._cos_sin import cos_sin_features
 from .._validation import MAX_ELEMENTS, as_points, as_positive, as_weights, check_choice
-from .data import (MAX_WEIGHT_SUM, DataDiscrepancy, _check_data, check_data_phases, check_rows,
-                   cos_product_sums, finite_result, normalization)
+from .data import (GRAM_ARRAYS, MAX_WEIGHT_SUM, DataDiscrepancy, _check_data, check_data_phases,
+                   check_rows, cos_product_sums, finite_result, normalization)
 
 #: ``(m, m)`` arrays the curl- and div-free objective holds: ``k = k_0 / sigma^2`` and
 #: (div-free) ``k |u|^2``; everything else is ``(m, s)``, ``(s, s)`` or a row block.
 OPERATOR_GRAM_ARRAYS = 2
+
+#: The expansion's value is replaced by the direct form's below this fraction of the sum of
+#: its terms' magnitudes (about 3 N2): there its relative rounding error, about ``eps`` times
+#: that sum over the value, exceeds about 1e-6 (relative Gram error ``e`` below about 3e-5).
+_CANCELLED = 1e6 * np.finfo(np.float64).eps
 
 #: Most frequencies ``s`` of the curl- and div-free objective: it holds ``(s, s)`` arrays.
 MAX_OPERATOR_FREQUENCIES = math.isqrt(MAX_ELEMENTS)
@@ -100,7 +105,13 @@ class OperatorDataDiscrepancy:
     form in extended precision, ``tests/test_operator_data.py``).  The adaptive
     design works at ``e`` above ``1e-2`` (random features: ``e ~ s^{-1/2}``), where
     this is far below its stopping tolerances; its results agree with the direct
-    form's to about 1e-9.
+    form's to about 1e-9.  Where the value falls below ``1e6 eps`` times the sum
+    of its terms' magnitudes (``e`` below about 3e-5, e.g. a bandwidth 1e4 times
+    the data's spread, where the expansion returned negative values), it is
+    computed by the direct form instead, ``sum_ij ||K_ij - K~_ij||_F^2 / m^2``
+    entry by entry (relative error about ``eps / e``, never below 0; cost
+    ``O(m^2 s p^2)``); the gradients keep the expansion (relative error
+    about ``eps / e``).
 
     Examples
     --------
@@ -119,8 +130,9 @@ class OperatorDataDiscrepancy:
     def __init__(self, X, *, kernel="curl_free", sigma=1.0, A=None, measure="spectral"):
         from ..kernels import CurlFree, Decomposable, DivFree, Gaussian, check_psd_matrix
 
-        X = _check_data(X)
         self.kernel_name = check_choice(kernel, "kernel", OPERATOR_KERNELS)
+        X = _check_data(X, arrays=GRAM_ARRAYS if self.kernel_name == "decomposable"
+                        else OPERATOR_GRAM_ARRAYS)
         self.measure = check_choice(measure, "measure", _OPERATOR_MEASURES)
         self.X = X
         self.m, self.d = X.shape
@@ -186,7 +198,9 @@ class OperatorDataDiscrepancy:
         Parameters
         ----------
         W : array_like of shape (s, d)
-            Frequencies at the kernel's bandwidth (no zero row for ``measure="trace"``).
+            Frequencies at the kernel's bandwidth (no zero row for ``measure="trace"``),
+            ``s d^3 <= 2**28`` (the derivative's size, checked before it is allocated:
+            ``s = 16384, d = 64`` would take 32 GiB).
 
         Returns
         -------
@@ -194,6 +208,11 @@ class OperatorDataDiscrepancy:
         dA_tilde : ndarray of shape (s, p, p, d)
         """
         W = as_points(W, "W", d=self.d)
+        s, d = W.shape
+        if s * d ** 3 > MAX_ELEMENTS:  # dA_tilde: (s, p, p, d), p = d; before any allocation
+            raise ValueError(f"'W' must have at most {max(MAX_ELEMENTS // d ** 3, 1)} rows for "
+                             f"A_tilde at d={d} (dA_tilde has s d^3 entries, at most 2**28: "
+                             f"2 GiB); got {s}: pass the frequencies in pieces.")
         eye = np.eye(self.d)
         V, norm, c = self._frame(W)
         outer = V[:, :, None] * V[:, None, :]  # v v^T
@@ -255,7 +274,12 @@ class OperatorDataDiscrepancy:
             b = c * ((d - 1) ** 2 * n * Aa - (d - 2) * n * A1 - B)
         else:
             b = c * (n * Aa - B)
-        value = self._norm2 - (2.0 / m2) * float(xi @ b) + float(xi @ RGxi) / m2
+        cross, quad = (2.0 / m2) * float(xi @ b), float(xi @ RGxi) / m2
+        value = self._norm2 - cross + quad
+        if value < _CANCELLED * (self._norm2 + abs(cross) + abs(quad)):
+            # the expansion has cancelled (relative error above about 1e-6, or a negative
+            # value): the direct form, a sum of squares, never below 0
+            value = self._direct_value(W, xi, V, c)
         if not grad:
             return value, None, None
         grad_xi = (2.0 / m2) * (RGxi - b)
@@ -291,6 +315,34 @@ class OperatorDataDiscrepancy:
         else:  # dv/dw = (I - v v^T) / |w|
             grad_W += (gV - V * np.sum(V * gV, axis=1)[:, None]) / norm[:, None]
         return value, grad_W, grad_xi
+
+    def _direct_value(self, W, xi, V, c):
+        """``sum_ij ||K_ij - K~_ij||_F^2 / m^2`` formed entry by entry, by row blocks: no
+        cancellation (relative error about ``eps / e`` at relative Gram error ``e``, never
+        below 0), cost ``O(m^2 s p^2)``; used where the expansion of :meth:`_terms` has
+        cancelled."""
+        m, d, s, sig = self.m, self.d, W.shape[0], self.sigma
+        eye = np.eye(d)
+        base = V[:, :, None] * V[:, None, :]
+        if self.kernel_name == "div_free":
+            base = np.sum(V * V, axis=1)[:, None, None] * eye[None] - base
+        At = (c * xi)[:, None, None] * base                 # xi_l A~_l, (s, p, p)
+        CS = cos_sin_features(self._Xc, W, np.ones(s))
+        C, S = CS[:, :s], CS[:, s:]
+        Xc, total = self._Xc, 0.0
+        rows = max(1, (1 << 21) // max(1, m * max(s, d * d)))
+        for i in range(0, m, rows):
+            cos = C[i:i + rows, None, :] * C[None] + S[i:i + rows, None, :] * S[None]
+            E = (cos.reshape(-1, s) @ At.reshape(s, d * d)).reshape(-1, m, d, d)
+            u = (Xc[i:i + rows, None, :] - Xc[None]) / sig
+            uu = u[..., :, None] * u[..., None, :]
+            if self.kernel_name == "curl_free":
+                K = eye - uu
+            else:
+                K = uu + ((d - 1) - np.sum(u * u, axis=-1))[..., None, None] * eye
+            E -= K * self._kk[i:i + rows, :, None, None]
+            total += float(np.sum(E * E))
+        return total / float(m) ** 2
 
     def _inputs(self, W, weights):
         """Checked frequencies and weights (as :class:`DataDiscrepancy`)."""

@@ -1,0 +1,373 @@
+"""Operator-valued Nystroem map (:class:`OperatorNystroem`): a column Nystroem approximation of
+the block Gram matrix of a Gaussian matrix-valued kernel, with ``D`` (landmark, output) pairs."""
+from __future__ import annotations
+
+import warnings
+from numbers import Integral, Real
+from typing import TYPE_CHECKING
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from .. import _dask
+from .._validation import as_generator, check_choice, check_int
+from ..threads import _blas_limited
+from ..kernels import CurlFree, Decomposable, DivFree, Gaussian, check_psd_matrix
+from ._pairs import inv_sqrt_psd, rp_cholesky_pairs, uniform_pairs
+from ._params import _resolve_seed, _scalar_param, _seed_constraints, _sigma_from_gamma
+
+if TYPE_CHECKING:  # names used in type hints only
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+
+__all__ = ["OperatorNystroem"]
+
+_KERNELS = ("decomposable", "curl_free", "div_free")
+_SELECTIONS = ("rp_cholesky", "uniform")
+#: ``fit`` refuses, before allocating, a Cholesky factor (``selection="rp_cholesky"``:
+#: ``n p`` x ``D`` floats) or the ``D x D`` matrices ``W`` and ``W^{-1/2}`` over this many bytes.
+MAX_BYTES = 1 << 31
+#: Kernel values (floats) evaluated at once by ``transform`` and the selection.
+BATCH_FLOATS = 1 << 22
+
+
+@_dask.lazy_transform
+class OperatorNystroem(TransformerMixin, BaseEstimator):
+    """Operator-valued Nystroem map of the Gaussian matrix-valued kernels of :class:`ORFF`.
+
+    ``Phi(x) = W^{-1/2} K_J(x)`` of shape ``(D, p)``, where row ``k`` of ``K_J(x)`` is
+    ``K(z_k, x)[a_k, :]`` for the pair ``(z_k, a_k)`` (a training row and an output) and
+    ``W = [K(z_k, z_l)[a_k, a_l]]`` (D x D), so that ``Phi(x)^T Phi(y) = K(x, Z) W^+ K(Z, y)``
+    approximates ``K(x, y)`` block-wise (exactly on the training rows when all ``n p`` pairs
+    are used).
+
+    Parameters
+    ----------
+    kernel : {"decomposable", "curl_free", "div_free"}, default="decomposable"
+        As in :class:`ORFF`: ``k_0(delta) A``; ``-Hess k_0``; ``(Hess - Laplacian I) k_0``
+        with ``k_0(delta) = exp(-|delta|^2 / (2 sigma^2))`` (fitted: ``kernel_``).  Curl- and
+        div-free have ``p = d`` outputs (div-free ``d >= 2``).
+    sigma : float, array_like of shape (d,) or None, default=None
+        Bandwidth of ``k_0``, as in :class:`ORFF` (per coordinate only for the decomposable
+        kernel); ``None`` means 1.0, or the value given by ``gamma``.
+    gamma : "scale", float, array_like of shape (d,) or None, default=None
+        ``k_0(delta) = exp(-gamma |delta|^2)``, as in :class:`ORFF`.  Not with ``sigma``.
+    A : array_like of shape (p, p) or None, default=None
+        Output matrix of the decomposable kernel (symmetric PSD); ``None`` is the identity of
+        size ``d``.  Ignored by the other kernels.
+    n_components : int, default=256
+        The output width ``D``: the number of (landmark, output) pairs, any positive integer
+        (as :class:`sklearn.kernel_approximation.Nystroem` counts landmarks).  Unlike
+        :class:`ORFF`, whose ``n_components`` counts frequencies ``s`` (width ``2 s r``).
+        Above the ``n p`` pairs of the training rows, all of them are used (with a warning).
+    selection : {"rp_cholesky", "uniform"}, default="rp_cholesky"
+        How the pairs are chosen from the ``n p`` pairs of the training rows:
+
+        - ``"rp_cholesky"``: the pivots of a randomly pivoted Cholesky of the training block
+          Gram matrix (Chen, Epperly, Tropp and Webber 2023), each drawn in proportion to the
+          part of its diagonal entry not yet explained; ``O(n p D^2)``.  The most accurate
+          selection measured (``benchmarks/bench_operator_vs_nystroem.py``).
+        - ``"uniform"``: ``D`` distinct pairs uniformly at random; ``O(D^2 p)`` kernel values.
+    seed : None, int, SeedSequence or Generator, default=None
+        Randomness of the selection (``None``: fresh entropy at each ``fit``).
+    random_state : None, int, SeedSequence, Generator or RandomState, default=None
+        scikit-learn's name for ``seed`` (used instead of it when given).
+    flatten : bool, default=False
+        ``transform`` returns ``(n, D p)`` (row ``i`` is ``Phi(x_i)`` flattened in C order),
+        with :meth:`get_feature_names_out`; ``False`` keeps ``(n, D, p)``.
+
+    Attributes
+    ----------
+    sigma_ : float or ndarray of shape (d,)
+    kernel_ : qmc_orff.kernels.OperatorKernel
+        The exact kernel approximated.
+    n_components_ : int
+        ``D`` (``n_components``, or ``n p`` when the training rows have fewer pairs).
+    components_ : ndarray of shape (D, d)
+        The landmark ``z_k`` of each pair (a training row; rows repeat across outputs).
+    component_indices_ : ndarray of shape (D,)
+        The training row index of each pair.
+    component_outputs_ : ndarray of shape (D,)
+        The output ``a_k`` of each pair.
+    normalization_ : ndarray of shape (D, D)
+        ``W^{+1/2}`` (eigenvalues below ``1e-12`` times the largest dropped).
+    n_outputs_ : int
+        ``p``.
+    n_features_in_ : int
+
+    See Also
+    --------
+    ORFF : the operator-valued random Fourier features of the same kernels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qmc_orff import OperatorNystroem, gram_error
+    >>> X = np.random.default_rng(0).uniform(-1, 1, size=(200, 2))
+    >>> ny = OperatorNystroem("curl_free", n_components=64, random_state=0).fit(X)
+    >>> ny.transform(X[:5]).shape       # (n, D, p)
+    (5, 64, 2)
+    >>> bool(gram_error(ny, X) < 0.01)
+    True
+    """
+
+    _parameter_constraints: dict = {
+        "kernel": [StrOptions(set(_KERNELS))],
+        "sigma": [Real, "array-like", None],
+        "gamma": [Real, "array-like", StrOptions({"scale"}), None],
+        "A": ["array-like", None],
+        "n_components": [Integral],
+        "selection": [StrOptions(set(_SELECTIONS))],
+        "seed": _seed_constraints(legacy=False),
+        "random_state": _seed_constraints(legacy=True),
+        "flatten": ["boolean"],
+    }
+
+    def __init__(self, kernel="decomposable", *, sigma=None, gamma=None, A=None,
+                 n_components=256, selection="rp_cholesky", seed=None, random_state=None,
+                 flatten=False):
+        self.kernel = kernel
+        self.sigma = sigma
+        self.gamma = gamma
+        self.A = A
+        self.n_components = n_components
+        self.selection = selection
+        self.seed = seed
+        self.random_state = random_state
+        self.flatten = flatten
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        tags.input_tags.sparse = True
+        return tags
+
+    # ------------------------------------------------------------------ fitting
+    def _exact_kernel(self, X, sample_weight):
+        """``(kernel_, sigma_)`` for the rows ``X``, with the parameters checked."""
+        kernel = check_choice(self.kernel, "kernel", _KERNELS)
+        d = X.shape[1]
+        if kernel == "div_free" and d < 2:
+            raise ValueError(f"'X' must have d >= 2 columns for kernel='div_free'; got d={d}.")
+        sigma = _sigma_from_gamma("gaussian", self.sigma, self.gamma, X, sample_weight)
+        if kernel != "decomposable" or np.ndim(sigma) == 0:
+            sigma = _scalar_param(sigma, "sigma")
+            if not sigma > 0:
+                raise ValueError(f"'sigma' must be positive; got {sigma!r}.")
+        if kernel == "decomposable":
+            A = np.eye(d) if self.A is None else check_psd_matrix(self.A, "A")
+            return Decomposable(Gaussian(sigma), A), sigma
+        return (CurlFree(sigma) if kernel == "curl_free" else DivFree(sigma)), sigma
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X: ArrayLike, y: Any = None,
+            sample_weight: ArrayLike | None = None) -> OperatorNystroem:
+        """Choose the ``D`` (landmark, output) pairs among the rows of ``X``.
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n, d)
+        y : ignored
+        sample_weight : array_like of shape (n,) or None, default=None
+            Weights of the rows for ``gamma="scale"`` (as :class:`ORFF`); the selection of
+            the pairs ignores them.
+
+        Returns
+        -------
+        self
+        """
+        X = _dense(validate_data(self, X, dtype=(np.float64, np.float32), reset=True,
+                                 accept_sparse=("csr", "csc")))
+        selection = check_choice(self.selection, "selection", _SELECTIONS)
+        D = check_int(self.n_components, "n_components", minimum=1)
+        if not isinstance(self.flatten, (bool, np.bool_)):
+            raise TypeError(f"'flatten' must be a bool; got {self.flatten!r}.")
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        exact, sigma = self._exact_kernel(X, sample_weight)
+        n, p = X.shape[0], exact.output_dim(X.shape[1])
+        if D > n * p:
+            warnings.warn(f"n_components={D} is above the n p = {n * p} (landmark, output) "
+                          f"pairs of the {n} training rows; all {n * p} are used.", UserWarning,
+                          stacklevel=2)
+            D = n * p
+        if 16 * D * D > MAX_BYTES:
+            raise ValueError(f"'n_components'={D} needs {16 * D * D / 2**30:.1f} GiB for the "
+                             f"D x D matrices W and W^(-1/2) (limit MAX_BYTES = "
+                             f"{MAX_BYTES / 2**30:.0f} GiB); choose a smaller 'n_components'.")
+        rng = as_generator(_resolve_seed(self.seed, self.random_state), "random_state")
+        with _blas_limited(1):  # the same pairs and W whatever the BLAS thread count
+            J, W = self._select(exact, X, D, p, selection, rng)
+            normalization = inv_sqrt_psd(W)
+        rows, outputs = J // p, J % p
+        self.sigma_ = sigma
+        self.kernel_ = exact
+        self.n_outputs_ = p
+        self.n_components_ = D
+        self.components_ = X[rows]
+        self.component_indices_ = rows
+        self.component_outputs_ = outputs
+        self.normalization_ = normalization
+        return self
+
+    @staticmethod
+    def _select(exact, X, D, p, selection, rng):
+        """The pairs ``J`` (D,) and their block Gram matrix ``W`` (D, D)."""
+        n = X.shape[0]
+        if D == n * p:
+            J = np.arange(n * p)
+        elif selection == "uniform":
+            J = uniform_pairs(n * p, D, rng)
+        else:
+            if 8 * n * p * D > MAX_BYTES:
+                raise ValueError(f"selection='rp_cholesky' needs {8 * n * p * D / 2**30:.1f} GiB "
+                                 f"for n={n} rows, p={p} outputs and n_components={D} (limit "
+                                 f"MAX_BYTES = {MAX_BYTES / 2**30:.0f} GiB); fit on fewer rows "
+                                 "or use selection='uniform'.")
+            diag = np.tile(np.diagonal(exact.signature(np.zeros(X.shape[1]))), n)
+            J = rp_cholesky_pairs(lambda idx: _pair_columns(exact, X, X, idx, p).T, diag, D, rng)
+        return J, _pair_gram(exact, X[J // p], J % p, p)
+
+    # ------------------------------------------------------------------ evaluation
+    def transform(self, X: ArrayLike) -> np.ndarray:
+        """The feature matrices ``Phi(x_i) = W^{-1/2} K_J(x_i)``.
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} or dask.array.Array of shape (n, d)
+
+        Returns
+        -------
+        ndarray of shape (n, D, p), or (n, D p) when ``flatten``
+            Float32 for float32 ``X``, else float64.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=(np.float64, np.float32), reset=False,
+                          accept_sparse=("csr", "csc"))
+        Phi = self._features(_dense(X))
+        Phi = Phi.astype(X.dtype, copy=False)
+        return Phi.reshape(Phi.shape[0], -1) if self.flatten else Phi
+
+    def _features(self, X):
+        """``(n, D, p)`` float64 features of dense validated rows."""
+        D, p, n = self.n_components_, self.n_outputs_, X.shape[0]
+        out = np.empty((n, D, p))
+        step = max(1, BATCH_FLOATS // max(D * p * p, 1))
+        with _blas_limited(1):  # the same features whatever the BLAS thread count
+            self._fill(X, out, step)
+        return out
+
+    def _fill(self, X, out, step):
+        """``out[i] = Phi(x_i)``, ``step`` rows at a time."""
+        D, p, n = self.n_components_, self.n_outputs_, X.shape[0]
+        for start in range(0, n, step):
+            stop = min(start + step, n)
+            KJ = _pair_rows(self.kernel_, self.components_, self.component_outputs_,
+                            X[start:stop], p)                      # (D, nb, p)
+            nb = stop - start
+            out[start:stop] = (self.normalization_ @ KJ.reshape(D, nb * p)).reshape(
+                D, nb, p).transpose(1, 0, 2)
+
+    def approximate_kernel(self, X: ArrayLike, Z: ArrayLike | None = None, *,
+                           block: bool = False) -> np.ndarray:
+        """The approximate kernel ``K~(x_i, z_l) = Phi(x_i)^T Phi(z_l)`` (``gram_error`` reads it).
+
+        Parameters
+        ----------
+        X : array_like of shape (n, d)
+        Z : array_like of shape (m, d) or None, default=None
+            The second set of rows (``None``: ``X`` again).
+        block : bool, default=False
+            ``True``: the ``(n p, m p)`` block matrix, entry ``(i p + a, l p + b)``, the
+            layout of ``kernel_.block(X, Z)``.
+
+        Returns
+        -------
+        ndarray of shape (n, m, p, p), or (n p, m p) with ``block=True``
+        """
+        check_is_fitted(self)
+        rows = [X] if Z is None else [X, Z]
+        feats = [self._features(_dense(validate_data(self, R, dtype=np.float64, reset=False,
+                                                     accept_sparse=("csr", "csc"))))
+                 for R in rows]
+        PX, PZ = feats[0], feats[-1]
+        n, D, p = PX.shape
+        m = PZ.shape[0]
+        K = PX.transpose(0, 2, 1).reshape(n * p, D) @ PZ.transpose(1, 0, 2).reshape(D, m * p)
+        if block:
+            return K
+        return np.ascontiguousarray(K.reshape(n, p, m, p).transpose(0, 2, 1, 3))
+
+    def get_feature_names_out(self, input_features: ArrayLike | None = None) -> np.ndarray:
+        """Column names of ``transform`` with ``flatten=True``.
+
+        Parameters
+        ----------
+        input_features : array_like of str or None, default=None
+            Checked against the feature names seen in ``fit``, if any; not used otherwise.
+
+        Returns
+        -------
+        ndarray of str of shape (D p,)
+            ``operatornystroem_k{k}_y{a}`` for pair ``k`` and output ``a``: column
+            ``k p + a``.
+
+        Raises
+        ------
+        ValueError
+            With ``flatten=False``: a 3-D ``(n, D, p)`` output has no columns to name.
+        """
+        from sklearn.utils.validation import _check_feature_names_in
+
+        check_is_fitted(self)
+        _check_feature_names_in(self, input_features, generate_names=False)
+        if not self.flatten:
+            raise ValueError("feature names need flatten=True; with flatten=False the output "
+                             "of transform is 3-D, shape (n, D, p), and has no columns.")
+        return np.asarray([f"operatornystroem_k{k}_y{a}" for k in range(self.n_components_)
+                           for a in range(self.n_outputs_)], dtype=object)
+
+
+def _dense(X):
+    """Validated rows as a C-contiguous array (sparse input densified)."""
+    return np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+
+
+def _pair_rows(kernel, Z, outputs, X, p):
+    """``R[k, i, b] = K(z_k, x_i)[a_k, b]`` of shape ``(D, n, p)``, ``a_k = outputs[k]``.
+
+    The kernel is evaluated once per distinct landmark row."""
+    Zu, inverse = np.unique(Z, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    out = np.empty((Z.shape[0], X.shape[0], p))
+    step = max(1, BATCH_FLOATS // max(Zu.shape[0] * p * p, 1))
+    for start in range(0, X.shape[0], step):
+        stop = min(start + step, X.shape[0])
+        K = kernel(Zu, X[start:stop])                        # (m, nb, p, p)
+        out[:, start:stop] = K[inverse, :, outputs, :]
+    return out
+
+
+def _pair_gram(kernel, Z, outputs, p):
+    """``W = [K(z_k, z_l)[a_k, a_l]]`` (D, D), a block of columns at a time."""
+    D = Z.shape[0]
+    W = np.empty((D, D))
+    step = max(1, BATCH_FLOATS // max(D * p, 1))
+    for start in range(0, D, step):
+        stop = min(start + step, D)
+        R = _pair_rows(kernel, Z, outputs, Z[start:stop], p)          # (D, nb, p)
+        W[:, start:stop] = np.take_along_axis(
+            R, outputs[None, start:stop, None], axis=2)[:, :, 0]
+    return W
+
+
+def _pair_columns(kernel, X, rows_of, J, p):
+    """Columns ``J`` of the block Gram matrix of ``X``: ``(len(J), n p)``, entry
+    ``[j, i p + b] = K(x_{J_j // p}, x_i)[J_j % p, b]`` (symmetric kernel)."""
+    J = np.asarray(J, dtype=np.intp)
+    R = _pair_rows(kernel, rows_of[J // p], J % p, X, p)
+    return R.reshape(J.shape[0], -1)

@@ -1,0 +1,69 @@
+"""examples/RESULTS.md has one entry per quantitative figure and table of the three papers (issue 30).
+
+Each entry, named exactly as below, gives the paper's side and either a verdict
+word (**agrees**, **partly**, **differs**) or says "not yet run"; a
+``differs`` or ``partly`` verdict gives its reason.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "examples"))
+
+import paper_entries  # noqa: E402
+
+EXPECTED = ([f"Avron Fig. {i}" for i in range(2, 8)] + [f"Avron Table {i}" for i in (1, 2, 3)]
+            + [f"Brault Fig. {i}" for i in range(1, 7)] + ["Brault Table 3", "Minh Table 1",
+                                                           "Minh Table 2"])
+
+
+def entries(text):
+    """``{name: body}`` of the ``### name`` entries of the "Paper by paper" section."""
+    part = text.split("## Paper by paper", 1)
+    assert len(part) == 2, "RESULTS.md has no 'Paper by paper' section"
+    part = re.split(r"^## ", part[1], maxsplit=1, flags=re.M)[0]
+    found = re.split(r"^### (.+)$", part, flags=re.M)[1:]
+    return dict(zip(found[::2], found[1::2]))
+
+
+def check(text):
+    got = entries(text)
+    assert list(got) == EXPECTED
+    for name, body in got.items():
+        assert "- Paper" in body, name
+        verdicts = re.findall(r"Verdict: \*\*(\w+)\*\*", body)
+        if paper_entries.NOT_RUN in body and not verdicts:
+            continue
+        assert len(verdicts) == 1 and verdicts[0] in paper_entries.VERDICTS, (name, verdicts)
+        if verdicts[0] != "agrees":  # the reason follows the verdict
+            assert re.search(r"Verdict: \*\*\w+\*\* — \S", body), name
+
+
+def test_entry_names_are_the_issue_list():
+    assert list(paper_entries.NAMES) == EXPECTED
+
+
+def test_results_md_has_every_entry_with_a_verdict_or_not_yet_run():
+    check((ROOT / "examples" / "RESULTS.md").read_text())
+
+
+def test_check_fails_on_a_missing_entry_or_verdict():
+    text = (ROOT / "examples" / "RESULTS.md").read_text()
+    with pytest.raises(AssertionError):
+        check(text.replace("### Minh Table 2", "### Minh Table 9"))
+    body = entries(text)["Avron Fig. 4"]
+    with pytest.raises(AssertionError):
+        check(text.replace(body, body.replace("**agrees**", "**fine**")))
+
+
+def test_generator_says_not_yet_run_without_outputs(tmp_path):
+    import make_results
+
+    text = make_results.build(tmp_path, tmp_path / "R.md").read_text()
+    check(text)
+    assert all(paper_entries.NOT_RUN in body for body in entries(text).values())
