@@ -190,7 +190,12 @@ def fit(est, X, y, sample_weight, ns, settings, partial):
 
     from ._ridge_solve import _alpha_columns
 
+    from ..maps.orff import ORFF
+
     solver, alpha, _, _, orff = settings
+    if not isinstance(orff, ORFF):
+        raise TypeError(f"'orff' of type {type(orff).__name__} is NumPy-only; under array API "
+                        "dispatch ORFFRidge needs an ORFF map, or pass NumPy arrays.")
     xp, device = ns
     first = not partial or getattr(est, "_stats", None) is None
     X, y = validate_data(est, X, _xp.move(y, xp, device), multi_output=True, y_numeric=True,
