@@ -164,9 +164,13 @@ def test_ridge_fit_partial_fit_predict_score(space, rng, kernel, p, solver, alph
     y = Y[:, 0] if p == 1 else Y
     w = rng.uniform(0.5, 2.0, size=90) if weighted else None
     model = ORFFRidge(ORFF(kernel, n_components=12, seed=0), alpha=alpha, solver=solver)
+    batches = [(a, min(a + 40, 90)) for a in range(0, 90, 40)]
     with sklearn.config_context(array_api_dispatch=False):
         ref = clone(model).fit(X, y, sample_weight=w)
         ref_pred, ref_score = ref.predict(X), ref.score(X, y)
+        ref_streamed = clone(model)  # its map is fitted on the first batch
+        for a, b in batches:
+            ref_streamed.partial_fit(X[a:b], y[a:b], sample_weight=None if w is None else w[a:b])
     Xx, yx = to_xp(X), to_xp(y)
     wx = None if w is None else to_xp(w)
     fitted = clone(model).fit(Xx, yx, sample_weight=wx)
@@ -175,12 +179,13 @@ def test_ridge_fit_partial_fit_predict_score(space, rng, kernel, p, solver, alph
     score = fitted.score(Xx, yx)
     assert isinstance(score, float) and abs(score - ref_score) < 1e-8
     streamed = clone(model)
-    for start in range(0, 90, 40):
-        stop = min(start + 40, 90)
-        streamed.partial_fit(Xx[start:stop, ...], yx[start:stop, ...],
-                             sample_weight=None if w is None else wx[start:stop])
+    for a, b in batches:
+        streamed.partial_fit(Xx[a:b, ...], yx[a:b, ...],
+                             sample_weight=None if w is None else wx[a:b])
     assert streamed.n_samples_seen_ == 90
-    _assert_like(streamed.predict(Xx), ref_pred, Xx, xp, device, 1e-8)
+    with sklearn.config_context(array_api_dispatch=False):
+        ref_streamed_pred = ref_streamed.predict(X)
+    _assert_like(streamed.predict(Xx), ref_streamed_pred, Xx, xp, device, 1e-8)
     pred32 = fitted.predict(xp.astype(Xx, xp.float32))
     assert pred32.dtype == xp.float32
     np.testing.assert_allclose(_host(pred32), ref_pred, atol=1e-4)
@@ -199,6 +204,12 @@ def test_ridge_mixed_inputs_and_numpy_only_solver(space, rng):
     with pytest.raises(ValueError, match="NumPy-only"):
         ORFFRidge(ORFF("curl_free", n_components=8, seed=0), solver="cg").fit(
             to_xp(X), to_xp(np.stack([y, y], axis=1)))
+    from qmc_orff import OperatorNystroem
+
+    with pytest.raises(TypeError, match="NumPy-only"):
+        ORFFRidge(OperatorNystroem()).fit(to_xp(X), to_xp(y))
+    assert ORFFRidge(OperatorNystroem()).__sklearn_tags__().array_api_support is False
+    assert ORFFRidge(solver="cg").__sklearn_tags__().array_api_support is False
     fitted = clone(model).fit(to_xp(X), to_xp(y))
     with pytest.raises(ValueError, match="must use the same namespace"):
         fitted.predict(X)  # NumPy X after a fit on another namespace
@@ -250,3 +261,19 @@ def test_numpy_inputs_under_dispatch_take_the_numpy_path(rng):
 def test_tags_declare_array_api_support():
     for est in (FourierFeatures(), ORFF(), ORFFRidge()):
         assert est.__sklearn_tags__().array_api_support is True
+
+
+def test_bench_gpu_quick_runs_on_the_cpu():
+    """benchmarks/bench_gpu.py --quick runs without a GPU (array-api-strict on the CPU)."""
+    import os
+    import pathlib
+    import subprocess
+    import sys
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    run = subprocess.run([sys.executable, "benchmarks/bench_gpu.py", "--quick", "--namespace",
+                          "strict", "--repeat", "1"], cwd=root, capture_output=True, text=True,
+                         timeout=600, env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
+    assert run.returncode == 0, run.stderr
+    assert "bare GEMM + cos + sin" in run.stdout and "speed-up" in run.stdout
+    assert "GPU floors: not measured (no GPU in this run)" in run.stdout

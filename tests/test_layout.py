@@ -41,8 +41,8 @@ LAYERS = (
     ("frequency sources", ("qmc_orff.maps.frequencies", "qmc_orff.maps._engine_cube")),
     ("designs", ("qmc_orff.designs",)),
     ("catalogue", ("qmc_orff.catalogue",)),
-    ("maps", ("qmc_orff.maps",)),
-    ("learning and metrics", ("qmc_orff.learning",)),
+    ("maps", ("qmc_orff.maps", "qmc_orff.maps._xp")),
+    ("learning and metrics", ("qmc_orff.learning", "qmc_orff.learning._ridge_xp")),
     ("command line", ("qmc_orff.cli", "qmc_orff.__main__", "qmc_orff")),
 )
 

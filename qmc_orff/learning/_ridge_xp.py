@@ -128,7 +128,7 @@ def _stein(G, C, B, alpha, xp):
         T = R / D
     else:  # least squares: drop the (numerically) zero part of the spectrum
         keep = D > xp.finfo(D.dtype).eps * max(D.shape) * xp.max(D)
-        T = xp.where(keep, R, 0.0) / xp.where(keep, D, 1.0)
+        T = xp.where(keep, R, xp.zeros_like(R)) / xp.where(keep, D, xp.ones_like(D))
     return xp.reshape(U @ T @ V.T, (-1,))
 
 
@@ -190,7 +190,12 @@ def fit(est, X, y, sample_weight, ns, settings, partial):
 
     from ._ridge_solve import _alpha_columns
 
+    from ..maps.orff import ORFF
+
     solver, alpha, _, _, orff = settings
+    if not isinstance(orff, ORFF):
+        raise TypeError(f"'orff' of type {type(orff).__name__} is NumPy-only; under array API "
+                        "dispatch ORFFRidge needs an ORFF map, or pass NumPy arrays.")
     xp, device = ns
     first = not partial or getattr(est, "_stats", None) is None
     X, y = validate_data(est, X, _xp.move(y, xp, device), multi_output=True, y_numeric=True,

@@ -207,7 +207,9 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.target_tags.multi_output = True
         tags.input_tags.sparse = True
-        tags.array_api_support = self.solver != "cg"  # SciPy's cg is NumPy-only
+        # NumPy-only: SciPy's cg and the OperatorNystroem map
+        tags.array_api_support = self.solver != "cg" and not isinstance(self.orff,
+                                                                        OperatorNystroem)
         return tags
 
     # ------------------------------------------------------------------ settings

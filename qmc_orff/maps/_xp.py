@@ -133,10 +133,10 @@ def check_same(X, estimator, attribute, method):
 def cos_sin(X, W, scale, xp):
     """``[scale * cos(X W^T), scale * sin(X W^T)]`` of shape ``(n, 2 s)`` in ``xp``, in ``X``'s
     dtype (``W`` and ``scale`` are cast to it)."""
-    W = xp.astype(W, X.dtype)
-    scale = xp.astype(scale, X.dtype)
-    P = X @ xp.permute_dims(W, (1, 0))
-    return xp.concat([xp.cos(P) * scale, xp.sin(P) * scale], axis=1)
+    P = X @ xp.permute_dims(xp.astype(W, X.dtype), (1, 0))
+    out = xp.concat([xp.cos(P), xp.sin(P)], axis=1)
+    out *= xp.astype(xp.concat([scale, scale]), X.dtype)  # in place: no third (n, 2 s) array
+    return out
 
 
 def check_phases(X, W, xp, name="X"):
@@ -146,7 +146,7 @@ def check_phases(X, W, xp, name="X"):
         return
     big = float(xp.finfo(X.dtype).max)
     w_max = float(xp.max(xp.abs(W)))
-    bound = float(xp.max(xp.sum(xp.abs(xp.astype(X, W.dtype)), axis=1))) * w_max
+    bound = float(xp.max(xp.sum(xp.abs(X), axis=1, dtype=W.dtype))) * w_max
     if not (bound < big and w_max < big):
         raise ValueError(f"'{name}' is too large for these frequencies: the phases X @ W.T may "
                          f"overflow {X.dtype} (max row 1-norm of '{name}' times max |W| = "
