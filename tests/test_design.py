@@ -773,3 +773,30 @@ def test_raw_values_none_where_they_overflow():
     seq2 = design.global_sequence(big, 4, maxiter=1)
     assert seq2.meta["sigma_product"] is None and seq.meta["sigma_product"] == 1.0
     np.testing.assert_allclose(seq2.points, seq.points, rtol=1e-12)
+
+
+def test_cg_fallback_line_search_silences_only_scipys_line_search_warning():
+    # issue 29, item 8: no private SciPy import; SciPy's LineSearchWarning is recognised by
+    # name (a failed search is the caller's business), any other warning is passed on
+    import warnings
+
+    from qmc_orff.designs._cg import _wolfe2
+
+    def fg(x):  # an ascent direction: the search fails and SciPy warns
+        return float(x @ x), 2.0 * x
+
+    x0 = np.array([1.0, -2.0])
+    last = [None, None, None]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ret = _wolfe2(fg, last, x0, 2.0 * x0, 2.0 * x0, 5.0, None, 1e-4, 0.4, None)
+    assert ret[0] is None and caught == []
+
+    def noisy(x):
+        warnings.warn("from the objective", RuntimeWarning)
+        return fg(x)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _wolfe2(noisy, last, x0, -2.0 * x0, 2.0 * x0, 5.0, None, 1e-4, 0.4, None)
+    assert [str(w.message) for w in caught][:1] == ["from the objective"]

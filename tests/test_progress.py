@@ -1,13 +1,14 @@
-"""The designs' progress bar (issue 22 item 5): ETA and rate as tqdm prints them, clean
-redraws on a terminal (no characters of a longer frame left behind, never wider than the
-terminal), plain lines in a log."""
+"""The designs' progress bar (issue 22 item 5; tqdm since issue 29): ETA and rate as tqdm
+prints them, clean redraws on a terminal (no characters of a longer frame left behind, never
+wider than the terminal), plain lines in a log."""
 import io
 import re
 
 import pytest
+import tqdm.std
 
 from qmc_orff.designs import _optimizer
-from qmc_orff.designs._optimizer import _format_interval, _format_rate, _Progress
+from qmc_orff.designs._optimizer import _Progress
 
 
 class _Stream(io.StringIO):
@@ -20,7 +21,8 @@ class _Stream(io.StringIO):
 
 
 class _Clock:
-    """A stand-in for the module's ``time``: ``perf_counter`` reads ``now``."""
+    """A stand-in for the module's ``time`` (``perf_counter``) and tqdm's clock (``time``):
+    both read ``now``."""
 
     def __init__(self):
         self.now = 1000.0
@@ -28,11 +30,15 @@ class _Clock:
     def perf_counter(self):
         return self.now
 
+    def __call__(self):
+        return self.now
+
 
 @pytest.fixture
 def clock(monkeypatch):
     c = _Clock()
     monkeypatch.setattr(_optimizer, "time", c)
+    monkeypatch.setattr(tqdm.std, "time", c)  # a bar made after this reads it
     return c
 
 
@@ -41,14 +47,15 @@ def _frames(text):
     return text.rstrip("\n").split("\r")[1:]
 
 
-def test_formats_are_tqdms():
-    assert _format_interval(0) == "00:00"
-    assert _format_interval(59.9) == "00:59"
-    assert _format_interval(61) == "01:01"
-    assert _format_interval(3600 + 62) == "1:01:02"
-    assert _format_rate(12.345) == "12.35it/s"
-    assert _format_rate(0.25) == "4.00s/it"
-    assert _format_rate(float("nan")) == "?it/s" and _format_rate(0.0) == "?it/s"
+def test_log_lines_are_tqdms_format_meter(clock):
+    log = _Stream(tty=False)
+    bar = _Progress(100, 1.0, stream=log, every=10)
+    for it in range(1, 11):
+        clock.now += 2.0
+        bar.update(it, 0.5)
+    what = "normalised D^2=5.0000e-01 ratio to Halton=0.5"
+    assert log.getvalue() == "progress: " + tqdm.std.tqdm.format_meter(
+        10, 100, 20.0, prefix=what, bar_format=_optimizer._LINE) + "\n"
 
 
 def test_log_lines_carry_elapsed_eta_and_rate(clock):
@@ -62,8 +69,8 @@ def test_log_lines_carry_elapsed_eta_and_rate(clock):
     assert "\r" not in log.getvalue() and len(lines) == 2
     # 10 iterations in 20 s: 2 s each, 90 left -> 3 minutes
     assert lines[0].startswith("progress: 10/100 normalised D^2=5.0000e-01 ratio to Halton=0.5")
-    assert lines[0].endswith(" [00:20<03:00, 2.00s/it]")
-    assert lines[1].endswith(" [00:40<02:40, 2.00s/it]")
+    assert lines[0].endswith(" [00:20<03:00,  2.00s/it]")
+    assert lines[1].endswith(" [00:40<02:40,  2.00s/it]")
 
 
 def test_rate_counts_this_runs_iterations_only(clock):
@@ -87,26 +94,30 @@ def test_terminal_redraws_leave_no_stray_characters(clock):
         bar.show(it, what)
     bar.close()
     frames = _frames(tty.getvalue())
-    assert len(frames) == 3 and tty.getvalue().endswith("\n")
+    assert len(frames) == 4 and tty.getvalue().endswith("\n")  # close redraws the last state
     # each frame covers the previous one in full: padded with spaces to its length
     for before, after in zip(frames, frames[1:]):
         assert len(after) >= len(before.rstrip(" "))
-    assert frames[1].rstrip(" ").endswith("2/10 short [00:02<00:08, 1.00it/s]")
-    assert frames[2].rstrip(" ").endswith("3/10 x [00:03<00:07, 1.00it/s]")
+    # the clock starts at the first update: 1 iteration a second after it
+    assert frames[1].rstrip(" ").endswith("2/10 short [00:01<00:08,  1.00it/s]")
+    assert frames[2].rstrip(" ").endswith("3/10 x [00:02<00:07,  1.00it/s]")
     assert frames[2].startswith("[###.......] 3/10 x ")
     assert "long" not in frames[2]
 
 
 def test_terminal_frames_fit_the_terminal(clock, monkeypatch):
-    # a frame wider than the terminal wraps, and "\r" then redraws only the last row
-    monkeypatch.setattr(_optimizer, "_terminal_columns", lambda stream: 40)
+    # a frame wider than the terminal wraps, and "\r" then redraws only the last row;
+    # (tqdm's dynamic_ncols: the terminal's size, here 40 columns, one left free)
+    monkeypatch.setattr(tqdm.std, "_screen_shape_wrapper", lambda: lambda fp: (39, 23))
     tty = _Stream(tty=True)
     bar = _Progress(10, 1.0, stream=tty, mininterval=0.0)
     for it in range(1, 4):
         clock.now += 1.0
         bar.update(it, 0.5)
     bar.close()
-    assert all(len(frame) == 39 for frame in _frames(tty.getvalue()))
+    frames = _frames(tty.getvalue())
+    assert frames and all(len(frame.rstrip(" ")) <= 39 for frame in frames), frames
+    assert frames[-1].startswith("[")
 
 
 def test_terminal_redraws_are_throttled_and_the_last_state_shown(clock):
@@ -117,8 +128,8 @@ def test_terminal_redraws_are_throttled_and_the_last_state_shown(clock):
         bar.update(it, 0.5)
     bar.close()
     frames = _frames(tty.getvalue())
-    assert 4 <= len(frames) <= 7                # 0.5 s of updates: the first, then every 0.1 s
-    assert re.search(r"\] 499/1000 .*\[00:00<00:00, 1000\.00it/s\]", frames[-1])
+    assert 4 <= len(frames) <= 7                # 0.5 s of updates: every 0.1 s, then close
+    assert re.search(r"\] 499/1000 .*\[00:00<00:00, 1000\.00it/s\]", frames[-1]), frames[-1]
     assert tty.getvalue().count("\n") == 1
 
 
@@ -158,4 +169,4 @@ def test_progress_on_a_terminal_redraws_one_line():
     for it in range(1, 11):
         bar.update(it, 0.5)
     bar.close()
-    assert tty.getvalue().count("\r") == 10 and tty.getvalue().count("\n") == 1
+    assert tty.getvalue().count("\r") == 11 and tty.getvalue().count("\n") == 1

@@ -9,7 +9,6 @@ is the held-out test that decides which entries are kept.
 from __future__ import annotations
 
 import os
-import sys
 import time
 from typing import TYPE_CHECKING
 
@@ -102,10 +101,11 @@ def default_maxiter(d, s):
 def user_catalogue_dir() -> str:
     """The folder :func:`build_catalogue` writes into by default (created there, not here).
 
-    ``$QMC_ORFF_CATALOGUE_DIR`` when set; otherwise ``qmc_orff/sequences`` in the
-    platform's user data folder, as ``platformdirs.user_data_dir`` places it:
-    ``$XDG_DATA_HOME`` or ``~/.local/share`` (Linux and other POSIX systems),
-    ``~/Library/Application Support`` (macOS), ``%LOCALAPPDATA%`` (Windows).
+    ``$QMC_ORFF_CATALOGUE_DIR`` when set; otherwise ``sequences`` in
+    ``platformdirs.user_data_dir("qmc_orff")``: ``$XDG_DATA_HOME/qmc_orff`` or
+    ``~/.local/share/qmc_orff`` (Linux and other POSIX systems; a relative
+    ``$XDG_DATA_HOME`` is ignored), ``~/Library/Application Support/qmc_orff``
+    (macOS), ``%LOCALAPPDATA%\\qmc_orff`` (Windows).
 
     Returns
     -------
@@ -123,15 +123,11 @@ def user_catalogue_dir() -> str:
     env = os.environ.get("QMC_ORFF_CATALOGUE_DIR")
     if env:
         return os.path.abspath(os.path.expanduser(env))
-    home = os.path.expanduser("~")
-    if os.name == "nt":
-        base = os.environ.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local")
-    elif sys.platform == "darwin":
-        base = os.path.join(home, "Library", "Application Support")
-    else:   # XDG base directory spec: a relative $XDG_DATA_HOME is to be ignored
-        xdg = os.environ.get("XDG_DATA_HOME", "")
-        base = xdg if os.path.isabs(xdg) else os.path.join(home, ".local", "share")
-    return os.path.join(base, "qmc_orff", "sequences")
+    import platformdirs
+
+    # platformdirs >= 4.12 ignores a relative $XDG_DATA_HOME, as the XDG spec asks
+    base = platformdirs.user_data_dir("qmc_orff", appauthor=False, roaming=False)
+    return os.path.join(os.path.abspath(base), "sequences")
 
 
 def _valid_existing(path, d, s, r, method, maxiter):
@@ -316,7 +312,7 @@ def build_catalogue(directory: str | os.PathLike | None = None, *,
 
     Several builds may write into one folder at once: ``index.json`` and
     ``scores.json`` are updated under an exclusive lock of the folder
-    (``fcntl.flock`` of ``.index.lock``, removed after each update; Windows:
+    (``filelock.FileLock`` of ``.index.lock``: ``fcntl.flock``, on Windows
     ``msvcrt.locking``), each merging its entries by file name into what is
     there, so every build's entries stay (entries whose file is gone are
     dropped).  The worker processes of ``workers > 1`` end with this process,

@@ -125,10 +125,6 @@ def minimize_cg(fun, x0, *, gtol, maxiter, c1=1e-4, c2=0.4):
 def _wolfe2(fg, last, xk, pk, gfk, old_fval, old_old_fval, c1, c2, extra_condition):
     """The fallback of SciPy's ``_line_search_wolfe12``: ``scipy.optimize.line_search``."""
     from scipy.optimize import line_search
-    try:
-        from scipy.optimize._linesearch import LineSearchWarning
-    except ImportError:  # pragma: no cover - SciPy moved it; it subclasses RuntimeWarning
-        LineSearchWarning = RuntimeWarning
 
     def value(x):
         return fg(x)[0]
@@ -138,7 +134,15 @@ def _wolfe2(fg, last, xk, pk, gfk, old_fval, old_old_fval, c1, c2, extra_conditi
             return last[2]
         return fg(x)[1]
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", LineSearchWarning)
-        return line_search(value, grad, xk, pk, gfk, old_fval, old_old_fval,
-                           extra_condition=extra_condition, c1=c1, c2=c2, amax=1e100)
+    # SciPy's LineSearchWarning (a failed search: handled by the caller) is silenced, every
+    # other warning passed on; the class lives in a private module, so it is recognised by
+    # its name instead of imported
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = line_search(value, grad, xk, pk, gfk, old_fval, old_old_fval,
+                             extra_condition=extra_condition, c1=c1, c2=c2, amax=1e100)
+    for w in caught:
+        if not (issubclass(w.category, RuntimeWarning)
+                and w.category.__name__ == "LineSearchWarning"):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return result

@@ -10,7 +10,6 @@ and never asks for its type.
 from __future__ import annotations
 
 import math
-import os
 import sys
 import time
 from datetime import datetime, timezone
@@ -213,43 +212,25 @@ class UnitProblem:
         return Sequence(U, weights, meta)
 
 
-def _format_interval(seconds):
-    """``mm:ss``, or ``h:mm:ss`` from an hour on (tqdm's format)."""
-    minutes, secs = divmod(int(seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours:d}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
-
-
-def _format_rate(rate):
-    """``12.34it/s``, or ``5.67s/it`` below one iteration a second (tqdm's format)."""
-    if not (rate > 0 and math.isfinite(rate)):
-        return "?it/s"
-    return f"{rate:.2f}it/s" if rate >= 1.0 else f"{1.0 / rate:.2f}s/it"
-
-
-def _terminal_columns(stream):
-    """Width of the terminal behind ``stream``; None when it has none."""
-    try:
-        return os.get_terminal_size(stream.fileno()).columns or None
-    except (AttributeError, OSError, ValueError):   # no fileno, not a terminal, closed
-        return None
+#: One line of progress: ``iteration/total``, the caller's text and tqdm's
+#: ``[elapsed<remaining, rate]``.
+_LINE = "{n_fmt}/{total_fmt} {desc} [{elapsed}<{remaining}, {rate_fmt}]"
 
 
 class _Progress:
-    """Progress on stderr: iteration, the caller's text, elapsed time, ETA and rate.
+    """Progress on stderr: iteration, the caller's text, elapsed time, ETA and rate (tqdm).
 
-    Does what tqdm does for our loops, without the dependency: on a terminal,
-    one line redrawn in place (``\\r`` frames, at most one every
-    ``mininterval`` seconds, padded with spaces over the previous frame so that
-    no characters of a longer line stay behind, and cut to the terminal's
-    width so that it never wraps).  Otherwise (a log file, a pipe) plain lines,
-    never ``\\r``: one every ``every`` iterations (default: about 20 lines per
-    run) or ``seconds`` seconds, whichever comes first, and the last state on
-    :meth:`close`.  Each line ends with tqdm's ``[elapsed<remaining, rate]``;
-    the rate is the mean over this run (iterations since the first update, so
-    a resumed run counts only its own), the remaining time
-    ``(total - it) / rate``.  ``halton`` and the values passed to
-    :meth:`update` are normalised (``pi^d / prod(b) D^2``).
+    On a terminal, a ``tqdm`` bar redrawn in place (at most one frame every
+    ``mininterval`` seconds, the last state on :meth:`close`; tqdm pads each frame
+    over the previous one and fits it to the terminal's width).  Otherwise (a log
+    file, a pipe) plain lines, never ``\\r``: ``progress: `` and tqdm's
+    ``format_meter`` of the state, one every ``every`` iterations (default: about
+    20 lines per run) or ``seconds`` seconds, whichever comes first, and the last
+    state on :meth:`close` (tqdm itself would write ``\\r`` frames into the log).
+    The rate is the mean over this run (the iterations since the first update
+    over the time since then, tqdm's ``initial``: a resumed run counts only its
+    own), the remaining time ``(total - it) / rate``.  ``halton`` and the values passed to :meth:`update` are
+    normalised (``pi^d / prod(b) D^2``).
     """
 
     def __init__(self, total, halton, stream=None, width=24, every=None, seconds=30.0,
@@ -268,62 +249,47 @@ class _Progress:
         self.seconds = float(seconds)
         self.mininterval = float(mininterval)
         self.last_time = self.start
-        self.pending = None  # the latest state not yet written
+        self.pending = None  # the latest log line not yet written
         self.base = None     # the iteration count before the first update
-        self.drawn = 0       # length of the frame on the terminal
+        self.bar = None      # the terminal's tqdm bar, made at the first update
 
     def update(self, it, d2):
         ratio = d2 / self.halton if self.halton > 0 else float("nan")
         self.show(it, f"normalised D^2={d2:.4e} ratio to Halton={ratio:.3g}")
 
-    def _timing(self, it, now):
-        """tqdm's ``[elapsed<remaining, rate]`` at iteration ``it``."""
-        elapsed = now - self.start
-        done = it - self.base
-        rate = done / elapsed if elapsed > 0 and done > 0 else float("nan")
-        left = max(self.total - it, 0)
-        eta = _format_interval(left / rate) if rate > 0 else ("00:00" if left == 0 else "?")
-        return f"[{_format_interval(elapsed)}<{eta}, {_format_rate(rate)}]"
-
     def show(self, it, what):
         """Show iteration ``it`` of ``total`` with the text ``what``."""
-        now = time.perf_counter()
+        from tqdm import tqdm
+
         if self.base is None:
             self.base = max(it - 1, 0)
-        last = it >= self.total
-        text = f"{it}/{self.total} {what} {self._timing(it, now)}"
         if self.tty:
-            if self.drawn and not last and now - self.last_time < self.mininterval:
-                self.pending = (it, text)
+            if self.bar is None:  # tqdm's clock starts here: the rate counts what follows
+                self.bar = tqdm(total=self.total, initial=it, file=self.stream,
+                                mininterval=self.mininterval, miniters=1, smoothing=0,
+                                delay=1e-9,  # no empty frame before the first update
+                                dynamic_ncols=True, ascii=".#", leave=True,
+                                bar_format=f"[{{bar:{self.width}}}] {_LINE}")
+                self.bar.set_description_str(what)  # the first frame
                 return
-            self._draw(it, text)
-        elif it % self.every == 0 or last or now - self.last_time >= self.seconds:
-            self.stream.write(f"progress: {text}\n")
-        else:
-            self.pending = (it, text)
+            self.bar.set_description_str(what, refresh=False)
+            self.bar.update(it - self.bar.n)
             return
-        self.last_time, self.pending = now, None
-        self.stream.flush()
-
-    def _draw(self, it, text):
-        """Redraw the terminal line: the bar and ``text``, over the previous frame."""
-        filled = int(round(min(it / self.total, 1.0) * self.width))
-        line = f"[{'#' * filled}{'.' * (self.width - filled)}] {text}"
-        columns = _terminal_columns(self.stream)
-        if columns is not None:
-            line = line[:max(columns - 1, 1)]
-        self.stream.write("\r" + line + " " * max(self.drawn - len(line), 0))
-        self.drawn = len(line)
+        now = time.perf_counter()
+        text = tqdm.format_meter(it, self.total, now - self.start, prefix=what,
+                                 bar_format=_LINE, initial=self.base)
+        if it % self.every == 0 or it >= self.total or now - self.last_time >= self.seconds:
+            self.stream.write(f"progress: {text}\n")
+            self.stream.flush()
+            self.last_time, self.pending = now, None
+        else:
+            self.pending = text
 
     def close(self):
-        if self.pending is not None:
-            it, text = self.pending
-            if self.tty:
-                self._draw(it, text)
-            else:
-                self.stream.write(f"progress: {text}\n")
+        if self.bar is not None:
+            self.bar.close()  # draws the last state, then the newline
+            self.bar = None
+        elif self.pending is not None:
+            self.stream.write(f"progress: {self.pending}\n")
             self.pending = None
-        if self.tty and self.drawn:
-            self.stream.write("\n")
-            self.drawn = 0
         self.stream.flush()

@@ -134,51 +134,16 @@ def _remove_stale_temps(path, directory):
 def exclusive_lock(path):
     """Hold an exclusive lock on the lock file ``path`` for the ``with`` block.
 
-    POSIX: ``fcntl.flock`` on ``path`` (created when missing; waits for the
-    holder), which is removed when the block ends (a waiter that then finds it
-    gone or replaced locks the new one, so the folder keeps no lock file).  Windows:
-    ``msvcrt.locking`` of its first byte, retried until it is free; the file is
-    kept.  Where neither exists the block runs unlocked.  The lock is advisory:
-    it orders the processes that take it, nothing else.
+    ``filelock.FileLock``: ``fcntl.flock`` on POSIX, ``msvcrt.locking`` on Windows;
+    waits for the holder.  The lock file is created when missing and may stay in
+    the folder afterwards (an empty file; whether it is removed on release depends
+    on the filelock version).  The lock is advisory: it orders the processes (and
+    threads) that take it, nothing else.
     """
-    try:
-        import fcntl
-    except ImportError:
-        fcntl = None
-    while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
-        try:
-            if fcntl is not None:
-                fcntl.flock(fd, fcntl.LOCK_EX)
-                try:  # removed (or replaced) by the holder we waited for: lock the new one
-                    if os.stat(path).st_ino != os.fstat(fd).st_ino:
-                        continue
-                except FileNotFoundError:
-                    continue
-            else:
-                _lock_without_fcntl(fd)
-            try:
-                yield
-            finally:
-                if fcntl is not None:
-                    with contextlib.suppress(OSError):
-                        os.unlink(path)
-            return
-        finally:
-            os.close(fd)  # releases the lock
+    import filelock
 
-
-def _lock_without_fcntl(fd):
-    try:
-        import msvcrt
-    except ImportError:  # neither fcntl nor msvcrt: no lock
-        return
-    while True:
-        try:
-            msvcrt.locking(fd, msvcrt.LK_LOCK, 1)  # itself retries for about 10 s
-            return
-        except OSError:
-            continue
+    with filelock.FileLock(os.fspath(path)):
+        yield
 
 
 def atomic_write(path, write):
