@@ -619,6 +619,10 @@ def get_density(kernel: str | ProductDensity) -> ProductDensity:
     -------
     ProductDensity
 
+    See Also
+    --------
+    GaussianDensity, CauchyDensity, CharacteristicDensity : the densities it returns or accepts.
+
     Examples
     --------
     >>> from qmc_orff import GaussianDensity, get_density

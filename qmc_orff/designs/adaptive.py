@@ -357,6 +357,12 @@ def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free
         (errors are relative Frobenius errors of the block Gram matrix) plus
         ``measure`` and ``operator_kernel``.
 
+    See Also
+    --------
+    adaptive_sequence : the scalar-kernel design.
+    OperatorDataDiscrepancy : the objective it minimises.
+    ORFF : ``sequence="adaptive"`` runs it at ``fit``.
+
     Examples
     --------
     >>> import numpy as np

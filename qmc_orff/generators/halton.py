@@ -125,6 +125,12 @@ class Halton(IndexedEngine):
         ``scipy.stats.qmc.Halton(d, seed=42)``.  At most one of ``rng`` and
         ``seed``.
 
+    See Also
+    --------
+    Sobol, Lattice : the other engines.
+    make_frequencies : Halton points as frequencies (``sequence="halton"`` or this engine).
+    scipy.stats.qmc.Halton : SciPy's engine, equal point for point with the same ``rng``.
+
     Notes
     -----
     ``x_{i,j} = sum_k pi_{j,k}(a_k(i)) b_j^{-k-1}``, where ``i = sum_k a_k(i) b_j^k``

@@ -64,6 +64,12 @@ class OperatorDataDiscrepancy:
         trace-normalised ``(d / sigma^2) w^ w^T`` (curl), ``(d / sigma^2)(I - w^ w^T)``
         (div), ``w^ = w / |w|`` (for the decomposable kernel both are ``A``).
 
+    See Also
+    --------
+    DataDiscrepancy : the scalar-kernel objective.
+    adaptive_operator_sequence : the design that minimises it.
+    ORFF : the operator-valued feature map.
+
     Notes
     -----
     Decomposable: the blocks factor, ``L = ||A||_F^2 L_scalar`` (one

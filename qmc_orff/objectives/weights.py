@@ -402,6 +402,11 @@ def optimal_weights(objective: Objective, W: ArrayLike, *, solver: str = "cvxpy"
         ``objective.constant + xi^T H xi - 2 v^T xi``), ``kkt_residual``,
         ``solver``, ``status``, ``n_active``.
 
+    See Also
+    --------
+    weighted_sequence : points and their optimal weights.
+    BoxDiscrepancy, DataDiscrepancy : objectives it takes.
+
     Notes
     -----
     ``D^2(S, xi) = C - 2 v^T xi + xi^T H xi`` with ``H = objective.pair_matrix(W)``
