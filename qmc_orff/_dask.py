@@ -213,7 +213,10 @@ def ridge_inputs(X, y, sample_weight):
 def first_block(X):
     """The first row of ``X`` (the first chunk if its size is unknown), computed.
 
-    Enough to fit the library's feature maps, which read only the column count.
+    Enough to fit a feature map that reads only the column count; with unknown chunk
+    sizes :class:`~qmc_orff.ORFFRidge` fits its map on the first chunk, so the default
+    bandwidth and the seedless default map are then chosen on that chunk's rows (known
+    sizes: on the fixed sample an in-memory fit reads).
     """
     if _known(X.chunks[0]) and X.shape[0] > 0:
         return np.asarray(X[:1].compute())

@@ -248,7 +248,12 @@ class _ClosedFormDensity(ProductDensity):
 
 # --------------------------------------------------------------------------- Gaussian
 class GaussianDensity(_ClosedFormDensity):
-    """Standard normal spectral density: the Gaussian kernel ``k_1(delta) = exp(-delta^2 / 2)``.
+    r"""Standard normal spectral density: the Gaussian kernel
+    :math:`k_1(\delta) = \exp(-\delta^2 / 2)`.
+
+    Per coordinate, :math:`p_1(w) = (2\pi)^{-1/2} e^{-w^2/2}`, so that
+    :math:`k_1(\delta) = \int \cos(w \delta)\, p_1(w)\, dw`; the kernel of bandwidth
+    :math:`\sigma_j` uses :math:`w_j / \sigma_j`.
 
     Notes
     -----
@@ -336,7 +341,11 @@ def _gauss_g(x, a, derivative=False):
 
 # --------------------------------------------------------------------------- Cauchy
 class CauchyDensity(_ClosedFormDensity):
-    """Standard Cauchy spectral density: the Laplacian kernel ``k_1(delta) = exp(-|delta|)``.
+    r"""Standard Cauchy spectral density: the Laplacian kernel
+    :math:`k_1(\delta) = \exp(-\lvert\delta\rvert)`.
+
+    Per coordinate, :math:`p_1(w) = 1 / (\pi (1 + w^2))`, so that
+    :math:`k_1(\delta) = \int \cos(w \delta)\, p_1(w)\, dw`.
 
     Notes
     -----
@@ -618,6 +627,10 @@ def get_density(kernel: str | ProductDensity) -> ProductDensity:
     Returns
     -------
     ProductDensity
+
+    See Also
+    --------
+    GaussianDensity, CauchyDensity, CharacteristicDensity : the densities it returns or accepts.
 
     Examples
     --------

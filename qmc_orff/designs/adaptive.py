@@ -129,7 +129,12 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
                       seed: Any = None, callback: Callable | None = None, progress: bool = False,
                       checkpoint: Callable | None = None,
                       checkpoint_every: int | None = None) -> Sequence:
-    """Frequencies designed on data: minimise the Gram error on a training subsample of ``X``.
+    r"""Frequencies designed on data: minimise the Gram error on a training subsample of ``X``.
+
+    The frequencies :math:`w_l` (and, with ``weights=True``, the weights :math:`\xi_l`)
+    minimise :math:`\lVert K - Z Z^\top\rVert_F^2 / m^2` on :math:`m` training rows
+    (:class:`~qmc_orff.DataDiscrepancy`), from the start ``init``, by L-BFGS; the iterate
+    with the lowest error on separate validation rows is returned.
 
     Parameters
     ----------
@@ -370,6 +375,12 @@ def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free
         Unit-bandwidth frequencies; ``meta`` as :func:`adaptive_sequence`
         (errors are relative Frobenius errors of the block Gram matrix) plus
         ``measure`` and ``operator_kernel``.
+
+    See Also
+    --------
+    adaptive_sequence : the scalar-kernel design.
+    OperatorDataDiscrepancy : the objective it minimises.
+    ORFF : ``sequence="adaptive"`` runs it at ``fit``.
 
     Examples
     --------

@@ -118,6 +118,11 @@ def greedy_sequence(objective: Objective, s: int, *, d: int | None = None,
         (``meta["normalized_history"]`` the normalised values; the raw ones may
         underflow to 0.0 in high dimension, see :ref:`ug-designs-units`).
 
+    See Also
+    --------
+    global_sequence, weighted_sequence, lattice_sequence : the other designs.
+    BoxDiscrepancy : the usual objective.
+
     Notes
     -----
     With uniform weights ``1/n`` (``n = t + 1``)::

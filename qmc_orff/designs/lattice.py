@@ -59,6 +59,11 @@ def lattice_sequence(objective: Objective, s: int, *, d: int | None = None,
         ``prod_{i <= j} b_i / pi`` in ``normalized_history``);
         :meth:`Sequence.write_lattice` exports it in the LDData lattice format.
 
+    See Also
+    --------
+    cbc_lattice : a lattice for a function space, not a kernel.
+    global_sequence, greedy_sequence, weighted_sequence : the other designs.
+
     Notes
     -----
     Point ``i`` is ``w_i = F^-1(frac(i z / s + shift)) / sigma``.  Component ``j``

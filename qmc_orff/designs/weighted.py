@@ -53,6 +53,11 @@ def weighted_sequence(objective: Objective, s: int, *, d: int | None = None,
         (the linear term ``v`` is a product of ``d`` factors below 1) and the
         raw values may underflow to 0.0; see :ref:`ug-designs-units`.
 
+    See Also
+    --------
+    optimal_weights : the weights alone, for given points.
+    global_sequence, greedy_sequence, lattice_sequence : the other designs.
+
     Examples
     --------
     >>> from qmc_orff import BoxDiscrepancy, weighted_sequence

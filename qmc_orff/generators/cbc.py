@@ -274,6 +274,11 @@ def cbc_lattice(n: int, d: int, *, weights: ArrayLike | None = None, alpha: int 
     error : float
         ``P_alpha(z)``, only when ``return_error`` is True.
 
+    See Also
+    --------
+    worst_case_error : the criterion it minimises, for any vector.
+    Lattice : the engine that takes the vector (``generating_vector=``).
+
     Notes
     -----
     For the rule ``x_k = frac(k z / n)``, ``k = 0 .. n-1``,
@@ -363,6 +368,10 @@ def worst_case_error(z: ArrayLike, n: int, *, weights: ArrayLike | None = None,
     error : float
         ``-1 + (1/n) sum_{k<n} prod_j (1 + gamma_j omega_alpha(frac(k z_j / n)))``
         (see `cbc_lattice`), computed directly in ``O(n d)``.
+
+    See Also
+    --------
+    cbc_lattice : builds a vector that minimises it.
 
     Examples
     --------

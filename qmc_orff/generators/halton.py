@@ -85,7 +85,7 @@ def _digit_count(base):
 
 
 class Halton(IndexedEngine):
-    """Halton sequence, randomly digit-permuted by default as in SciPy.
+    r"""Halton sequence, randomly digit-permuted by default as in SciPy.
 
     Coordinate ``j`` of point ``i`` is the radical inverse of ``i`` in the
     ``j``-th prime base ``b_j``, with each digit optionally passed through a
@@ -125,11 +125,21 @@ class Halton(IndexedEngine):
         ``scipy.stats.qmc.Halton(d, seed=42)``.  At most one of ``rng`` and
         ``seed``.
 
+    See Also
+    --------
+    Sobol, Lattice : the other engines.
+    make_frequencies : Halton points as frequencies (``sequence="halton"`` or this engine).
+    scipy.stats.qmc.Halton : SciPy's engine, equal point for point with the same ``rng``.
+
     Notes
     -----
-    ``x_{i,j} = sum_k pi_{j,k}(a_k(i)) b_j^{-k-1}``, where ``i = sum_k a_k(i) b_j^k``
-    and ``pi_{j,k}`` is the identity (plain), a random permutation, or the RR2
-    permutation.  Points are in ``[0, 1)^d`` and float64; at most ``2**53``
+    .. math::
+
+        x_{i,j} = \sum_{k \ge 0} \pi_{j,k}\bigl(a_k(i)\bigr)\, b_j^{-k-1},
+        \qquad i = \sum_{k \ge 0} a_k(i)\, b_j^k,
+
+    :math:`b_j` the :math:`j`-th prime and :math:`\pi_{j,k}` the identity (plain), a random
+    permutation, or the RR2 permutation.  Points are in ``[0, 1)^d`` and float64; at most ``2**53``
     points (`MAX_INDEX`: ``random`` and ``fast_forward`` raise ``ValueError``
     beyond it), and ``d = 0`` gives empty points as in SciPy.  The kernel runs in
     parallel over chunks of points with numba's threads (``workers`` is

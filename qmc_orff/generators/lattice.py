@@ -92,6 +92,12 @@ class Lattice(IndexedEngine):
         ``2**20``).  Explicit vector: required, ``1 <= N <= 2**32``, and a power
         of 2 for ``order="radical_inverse"``.
 
+    See Also
+    --------
+    cbc_lattice : a generating vector for your weights and size.
+    worst_case_error : the score of a generating vector.
+    Halton, Sobol : the other engines.
+
     Notes
     -----
     ``x_{i,j} = frac(phi(i) z_j / N + Delta_j)`` with ``Delta = 0`` unless

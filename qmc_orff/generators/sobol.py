@@ -124,6 +124,12 @@ class Sobol(IndexedEngine):
         ``Sobol(d, seed=42)`` equals
         ``scipy.stats.qmc.Sobol(d, seed=42)``.  At most one of ``rng`` and ``seed``.
 
+    See Also
+    --------
+    Halton, Lattice : the other engines.
+    make_frequencies : Sobol' points as frequencies (``sequence="sobol"`` or this engine).
+    scipy.stats.qmc.Sobol : SciPy's engine, equal point for point with the same ``rng``.
+
     Notes
     -----
     Point ``k`` is ``x_k = 2^-30 (s XOR (XOR_{b : bit b of gray(k) set} v_b))``

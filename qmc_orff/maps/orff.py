@@ -141,7 +141,8 @@ class ORFF(TransformerMixin, BaseEstimator):
         ``gamma=None``): the median heuristic, computed at ``fit``: the median Euclidean
         distance between the rows of a fixed sample of at most 512 rows of ``X``, its pairs
         weighted by ``sample_weight`` (integer weights count as repeated rows), 1.0 when
-        they are all equal; ``fit`` then reads those rows only.  ``sigma_`` holds it.
+        they are all equal; ``fit`` then reads those rows only (all of them for
+        ``sequence="adaptive"``).  ``sigma_`` holds it.
     gamma : "scale", float or array_like of shape (d,) or None, default=None
         ``k_0(delta) = exp(-gamma |delta|^2)`` (RBFSampler's parameter), so
         ``sigma = 1 / sqrt(2 gamma)``; ``"scale"`` is ``1 / (d X.var())`` on the

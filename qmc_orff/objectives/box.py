@@ -544,6 +544,10 @@ def box_from_data(X: ArrayLike, *, fraction: float = 1.0) -> np.ndarray:
     ValueError
         If a column of `X` is constant (the box would be empty there).
 
+    See Also
+    --------
+    BoxDiscrepancy : the objective on that box.
+
     Examples
     --------
     >>> from qmc_orff import BoxDiscrepancy, box_from_data

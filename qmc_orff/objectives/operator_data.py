@@ -48,10 +48,15 @@ _OPERATOR_MEASURES = ("spectral", "trace")
 
 
 class OperatorDataDiscrepancy:
-    """Squared block Gram error of operator-valued Fourier features on data, with gradients.
+    r"""Squared block Gram error of operator-valued Fourier features on data, with gradients.
 
-    ``L(W, xi) = (1/m^2) sum_{i,j} ||K(x_i, x_j) - sum_l xi_l cos(w_l . (x_i - x_j)) A~(w_l)||_F^2``,
-    the squared Frobenius norm of the ``(m p) x (m p)`` block error, over ``m^2``.
+    .. math::
+
+        L(W, \xi) = \frac{1}{m^2} \sum_{i,j=1}^{m} \Bigl\lVert K(x_i, x_j)
+        - \sum_{l=1}^{s} \xi_l \cos\langle w_l, x_i - x_j\rangle\, \tilde A(w_l)
+        \Bigr\rVert_F^2,
+
+    the squared Frobenius norm of the :math:`(mp) \times (mp)` block error, over :math:`m^2`.
 
     Parameters
     ----------
@@ -68,6 +73,12 @@ class OperatorDataDiscrepancy:
         ``A``, ``w w^T`` (curl), ``|w|^2 I - w w^T`` (div); ``"trace"``: the
         trace-normalised ``(d / sigma^2) w^ w^T`` (curl), ``(d / sigma^2)(I - w^ w^T)``
         (div), ``w^ = w / |w|`` (for the decomposable kernel both are ``A``).
+
+    See Also
+    --------
+    DataDiscrepancy : the scalar-kernel objective.
+    adaptive_operator_sequence : the design that minimises it.
+    ORFF : the operator-valued feature map.
 
     Notes
     -----

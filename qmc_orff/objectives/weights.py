@@ -372,7 +372,7 @@ def solve_weights_qp(H, v, *, solver="nnls", constant=None, sum_to_one=True):
 
 def optimal_weights(objective: Objective, W: ArrayLike, *, solver: str = "cvxpy",
                     normalize: bool = False, sum_to_one: bool = True) -> WeightsResult:
-    """Optimal nonnegative weights for the points ``W`` under a quadratic objective (eq. 17).
+    r"""Optimal nonnegative weights for the points ``W`` under a quadratic objective (eq. 17).
 
     Parameters
     ----------
@@ -402,10 +402,20 @@ def optimal_weights(objective: Objective, W: ArrayLike, *, solver: str = "cvxpy"
         ``objective.constant + xi^T H xi - 2 v^T xi``), ``kkt_residual``,
         ``solver``, ``status``, ``n_active``.
 
+    See Also
+    --------
+    weighted_sequence : points and their optimal weights.
+    BoxDiscrepancy, DataDiscrepancy : objectives it takes.
+
     Notes
     -----
-    ``D^2(S, xi) = C - 2 v^T xi + xi^T H xi`` with ``H = objective.pair_matrix(W)``
-    and ``v = objective.linear_term(W)`` (Avron et al. 2016, section 5, eq. 17).
+    .. math::
+
+        D^2(S, \xi) = C - 2 v^\top \xi + \xi^\top H \xi,
+        \qquad \xi \ge 0, \quad \textstyle\sum_l \xi_l = 1 \text{ (by default)},
+
+    with :math:`H` = ``objective.pair_matrix(W)``, :math:`v` = ``objective.linear_term(W)``
+    and :math:`C` = ``objective.constant`` (Avron et al. 2016, section 5, eq. 17).
     With ``sum_to_one=False`` the weights need not sum to one.  The QP is always solved in normalised
     units (``H``, ``v``, ``C`` times ``pi^d / prod(b)``, so that ``H[l, l] = 1``):
     the same QP up to a positive factor, hence the same weights, and every

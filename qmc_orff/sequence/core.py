@@ -38,6 +38,12 @@ class Sequence:
     s, d : int
         Number of points and dimension.
 
+    See Also
+    --------
+    load_sequence : read one from a file.
+    load_catalogue : the shipped and built designs.
+    FourierFeatures, ORFF : pass one as ``sequence=``.
+
     Notes
     -----
     Sequences compare by identity (``==`` is ``is``); compare ``points``,

@@ -409,6 +409,11 @@ def load_sequence(path: str | os.PathLike, *, sha256: str | None = None) -> Sequ
     TypeError
         If ``sha256`` is not a string.
 
+    See Also
+    --------
+    Sequence : the type read; ``Sequence.save`` writes one.
+    load_catalogue : the catalogue's sequences by dimension and size.
+
     Notes
     -----
     Nothing is inflated before it is checked: the zip directory's declared
