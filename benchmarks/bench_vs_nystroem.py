@@ -96,6 +96,8 @@ DEFAULT_METHODS = ("nys", "kpca", "orf", "auto", "adapt0", "adapt")
 ADAPTIVE = ("adapt0", "adapt", "adapt+L", "adapt+Lp")
 SEEDED = {"nys", "orf", "orf+L", "orf+Lp", "vp", "vpA"}
 NEW = "adapt"       # the map whose floors are printed
+#: the extra Nystroem widths (s, 2 s columns) of the frontier, beside the sizes measured
+FRONTIER_S = (1, 2, 4, 8, 16)
 #: the adaptive design's defaults before issue 28
 OLD_ADAPTIVE = {"n_train": 1000, "n_validation": 500, "maxiter": 300, "patience": 30}
 
@@ -227,28 +229,63 @@ def gram_rows(name, sizes, methods, n_seeds, vp_iters, max_cost, out, vp_seeds=1
           f"transform/Nystroem.transform ({big.shape[0]} rows)", flush=True)
     print(f"{'s':>4} {'Nystroem':>22} " + " ".join(f"{m:>16}" for m in methods if m != "nys"),
           flush=True)
+    curve = {}  # Nystroem at every width: s -> (error, fit, transform)
     for s in sizes:
         errs, secs, trans = {}, {}, {}
         for m in methods:
-            if m == "dict16" and 32 * s > max_cost:
+            if (m == "dict16" and 32 * s > max_cost) or (m in ADAPTIVE and s > adapt_max_s):
                 continue
-            if m in ADAPTIVE and s > adapt_max_s:
-                continue
-            vals = []
             n_rep = (vp_seeds if m in ("vp", "vpA") else n_seeds) if m in SEEDED else 1
-            for seed in range(n_rep):
-                t0 = time.perf_counter()
-                fm, info = fit_method(m, pool, sigma, s, seed, tgt, vp_iters)
-                secs[m] = min(secs.get(m, math.inf), time.perf_counter() - t0)
-                vals.append(gram_error(fm, test, kernel=kernel))
-            trans[m] = best_of(lambda: fm.transform(big), 3)
-            errs[m] = float(np.mean(vals))
+            errs[m], secs[m], trans[m] = _measure(m, pool, test, sigma, s, n_rep, tgt, vp_iters,
+                                                  big)
         ny, fy, ty = errs["nys"], secs["nys"], trans["nys"]
+        curve[s] = (ny, fy, ty)
         cells = " ".join(f"{_cell(errs[m] / ny, secs[m] / fy, trans[m] / ty):>16}" if m in errs
                          else f"{'-':>16}" for m in methods if m != "nys")
         head = f"{ny:.5f} {fy * 1e3:.1f}/{ty * 1e3:.0f}ms"
         print(f"{s:>4} {head:>22} {cells}", flush=True)
         out.append({"data": name, "s": s, "errs": errs, "secs": secs, "trans": trans})
+    for s in FRONTIER_S:
+        if s not in curve:
+            curve[s] = _measure("nys", pool, test, sigma, s, n_seeds, None, vp_iters, big)
+    frontier([row for row in out if row["data"] == name], curve, methods)
+
+
+def _measure(m, pool, test, sigma, s, n_rep, tgt, vp_iters, big):
+    """Held-out error (mean over ``n_rep`` seeds), fit seconds (fastest seed), transform seconds."""
+    vals, fit = [], math.inf
+    for seed in range(n_rep):
+        t0 = time.perf_counter()
+        fm, _ = fit_method(m, pool, sigma, s, seed, tgt, vp_iters)
+        fit = min(fit, time.perf_counter() - t0)
+        vals.append(gram_error(fm, test, kernel=Gaussian(sigma)))
+    return float(np.mean(vals)), fit, best_of(lambda: fm.transform(big), 3)
+
+
+def frontier(rows, curve, methods):
+    """For each Fourier map's cell, the narrowest measured Nystroem at least as accurate, and
+    whether it is also no slower to fit and to transform (the map is then dominated)."""
+    print("Frontier: the narrowest Nystroem at least as accurate as each map's cell "
+          "(its s; its fit and transform time / the map's); '*': it is also no slower in both")
+    for m in methods:
+        if m in ("nys", "kpca"):
+            continue
+        cells, dominated, n = [], 0, 0
+        for row in rows:
+            if m not in row["errs"]:
+                continue
+            n += 1
+            ok = [s for s in sorted(curve) if curve[s][0] <= row["errs"][m]]
+            if not ok:
+                cells.append(f"s={row['s']}: none")
+                continue
+            e, f, t = curve[ok[0]]
+            fr, tr = f / row["secs"][m], t / row["trans"][m]
+            star = "*" if fr <= 1.0 and tr <= 1.0 else ""
+            dominated += bool(star)
+            cells.append(f"s={row['s']}: {ok[0]} ({fr:.2g}/{tr:.2g}){star}")
+            row.setdefault("dominated", {})[m] = bool(star)
+        print(f"  {m:>8}: {dominated}/{n} dominated; " + ", ".join(cells), flush=True)
 
 
 def _gm(r):
