@@ -23,7 +23,8 @@ with ``min(800, n // 2)`` held-out rows (as ``bench_adaptive.py``), s in
   "adaptive")`` (today's library; ``orf`` over the seeds);
 - ``adapt0``: ``sequence="adaptive"`` with the design's defaults before issue 28
   (``n_train=1000, n_validation=500, maxiter=300, patience=30``), on one BLAS thread as
-  every design now runs;
+  every design now runs; ``adapt0x``: the same on OpenBLAS's own thread count (the library
+  before issue 28; run without ``OPENBLAS_NUM_THREADS=1`` to see its cost);
 - ``orf+L``, ``adapt+L``: the same frequencies with the optimal 2s x 2s
   reweighting ``L L^T = Phi^+ K Phi^+T`` on the fitting rows, ridge-regularised
   (ridge picked on a 75/25 split of the fitting rows: without it the reweighting
@@ -87,13 +88,14 @@ sys.path.insert(0, str(ROOT))
 import _nystroem_prototypes as proto  # noqa: E402
 from _machine import uptime  # noqa: E402
 from qmc_orff import FourierFeatures, gram_error  # noqa: E402
+from qmc_orff.designs import adaptive  # noqa: E402
 from qmc_orff.designs.adaptive import median_heuristic  # noqa: E402
 from qmc_orff.kernels import Gaussian  # noqa: E402
 
-ALL_METHODS = ("nys", "kpca", "orf", "auto", "adapt0", "adapt", "orf+L", "adapt+L", "orf+Lp",
+ALL_METHODS = ("nys", "kpca", "orf", "auto", "adapt0", "adapt0x", "adapt", "orf+L", "adapt+L", "orf+Lp",
                "adapt+Lp", "vp", "vpA", "dict16")
 DEFAULT_METHODS = ("nys", "kpca", "orf", "auto", "adapt0", "adapt")
-ADAPTIVE = ("adapt0", "adapt", "adapt+L", "adapt+Lp")
+ADAPTIVE = ("adapt0", "adapt0x", "adapt", "adapt+L", "adapt+Lp")
 SEEDED = {"nys", "orf", "orf+L", "orf+Lp", "vp", "vpA"}
 NEW = "adapt"       # the map whose floors are printed
 #: the extra Nystroem widths (s, 2 s columns) of the frontier, beside the sizes measured
@@ -174,13 +176,18 @@ def fit_method(method, pool, sigma, s, seed, tgt, vp_iters):
                             random_state=seed).fit(pool), {}
     if method == "kpca":
         return proto.KernelPCAMap(pool / sigma, 2 * s, sigma), {}
-    if method in ("orf", "auto", "adapt", "adapt0"):
-        seq = {"orf": "orf", "auto": "auto", "adapt": "adaptive", "adapt0": "adaptive"}[method]
-        opts = OLD_ADAPTIVE if method == "adapt0" else None
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return FourierFeatures(sigma=sigma, n_components=s, sequence=seq, seed=seed,
-                                   design_options=opts).fit(pool), {}
+    if method in ("orf", "auto", "adapt", "adapt0", "adapt0x"):
+        seq = "adaptive" if method.startswith("adapt") else method
+        opts = OLD_ADAPTIVE if method.startswith("adapt0") else None
+        blas = adaptive.BLAS_THREADS
+        adaptive.BLAS_THREADS = None if method == "adapt0x" else blas  # None: no BLAS limit
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return FourierFeatures(sigma=sigma, n_components=s, sequence=seq, seed=seed,
+                                       design_options=opts).fit(pool), {}
+        finally:
+            adaptive.BLAS_THREADS = blas
     if method in ("orf+Lp", "adapt+Lp"):
         seq = "adaptive" if method == "adapt+Lp" else "orf"
         with warnings.catch_warnings():
