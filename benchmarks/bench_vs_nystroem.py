@@ -23,7 +23,8 @@ with ``min(800, n // 2)`` held-out rows (as ``bench_adaptive.py``), s in
   "adaptive")`` (today's library; ``orf`` over the seeds);
 - ``adapt0``: ``sequence="adaptive"`` with the design's defaults before issue 28
   (``n_train=1000, n_validation=500, maxiter=300, patience=30``), on one BLAS thread as
-  every design now runs;
+  every design now runs; ``adapt0x``: the same on OpenBLAS's own thread count (the library
+  before issue 28; run without ``OPENBLAS_NUM_THREADS=1`` to see its cost);
 - ``orf+L``, ``adapt+L``: the same frequencies with the optimal 2s x 2s
   reweighting ``L L^T = Phi^+ K Phi^+T`` on the fitting rows, ridge-regularised
   (ridge picked on a 75/25 split of the fitting rows: without it the reweighting
@@ -87,15 +88,18 @@ sys.path.insert(0, str(ROOT))
 import _nystroem_prototypes as proto  # noqa: E402
 from _machine import uptime  # noqa: E402
 from qmc_orff import FourierFeatures, gram_error  # noqa: E402
+from qmc_orff.designs import adaptive  # noqa: E402
 from qmc_orff.designs.adaptive import median_heuristic  # noqa: E402
 from qmc_orff.kernels import Gaussian  # noqa: E402
 
-ALL_METHODS = ("nys", "kpca", "orf", "auto", "adapt0", "adapt", "orf+L", "adapt+L", "orf+Lp",
+ALL_METHODS = ("nys", "kpca", "orf", "auto", "adapt0", "adapt0x", "adapt", "orf+L", "adapt+L", "orf+Lp",
                "adapt+Lp", "vp", "vpA", "dict16")
 DEFAULT_METHODS = ("nys", "kpca", "orf", "auto", "adapt0", "adapt")
-ADAPTIVE = ("adapt0", "adapt", "adapt+L", "adapt+Lp")
+ADAPTIVE = ("adapt0", "adapt0x", "adapt", "adapt+L", "adapt+Lp")
 SEEDED = {"nys", "orf", "orf+L", "orf+Lp", "vp", "vpA"}
 NEW = "adapt"       # the map whose floors are printed
+#: the extra Nystroem widths (s, 2 s columns) of the frontier, beside the sizes measured
+FRONTIER_S = (1, 2, 4, 8, 16)
 #: the adaptive design's defaults before issue 28
 OLD_ADAPTIVE = {"n_train": 1000, "n_validation": 500, "maxiter": 300, "patience": 30}
 
@@ -172,13 +176,18 @@ def fit_method(method, pool, sigma, s, seed, tgt, vp_iters):
                             random_state=seed).fit(pool), {}
     if method == "kpca":
         return proto.KernelPCAMap(pool / sigma, 2 * s, sigma), {}
-    if method in ("orf", "auto", "adapt", "adapt0"):
-        seq = {"orf": "orf", "auto": "auto", "adapt": "adaptive", "adapt0": "adaptive"}[method]
-        opts = OLD_ADAPTIVE if method == "adapt0" else None
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return FourierFeatures(sigma=sigma, n_components=s, sequence=seq, seed=seed,
-                                   design_options=opts).fit(pool), {}
+    if method in ("orf", "auto", "adapt", "adapt0", "adapt0x"):
+        seq = "adaptive" if method.startswith("adapt") else method
+        opts = OLD_ADAPTIVE if method.startswith("adapt0") else None
+        blas = adaptive.BLAS_THREADS
+        adaptive.BLAS_THREADS = None if method == "adapt0x" else blas  # None: no BLAS limit
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return FourierFeatures(sigma=sigma, n_components=s, sequence=seq, seed=seed,
+                                       design_options=opts).fit(pool), {}
+        finally:
+            adaptive.BLAS_THREADS = blas
     if method in ("orf+Lp", "adapt+Lp"):
         seq = "adaptive" if method == "adapt+Lp" else "orf"
         with warnings.catch_warnings():
@@ -227,28 +236,63 @@ def gram_rows(name, sizes, methods, n_seeds, vp_iters, max_cost, out, vp_seeds=1
           f"transform/Nystroem.transform ({big.shape[0]} rows)", flush=True)
     print(f"{'s':>4} {'Nystroem':>22} " + " ".join(f"{m:>16}" for m in methods if m != "nys"),
           flush=True)
+    curve = {}  # Nystroem at every width: s -> (error, fit, transform)
     for s in sizes:
         errs, secs, trans = {}, {}, {}
         for m in methods:
-            if m == "dict16" and 32 * s > max_cost:
+            if (m == "dict16" and 32 * s > max_cost) or (m in ADAPTIVE and s > adapt_max_s):
                 continue
-            if m in ADAPTIVE and s > adapt_max_s:
-                continue
-            vals = []
             n_rep = (vp_seeds if m in ("vp", "vpA") else n_seeds) if m in SEEDED else 1
-            for seed in range(n_rep):
-                t0 = time.perf_counter()
-                fm, info = fit_method(m, pool, sigma, s, seed, tgt, vp_iters)
-                secs[m] = min(secs.get(m, math.inf), time.perf_counter() - t0)
-                vals.append(gram_error(fm, test, kernel=kernel))
-            trans[m] = best_of(lambda: fm.transform(big), 3)
-            errs[m] = float(np.mean(vals))
+            errs[m], secs[m], trans[m] = _measure(m, pool, test, sigma, s, n_rep, tgt, vp_iters,
+                                                  big)
         ny, fy, ty = errs["nys"], secs["nys"], trans["nys"]
+        curve[s] = (ny, fy, ty)
         cells = " ".join(f"{_cell(errs[m] / ny, secs[m] / fy, trans[m] / ty):>16}" if m in errs
                          else f"{'-':>16}" for m in methods if m != "nys")
         head = f"{ny:.5f} {fy * 1e3:.1f}/{ty * 1e3:.0f}ms"
         print(f"{s:>4} {head:>22} {cells}", flush=True)
         out.append({"data": name, "s": s, "errs": errs, "secs": secs, "trans": trans})
+    for s in FRONTIER_S:
+        if s not in curve:
+            curve[s] = _measure("nys", pool, test, sigma, s, n_seeds, None, vp_iters, big)
+    frontier([row for row in out if row["data"] == name], curve, methods)
+
+
+def _measure(m, pool, test, sigma, s, n_rep, tgt, vp_iters, big):
+    """Held-out error (mean over ``n_rep`` seeds), fit seconds (fastest seed), transform seconds."""
+    vals, fit = [], math.inf
+    for seed in range(n_rep):
+        t0 = time.perf_counter()
+        fm, _ = fit_method(m, pool, sigma, s, seed, tgt, vp_iters)
+        fit = min(fit, time.perf_counter() - t0)
+        vals.append(gram_error(fm, test, kernel=Gaussian(sigma)))
+    return float(np.mean(vals)), fit, best_of(lambda: fm.transform(big), 3)
+
+
+def frontier(rows, curve, methods):
+    """For each Fourier map's cell, the narrowest measured Nystroem at least as accurate, and
+    whether it is also no slower to fit and to transform (the map is then dominated)."""
+    print("Frontier: the narrowest Nystroem at least as accurate as each map's cell "
+          "(its s; its fit and transform time / the map's); '*': it is also no slower in both")
+    for m in methods:
+        if m in ("nys", "kpca"):
+            continue
+        cells, dominated, n = [], 0, 0
+        for row in rows:
+            if m not in row["errs"]:
+                continue
+            n += 1
+            ok = [s for s in sorted(curve) if curve[s][0] <= row["errs"][m]]
+            if not ok:
+                cells.append(f"s={row['s']}: none")
+                continue
+            e, f, t = curve[ok[0]]
+            fr, tr = f / row["secs"][m], t / row["trans"][m]
+            star = "*" if fr <= 1.0 and tr <= 1.0 else ""
+            dominated += bool(star)
+            cells.append(f"s={row['s']}: {ok[0]} ({fr:.2g}/{tr:.2g}){star}")
+            row.setdefault("dominated", {})[m] = bool(star)
+        print(f"  {m:>8}: {dominated}/{n} dominated; " + ", ".join(cells), flush=True)
 
 
 def _gm(r):

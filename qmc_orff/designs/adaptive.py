@@ -48,10 +48,10 @@ if TYPE_CHECKING:  # names used in type hints only
 __all__ = ["adaptive_sequence", "adaptive_operator_sequence", "median_heuristic", "data_sha256"]
 
 #: default training subsample (all pairs) and validation subsample sizes, iteration cap and
-#: patience (issue 28): against the earlier 1000 / 500 / 300 / 30, both on one BLAS thread, the
-#: held-out Gram error on digits and breast cancer (s = 32..256, 8 cells) moves from 1.72x to
-#: 1.97x Nystroem's (geometric mean; worst cell 2.44x) for a fit 1.5-13x faster (4.3x geometric
-#: mean), about 10x with the BLAS fix against the earlier multi-threaded runs
+#: patience (issue 28, bench_vs_nystroem.py, digits and breast cancer, s = 32..512): against the
+#: earlier 1000 / 500 / 300 / 30, both on one BLAS thread, the held-out Gram error moves from
+#: 1.54x to 1.77x Nystroem's (geometric mean; worst cell 2.44x) for a fit 3.75x faster (1.7-11x),
+#: 16-57x against the earlier defaults on OpenBLAS's 2 threads (a loaded 2-core machine)
 N_TRAIN = 500
 N_VALIDATION = 250
 MAXITER = 100
@@ -217,6 +217,15 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
     training loss: the validation subsample, never trained on, decides which
     iterate is returned (early stopping), so the result is never worse than
     its start there.
+
+    The design runs numpy's and scipy's BLAS on ``BLAS_THREADS`` (one)
+    thread, through threadpoolctl, and restores the limits after (the
+    ``callback`` and ``checkpoint`` callables run under that limit): the
+    result does not depend on ``OPENBLAS_NUM_THREADS``.  The defaults trade
+    some accuracy for time (issue 28, ``benchmarks/bench_vs_nystroem.py``):
+    ``n_train=1000, n_validation=500, maxiter=300, patience=30`` gave a
+    held-out Gram error 1.54x Nystroem's instead of 1.77x (geometric mean,
+    digits and breast cancer, s = 32..512) at 3.75x the fit time.
 
     Examples
     --------
