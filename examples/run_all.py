@@ -48,7 +48,8 @@ FULL_ARGS = {
     "curl_free_reconstruction": [],
     "decomposable_rmse": [],
     "mnist_orff": [],
-    "fig2_protocol": ["--n", "1000", "--sigma-factors", "0.5", "1", "2", "4", "8"],
+    "fig2_protocol": ["--n", "1000", "--s", "128", "512", "2048", "--reps", "3",
+                      "--sigma-factors", "0.5", "1", "2", "4"],
     "fig4_sweep": [],
 }
 #: Outputs written by a script of another name, and the arguments they keep under --quick.
