@@ -35,8 +35,14 @@ def foreign(*arrays):
     and they are arrays of a namespace other than NumPy; ``None`` otherwise."""
     if not sklearn.get_config().get("array_api_dispatch", False):
         return None
+    try:  # vendored by scikit-learn >= 1.7; its own package before (dispatch needs it)
+        from sklearn.externals import array_api_compat as compat
+    except ImportError:  # pragma: no cover - scikit-learn < 1.7
+        import array_api_compat as compat
+    # torch tensors have no __array_namespace__: array_api_compat knows them; Dask arrays keep
+    # their own path (qmc_orff._dask)
     arrays = [a for a in arrays if a is not None and not isinstance(a, np.ndarray)
-              and hasattr(a, "__array_namespace__")]
+              and compat.is_array_api_obj(a) and not compat.is_dask_array(a)]
     if not arrays:
         return None
     xp, is_array_api, device = _array_api.get_namespace_and_device(*arrays)
