@@ -40,9 +40,14 @@ def _namespace(choice):
             if choice == "torch":
                 raise
         else:
+            import sklearn
+            from sklearn.utils._array_api import get_namespace
+
             dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
             sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
-            return torch, dev, f"torch on {dev}", sync
+            with sklearn.config_context(array_api_dispatch=True):  # array_api_compat's torch
+                xp = get_namespace(torch.zeros(1))[0]
+            return xp, dev, f"torch {torch.__version__} on {dev}", sync
     import array_api_strict as xp
 
     return xp, xp.Device("CPU_DEVICE"), "array-api-strict on the CPU", lambda: None

@@ -47,9 +47,11 @@ def space(request):
 
         device = xp.Device(dev) if dev else xp.Device("CPU_DEVICE")
     else:
-        import torch as xp
+        import torch
 
-        device = xp.device(dev)
+        device = torch.device(dev)
+        with sklearn.config_context(array_api_dispatch=True):  # array_api_compat's torch
+            xp = xp_api.get_namespace(torch.zeros(1))[0]
     return xp, device, lambda a: xp.asarray(a, device=device)
 
 

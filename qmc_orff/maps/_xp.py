@@ -2,8 +2,9 @@
 
 Built on scikit-learn's own helpers (``sklearn.utils._array_api``: private, but the route
 scikit-learn-compatible estimators take): ``get_namespace_and_device``, ``_is_numpy_namespace``,
-``_max_precision_float_dtype``, ``move_to`` (``_convert_to_numpy`` before scikit-learn 1.8) and
-``check_same_namespace`` (a copy of its test and message before scikit-learn 1.8).
+``_max_precision_float_dtype``, ``device``, ``move_to`` and ``check_same_namespace`` where this
+scikit-learn has them (1.9 does; the floor, 1.6, has neither: ``_convert_to_numpy`` and a copy
+of the namespace check and its message stand in).
 
 The rule of the maps and of :class:`~qmc_orff.ORFFRidge`: without dispatch, or for NumPy
 arrays (and sparse matrices, lists, data frames), :func:`foreign` answers ``None`` and nothing
@@ -35,8 +36,14 @@ def foreign(*arrays):
     and they are arrays of a namespace other than NumPy; ``None`` otherwise."""
     if not sklearn.get_config().get("array_api_dispatch", False):
         return None
+    try:  # vendored by recent scikit-learn (1.9); the package otherwise (its dispatch needs it)
+        from sklearn.externals import array_api_compat as compat
+    except ImportError:  # pragma: no cover - scikit-learn 1.6
+        import array_api_compat as compat
+    # torch tensors have no __array_namespace__: array_api_compat knows them; Dask arrays keep
+    # their own path (qmc_orff._dask)
     arrays = [a for a in arrays if a is not None and not isinstance(a, np.ndarray)
-              and hasattr(a, "__array_namespace__")]
+              and compat.is_array_api_obj(a) and not compat.is_dask_array(a)]
     if not arrays:
         return None
     xp, is_array_api, device = _array_api.get_namespace_and_device(*arrays)
@@ -66,7 +73,7 @@ def to_numpy(array):
     own memory, never a view of the caller's array (``fit`` may work in place)."""
     if array is None or isinstance(array, np.ndarray):
         return array
-    move_to = getattr(_array_api, "move_to", None)  # scikit-learn >= 1.8
+    move_to = getattr(_array_api, "move_to", None)  # not in scikit-learn 1.6
     if move_to is not None:
         out = move_to(array, xp=np, device="cpu")
     else:
@@ -113,7 +120,7 @@ def move_fitted(estimator, names, ns):
 def check_same(X, estimator, attribute, method):
     """Under dispatch, ``ValueError`` when ``X`` is not of the namespace and device of the fitted
     ``attribute`` (scikit-learn's ``check_same_namespace``, whose message it repeats)."""
-    check = getattr(_array_api, "check_same_namespace", None)  # scikit-learn >= 1.8
+    check = getattr(_array_api, "check_same_namespace", None)  # not in scikit-learn 1.6
     if check is not None:
         check(X, estimator, attribute=attribute, method=method)
         return
