@@ -5,7 +5,7 @@ import argparse
 import json
 import sys
 
-from ._common import _Parser, _nonneg_int, _positive_int
+from ._common import _Parser, _nonneg_int, _positive_float, _positive_int
 
 
 def _cmd_catalogue(args):
@@ -109,7 +109,7 @@ def add_parser(sub):
                  "qmc-orff catalogue show --d 4 --s 256 --box-over-sigma 0.5")
     sh.add_argument("--d", type=_positive_int, required=True, help="dimension")
     sh.add_argument("--s", type=_positive_int, required=True, help="number of points")
-    sh.add_argument("--box-over-sigma", type=float, default=box, metavar="R",
+    sh.add_argument("--box-over-sigma", type=_positive_float, default=box, metavar="R",
                     help=f"box half-width over bandwidth; the log-nearest entry is shown "
                     f"(default: {box:g}, as load_catalogue)")
     sh.add_argument("--method", choices=("global", "weighted"), default=method,
@@ -131,7 +131,7 @@ def add_parser(sub):
                     help="dimensions of the grid (default: the catalogue's)")
     bu.add_argument("--s-values", type=_positive_int, nargs="+", default=None, metavar="S",
                     help="sizes of the grid (default: the catalogue's)")
-    bu.add_argument("--box-values", type=float, nargs="+", default=None, metavar="R",
+    bu.add_argument("--box-values", type=_positive_float, nargs="+", default=None, metavar="R",
                     help="box-over-sigma values of the grid (default: the catalogue's)")
     bu.add_argument("--methods", choices=("global", "weighted"), nargs="+", default=None,
                     help="design methods of the grid (default: both)")

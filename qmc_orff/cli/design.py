@@ -10,7 +10,8 @@ import sys
 import numpy as np
 
 from ._common import (EXIT_INTERRUPTED, _CliError, _Parser, _check_output_path, _check_suffix,
-                      _nonneg_int, _positive_floats, _positive_int, _read_points, _save_result)
+                      _design_size, _nonneg_int, _positive_float, _positive_floats,
+                      _positive_int, _read_points, _save_result)
 from .design_adaptive import _cmd_design_adaptive
 
 
@@ -51,6 +52,9 @@ def _cmd_design(args):
     d, s, r = args.d, args.s, args.box_over_sigma
     box = r if np.ndim(r) else np.full(d, r)
     obj = BoxDiscrepancy(box, kernel=args.kernel, sigma=np.ones(d), d=d)
+    if not float(obj.expected_mc(s, normalize=True)) > 0:  # as global_sequence, named for the CLI
+        raise _CliError(f"--box-over-sigma {r} is too small for float64 at d={d}: the expected "
+                        "Monte Carlo D^2 rounds to 0; increase it")
     out = args.output
     init, done_iter, history0, nhistory0, prefix = _resume_state(args, d, s, r, box)
     progress = not args.quiet
@@ -251,7 +255,7 @@ def _box_parser(methods, name, help, description):
     p = methods.add_parser(name, help=help, description=description, epilog=_example(name),
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--d", type=_positive_int, required=True, help="dimension")
-    p.add_argument("--s", type=_positive_int, required=True, help="number of points")
+    p.add_argument("--s", type=_design_size(), required=True, help="number of points")
     p.add_argument("--box-over-sigma", type=_positive_floats, required=True, metavar="R",
                    help="box half-width over kernel bandwidth (one number, or d comma-separated)")
     p.add_argument("--kernel", choices=("gaussian", "laplacian"), default="gaussian",
@@ -271,7 +275,7 @@ def _optimizer_options(p, method, maxiter_help):
                    help=f"{maxiter_help} (default: {api['maxiter']})")
     p.add_argument("--optimizer", choices=("cg", "l-bfgs-b"), default=api["method"],
                    help=f"the optimiser (default: {api['method']})")
-    p.add_argument("--tol", type=float, default=api["tol"],
+    p.add_argument("--tol", type=_positive_float, default=api["tol"],
                    help=f"gradient tolerance, scaled (default: {api['tol']:g})")
     _init_option(p, api)
     p.add_argument("--checkpoint-every", type=_nonneg_int, default=10, metavar="K",

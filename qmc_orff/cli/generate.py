@@ -5,7 +5,7 @@ import argparse
 
 import numpy as np
 
-from ._common import (_CliError, _check_output_path, _check_suffix, _positive_int,
+from ._common import (_CliError, _check_output_path, _check_suffix, _nonneg_int, _positive_int,
                       _scramble_arg)
 
 
@@ -103,7 +103,8 @@ def add_parser(sub):
                    help="scramble the points (no value: true; Halton: 'random' or "
                    "'deterministic' RR2 permutations; lattice: a random shift); default: the "
                    "Python engine's (true for halton and sobol, false for lattice)")
-    g.add_argument("--seed", type=int, default=None, help="seed for scrambling")
+    g.add_argument("--seed", type=_nonneg_int, default=None,
+                   help="seed of the scrambling (default: none, fresh entropy, as the engines)")
     g.add_argument("--kernel", choices=("gaussian", "laplacian"), default="gaussian",
                    help="the kernel whose density the frequencies follow (default: gaussian)")
     g.add_argument("--unit-cube", action="store_true", help="write the points in [0, 1)^d")
