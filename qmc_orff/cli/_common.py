@@ -17,12 +17,23 @@ class _CliError(Exception):
     """An error to report on one line with exit status 2."""
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter; an epilog of examples keeps its lines (command lines are not
+    wrapped), the description is wrapped as usual."""
+
+    def _fill_text(self, text, width, indent):
+        if text.startswith("example"):
+            return "\n".join(indent + line for line in text.splitlines())
+        return super()._fill_text(text, width, indent)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse's parser with one-line errors and no abbreviated options (``--max`` is not
     ``--maxiter``: an abbreviation that a later option would make ambiguous breaks scripts)."""
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("allow_abbrev", False)
+        kwargs.setdefault("formatter_class", _HelpFormatter)
         super().__init__(*args, **kwargs)
 
     def error(self, message):  # one line, status 2 (argparse prints usage + error)

@@ -1,7 +1,6 @@
 """``qmc-orff catalogue {list,show,build}``: the precomputed sequences."""
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 
@@ -73,8 +72,7 @@ def _load_defaults():
 
 def _action(actions, name, help, description, example):
     return actions.add_parser(name, help=help, description=description,
-                              epilog=f"example:\n  {example}",
-                              formatter_class=argparse.RawDescriptionHelpFormatter)
+                              epilog=f"example:\n  {example}")
 
 
 def _dir_option(p, help):
@@ -90,8 +88,7 @@ def add_parser(sub):
                        description="list: the entries; show: one entry's metadata (nearest "
                        "box_over_sigma); build: compute the files into a folder of yours "
                        "(resumable).  Each action has its own options: qmc-orff catalogue "
-                       "ACTION --help.", epilog="example:\n  qmc-orff catalogue list --d 4",
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+                       "ACTION --help.", epilog="example:\n  qmc-orff catalogue list --d 4")
     actions = c.add_subparsers(dest="action", metavar="{list,show,build}", parser_class=_Parser)
     actions.required = True
     li = _action(actions, "list", "list the entries", "List the catalogue's entries (all, or "

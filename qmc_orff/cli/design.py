@@ -3,7 +3,6 @@ with its own options; the box designs here (checkpoints, resume and Ctrl-C), ada
 ``design_adaptive``."""
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
@@ -252,8 +251,7 @@ def _example(method):
 
 def _box_parser(methods, name, help, description):
     """A box design's parser: the options every box design takes."""
-    p = methods.add_parser(name, help=help, description=description, epilog=_example(name),
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = methods.add_parser(name, help=help, description=description, epilog=_example(name))
     p.add_argument("--d", type=_positive_int, required=True, help="dimension")
     p.add_argument("--s", type=_design_size(), required=True, help="number of points")
     p.add_argument("--box-over-sigma", type=_positive_floats, required=True, metavar="R",
@@ -302,8 +300,7 @@ def add_parser(sub):
                         "discrepancy for box/bandwidth R (unit bandwidth, box R), or, with "
                         "'adaptive', the Gram error on data.  Each method has its own options: "
                         "qmc-orff design METHOD --help.  Ctrl-C saves the best iterate (exit "
-                        "status 130).", epilog=f"example:\n  {_EXAMPLES['global']}",
-                        formatter_class=argparse.RawDescriptionHelpFormatter)
+                        "status 130).", epilog=f"example:\n  {_EXAMPLES['global']}")
     methods = de.add_subparsers(dest="method", metavar="{global,greedy,weighted,lattice,adaptive}",
                                 parser_class=_Parser)
     methods.required = True

@@ -229,7 +229,7 @@ def add_adaptive_parser(methods, epilog):
         description="Minimise the Gram error on the points of --data (all pairs of a training "
         "subsample; a disjoint validation subsample picks the best iterate; the progress bar "
         "shows its ratio to the ORF start).  Ctrl-C saves the best validated iterate.",
-        epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=epilog)
     p.add_argument("--data", required=True, metavar="FILE",
                    help="the data (.npy, or .csv with one point per line)")
     p.add_argument("--s", type=_design_size(), required=True, help="number of points")

@@ -1,8 +1,6 @@
 """``qmc-orff generate``: QMC points mapped to frequencies (or raw unit-cube points)."""
 from __future__ import annotations
 
-import argparse
-
 import numpy as np
 
 from ._common import (_CliError, _check_output_path, _check_suffix, _nonneg_int, _positive_int,
@@ -94,7 +92,7 @@ def add_parser(sub):
                        "frequency would be the inverse CDF of 0 (-infinity).",
                        epilog="examples:\n  qmc-orff generate sobol --d 4 --n 256 --seed 1 "
                        "-o W.npy\n  qmc-orff generate halton --d 4 --n 100 --scramble false "
-                       "--unit-cube -o U.txt", formatter_class=argparse.RawDescriptionHelpFormatter)
+                       "--unit-cube -o U.txt")
     g.add_argument("generator", choices=("halton", "sobol", "lattice"))
     g.add_argument("--d", type=_positive_int, required=True, help="dimension")
     g.add_argument("--n", type=_positive_int, required=True, help="number of points")
