@@ -68,12 +68,14 @@ def _cmd_design(args):
             save(partial, final=False)
 
         seq = designs.greedy_sequence(obj, s, d=d, init=args.init, method=args.optimizer,
-                                      maxiter=args.maxiter, tol=args.tol, progress=progress,
+                                      maxiter=args.maxiter, tol=args.tol, seed=args.seed,
+                                      progress=progress,
                                       prefix=prefix,
                                       checkpoint=checkpoint if every else None,
                                       checkpoint_every=every or None)
     elif args.method == "weighted":
-        seq = designs.weighted_sequence(obj, s, d=d, init=args.init, solver=args.solver,
+        seq = designs.weighted_sequence(obj, s, d=d, init=args.init, seed=args.seed,
+                                        solver=args.solver,
                                         sum_to_one=not args.unconstrained_weights)
     else:
         seq = designs.lattice_sequence(obj, s, d=d)
@@ -154,7 +156,7 @@ def _global_design(args, obj, box, s, d, init, resumed, save, progress):
     log_scale = float(np.sum(np.log(np.broadcast_to(box, (d,)) / np.pi)))
     if every and args.resume is None:
         # a fresh run: its initial D^2 opens the checkpoints' history
-        U0 = to_frequencies(initial_points(init, s, d), obj.density, 1.0)
+        U0 = to_frequencies(initial_points(init, s, d, seed=args.seed), obj.density, 1.0)
         n0 = float(obj.value_and_grad(U0, normalize=True)[0])
         ck_hist, ck_nhist = [_scaled(n0, log_scale)], [n0]
     else:
@@ -190,7 +192,7 @@ def _global_design(args, obj, box, s, d, init, resumed, save, progress):
 
     try:
         seq = global_sequence(obj, s, d=d, init=init, method=args.optimizer, maxiter=remaining,
-                              tol=args.tol, callback=callback)
+                              tol=args.tol, seed=args.seed, callback=callback)
     finally:
         if bar is not None:
             bar.close()
@@ -286,8 +288,11 @@ def _optimizer_options(p, method, maxiter_help):
 
 
 def _init_option(p, api):
-    p.add_argument("--init", choices=("halton", "halton-rr2", "sobol"), default=api["init"],
-                   help=f"start points (default: {api['init']})")
+    p.add_argument("--init", choices=("halton", "halton-rr2", "sobol", "random"),
+                   default=api["init"], help=f"start points (default: {api['init']}; random: "
+                   "i.i.d. uniform, from --seed)")
+    p.add_argument("--seed", type=_nonneg_int, default=api["seed"],
+                   help="seed of --init random (default: none, as the Python function)")
 
 
 def add_parser(sub):
