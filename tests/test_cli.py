@@ -158,6 +158,19 @@ def test_catalogue_commands(tmp_path, capsys):
      "--box-over-sigma has 2 values; give one number or d=3"),
     (["design", "global", "--d", "2", "--s", "4", "--box-over-sigma", "1", "--max", "3",
       "-o", "x.npz"], "unrecognized arguments: --max 3"),
+    # errors name the user's option, never an internal variable ('rng', 'tol', 'objective')
+    (["generate", "sobol", "--d", "2", "--n", "4", "--seed", "-1", "-o", "x.npy"],
+     "argument --seed: expected an integer >= 0; got '-1'"),
+    (["design", "global", "--d", "2", "--s", "4", "--box-over-sigma", "1", "--tol", "-1",
+      "-o", "x.npz"], "argument --tol: expected a positive number; got '-1'"),
+    (["design", "global", "--d", "2", "--s", "100000", "--box-over-sigma", "1", "-o", "x.npz"],
+     "argument --s: expected an integer in [1, 8192]; got '100000'"),
+    (["design", "global", "--d", "2", "--s", "4", "--box-over-sigma", "1e-300", "-o", "x.npz"],
+     "--box-over-sigma 1e-300 is too small for float64 at d=2"),
+    (["catalogue", "show", "--d", "2", "--s", "64", "--box-over-sigma", "-1"],
+     "argument --box-over-sigma: expected a positive number; got '-1'"),
+    (["discrepancy", "pts.npy", "--box", "1", "--sigma", "1,2,3"],
+     "--sigma has 3 values; give one number or d=2"),
     (["design", "global", "--d", "2", "--s", "4", "--box-over-sigma", "1", "-o", "y.npz",
       "--resume", "missing.npz"], "cannot read 'missing.npz'"),
     (["catalogue", "show", "--d", "3", "--s", "64"], "'d' must be one of the catalogue's"),
@@ -168,6 +181,7 @@ def test_catalogue_commands(tmp_path, capsys):
 def test_errors_one_line_exit_2(tmp_path, monkeypatch, capsys, args, match):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "bad.npz").write_bytes(b"not a zip file")
+    np.save(tmp_path / "pts.npy", np.ones((4, 2)))
     try:
         status = main(args)
     except SystemExit as exc:  # argparse errors

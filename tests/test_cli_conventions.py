@@ -102,7 +102,7 @@ def test_every_option_has_help_and_every_command_an_example():
     ("global", ["--solver", "--data", "--sigma", "--lattice-txt", "--nu"]),
     ("greedy", ["--solver", "--data", "--lattice-txt"]),
     ("weighted", ["--maxiter", "--optimizer", "--resume", "--data", "--lattice-txt"]),
-    ("lattice", ["--maxiter", "--init", "--solver", "--resume", "--data"]),
+    ("lattice", ["--maxiter", "--init", "--seed", "--solver", "--resume", "--data"]),
     ("adaptive", ["--d", "--box-over-sigma", "--solver", "--lattice-txt", "--optimizer"]),
 ])
 def test_design_methods_show_only_their_own_options(capsys, method, foreign):
@@ -119,13 +119,14 @@ def test_design_defaults_are_the_python_functions(method):
 
     api = getattr(designs, f"{method}_sequence").__kwdefaults__
     parser = subparser("design", method)
-    names = {"maxiter": "maxiter", "tol": "tol", "method": "optimizer", "init": "init",
+    names = {"maxiter": "maxiter", "tol": "tol", "method": "optimizer", "init": "init", "seed": "seed",
              "solver": "solver", "patience": "patience", "nu": "nu", "kernel": "kernel"}
     checked = 0
     for api_name, cli_name in names.items():
         if api_name in api and any(a.dest == cli_name for a in parser._actions):
-            if method == "adaptive" and api_name == "init":
-                continue  # None: orf, or mc for laplacian (orf needs the Gaussian kernel)
+            if method == "adaptive" and api_name in ("init", "seed"):
+                continue  # init None: orf, or mc for laplacian (orf needs the Gaussian kernel);
+                # seed 0, not None (reproducible commands; said in its help)
             assert parser.get_default(cli_name) == api[api_name], (method, cli_name)
             checked += 1
     assert checked >= 1
@@ -250,3 +251,12 @@ def test_design_log_output_and_quiet(tmp_path):
     proc = subprocess.run(_design("--quiet", out=tmp_path / "q.npz"), capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 0 and proc.stderr == ""
+
+
+def test_box_design_random_start_follows_seed(tmp_path, capsys):
+    common = ["design", "weighted", "--d", 2, "--s", 8, "--box-over-sigma", 1, "--init", "random"]
+    for name, seed in (("a", 3), ("b", 3), ("c", 4)):
+        assert call(capsys, *common, "--seed", seed, "-o", tmp_path / f"{name}.npz")[0] == 0
+    a, b, c = (load_sequence(tmp_path / f"{n}.npz").points for n in "abc")
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)

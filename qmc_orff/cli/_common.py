@@ -17,12 +17,23 @@ class _CliError(Exception):
     """An error to report on one line with exit status 2."""
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter; an epilog of examples keeps its lines (command lines are not
+    wrapped), the description is wrapped as usual."""
+
+    def _fill_text(self, text, width, indent):
+        if text.startswith("example"):
+            return "\n".join(indent + line for line in text.splitlines())
+        return super()._fill_text(text, width, indent)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse's parser with one-line errors and no abbreviated options (``--max`` is not
     ``--maxiter``: an abbreviation that a later option would make ambiguous breaks scripts)."""
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("allow_abbrev", False)
+        kwargs.setdefault("formatter_class", _HelpFormatter)
         super().__init__(*args, **kwargs)
 
     def error(self, message):  # one line, status 2 (argparse prints usage + error)
@@ -30,14 +41,15 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(EXIT_USAGE)
 
 
-def _int_at_least(minimum, what):
-    """An argparse type: an integer >= ``minimum`` (``what`` names it in the error)."""
+def _int_at_least(minimum, what, maximum=None):
+    """An argparse type: an integer >= ``minimum`` (and <= ``maximum``; ``what`` names it in
+    the error)."""
     def parse(text):
         try:
             value = int(text)
         except ValueError:
             value = None
-        if value is None or value < minimum:
+        if value is None or value < minimum or (maximum is not None and value > maximum):
             raise argparse.ArgumentTypeError(f"expected {what}; got {text!r}")
         return value
     return parse
@@ -45,6 +57,24 @@ def _int_at_least(minimum, what):
 
 _positive_int = _int_at_least(1, "a positive integer")
 _nonneg_int = _int_at_least(0, "an integer >= 0")
+
+
+def _positive_float(text):
+    """An argparse type: one positive finite number."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (np.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a positive number; got {text!r}")
+    return value
+
+
+def _design_size():
+    """``--s`` of the designs: 1 .. MAX_DESIGN_POINTS (checked before any work)."""
+    from .._validation import MAX_DESIGN_POINTS
+
+    return _int_at_least(1, f"an integer in [1, {MAX_DESIGN_POINTS}]", MAX_DESIGN_POINTS)
 
 
 def _positive_floats(text):

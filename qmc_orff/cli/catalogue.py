@@ -1,11 +1,10 @@
 """``qmc-orff catalogue {list,show,build}``: the precomputed sequences."""
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 
-from ._common import _Parser, _nonneg_int, _positive_int
+from ._common import _Parser, _nonneg_int, _positive_float, _positive_int
 
 
 def _cmd_catalogue(args):
@@ -73,8 +72,7 @@ def _load_defaults():
 
 def _action(actions, name, help, description, example):
     return actions.add_parser(name, help=help, description=description,
-                              epilog=f"example:\n  {example}",
-                              formatter_class=argparse.RawDescriptionHelpFormatter)
+                              epilog=f"example:\n  {example}")
 
 
 def _dir_option(p, help):
@@ -90,8 +88,7 @@ def add_parser(sub):
                        description="list: the entries; show: one entry's metadata (nearest "
                        "box_over_sigma); build: compute the files into a folder of yours "
                        "(resumable).  Each action has its own options: qmc-orff catalogue "
-                       "ACTION --help.", epilog="example:\n  qmc-orff catalogue list --d 4",
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+                       "ACTION --help.", epilog="example:\n  qmc-orff catalogue list --d 4")
     actions = c.add_subparsers(dest="action", metavar="{list,show,build}", parser_class=_Parser)
     actions.required = True
     li = _action(actions, "list", "list the entries", "List the catalogue's entries (all, or "
@@ -109,7 +106,7 @@ def add_parser(sub):
                  "qmc-orff catalogue show --d 4 --s 256 --box-over-sigma 0.5")
     sh.add_argument("--d", type=_positive_int, required=True, help="dimension")
     sh.add_argument("--s", type=_positive_int, required=True, help="number of points")
-    sh.add_argument("--box-over-sigma", type=float, default=box, metavar="R",
+    sh.add_argument("--box-over-sigma", type=_positive_float, default=box, metavar="R",
                     help=f"box half-width over bandwidth; the log-nearest entry is shown "
                     f"(default: {box:g}, as load_catalogue)")
     sh.add_argument("--method", choices=("global", "weighted"), default=method,
@@ -131,7 +128,7 @@ def add_parser(sub):
                     help="dimensions of the grid (default: the catalogue's)")
     bu.add_argument("--s-values", type=_positive_int, nargs="+", default=None, metavar="S",
                     help="sizes of the grid (default: the catalogue's)")
-    bu.add_argument("--box-values", type=float, nargs="+", default=None, metavar="R",
+    bu.add_argument("--box-values", type=_positive_float, nargs="+", default=None, metavar="R",
                     help="box-over-sigma values of the grid (default: the catalogue's)")
     bu.add_argument("--methods", choices=("global", "weighted"), nargs="+", default=None,
                     help="design methods of the grid (default: both)")

@@ -3,14 +3,14 @@ with its own options; the box designs here (checkpoints, resume and Ctrl-C), ada
 ``design_adaptive``."""
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
 import numpy as np
 
 from ._common import (EXIT_INTERRUPTED, _CliError, _Parser, _check_output_path, _check_suffix,
-                      _nonneg_int, _positive_floats, _positive_int, _read_points, _save_result)
+                      _design_size, _nonneg_int, _positive_float, _positive_floats,
+                      _positive_int, _read_points, _save_result)
 from .design_adaptive import _cmd_design_adaptive
 
 
@@ -51,6 +51,9 @@ def _cmd_design(args):
     d, s, r = args.d, args.s, args.box_over_sigma
     box = r if np.ndim(r) else np.full(d, r)
     obj = BoxDiscrepancy(box, kernel=args.kernel, sigma=np.ones(d), d=d)
+    if not float(obj.expected_mc(s, normalize=True)) > 0:  # as global_sequence, named for the CLI
+        raise _CliError(f"--box-over-sigma {r} is too small for float64 at d={d}: the expected "
+                        "Monte Carlo D^2 rounds to 0; increase it")
     out = args.output
     init, done_iter, history0, nhistory0, prefix = _resume_state(args, d, s, r, box)
     progress = not args.quiet
@@ -65,12 +68,14 @@ def _cmd_design(args):
             save(partial, final=False)
 
         seq = designs.greedy_sequence(obj, s, d=d, init=args.init, method=args.optimizer,
-                                      maxiter=args.maxiter, tol=args.tol, progress=progress,
+                                      maxiter=args.maxiter, tol=args.tol, seed=args.seed,
+                                      progress=progress,
                                       prefix=prefix,
                                       checkpoint=checkpoint if every else None,
                                       checkpoint_every=every or None)
     elif args.method == "weighted":
-        seq = designs.weighted_sequence(obj, s, d=d, init=args.init, solver=args.solver,
+        seq = designs.weighted_sequence(obj, s, d=d, init=args.init, seed=args.seed,
+                                        solver=args.solver,
                                         sum_to_one=not args.unconstrained_weights)
     else:
         seq = designs.lattice_sequence(obj, s, d=d)
@@ -151,7 +156,7 @@ def _global_design(args, obj, box, s, d, init, resumed, save, progress):
     log_scale = float(np.sum(np.log(np.broadcast_to(box, (d,)) / np.pi)))
     if every and args.resume is None:
         # a fresh run: its initial D^2 opens the checkpoints' history
-        U0 = to_frequencies(initial_points(init, s, d), obj.density, 1.0)
+        U0 = to_frequencies(initial_points(init, s, d, seed=args.seed), obj.density, 1.0)
         n0 = float(obj.value_and_grad(U0, normalize=True)[0])
         ck_hist, ck_nhist = [_scaled(n0, log_scale)], [n0]
     else:
@@ -187,7 +192,7 @@ def _global_design(args, obj, box, s, d, init, resumed, save, progress):
 
     try:
         seq = global_sequence(obj, s, d=d, init=init, method=args.optimizer, maxiter=remaining,
-                              tol=args.tol, callback=callback)
+                              tol=args.tol, seed=args.seed, callback=callback)
     finally:
         if bar is not None:
             bar.close()
@@ -248,10 +253,9 @@ def _example(method):
 
 def _box_parser(methods, name, help, description):
     """A box design's parser: the options every box design takes."""
-    p = methods.add_parser(name, help=help, description=description, epilog=_example(name),
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = methods.add_parser(name, help=help, description=description, epilog=_example(name))
     p.add_argument("--d", type=_positive_int, required=True, help="dimension")
-    p.add_argument("--s", type=_positive_int, required=True, help="number of points")
+    p.add_argument("--s", type=_design_size(), required=True, help="number of points")
     p.add_argument("--box-over-sigma", type=_positive_floats, required=True, metavar="R",
                    help="box half-width over kernel bandwidth (one number, or d comma-separated)")
     p.add_argument("--kernel", choices=("gaussian", "laplacian"), default="gaussian",
@@ -271,7 +275,7 @@ def _optimizer_options(p, method, maxiter_help):
                    help=f"{maxiter_help} (default: {api['maxiter']})")
     p.add_argument("--optimizer", choices=("cg", "l-bfgs-b"), default=api["method"],
                    help=f"the optimiser (default: {api['method']})")
-    p.add_argument("--tol", type=float, default=api["tol"],
+    p.add_argument("--tol", type=_positive_float, default=api["tol"],
                    help=f"gradient tolerance, scaled (default: {api['tol']:g})")
     _init_option(p, api)
     p.add_argument("--checkpoint-every", type=_nonneg_int, default=10, metavar="K",
@@ -284,8 +288,11 @@ def _optimizer_options(p, method, maxiter_help):
 
 
 def _init_option(p, api):
-    p.add_argument("--init", choices=("halton", "halton-rr2", "sobol"), default=api["init"],
-                   help=f"start points (default: {api['init']})")
+    p.add_argument("--init", choices=("halton", "halton-rr2", "sobol", "random"),
+                   default=api["init"], help=f"start points (default: {api['init']}; random: "
+                   "i.i.d. uniform, from --seed)")
+    p.add_argument("--seed", type=_nonneg_int, default=api["seed"],
+                   help="seed of --init random (default: none, as the Python function)")
 
 
 def add_parser(sub):
@@ -298,8 +305,7 @@ def add_parser(sub):
                         "discrepancy for box/bandwidth R (unit bandwidth, box R), or, with "
                         "'adaptive', the Gram error on data.  Each method has its own options: "
                         "qmc-orff design METHOD --help.  Ctrl-C saves the best iterate (exit "
-                        "status 130).", epilog=f"example:\n  {_EXAMPLES['global']}",
-                        formatter_class=argparse.RawDescriptionHelpFormatter)
+                        "status 130).", epilog=f"example:\n  {_EXAMPLES['global']}")
     methods = de.add_subparsers(dest="method", metavar="{global,greedy,weighted,lattice,adaptive}",
                                 parser_class=_Parser)
     methods.required = True

@@ -221,7 +221,7 @@ def _check_adaptive_args(args):
 def add_adaptive_parser(methods, epilog):
     """Add ``design adaptive``'s parser to ``methods`` (design's subparsers); return it.
     The defaults are `~qmc_orff.designs.adaptive_sequence`'s."""
-    from ._common import _int_at_least, _nonneg_int, _positive_int
+    from ._common import _design_size, _int_at_least, _nonneg_int, _positive_float, _positive_int
 
     api = _adaptive_defaults()
     p = methods.add_parser(
@@ -229,21 +229,22 @@ def add_adaptive_parser(methods, epilog):
         description="Minimise the Gram error on the points of --data (all pairs of a training "
         "subsample; a disjoint validation subsample picks the best iterate; the progress bar "
         "shows its ratio to the ORF start).  Ctrl-C saves the best validated iterate.",
-        epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=epilog)
     p.add_argument("--data", required=True, metavar="FILE",
                    help="the data (.npy, or .csv with one point per line)")
-    p.add_argument("--s", type=_positive_int, required=True, help="number of points")
+    p.add_argument("--s", type=_design_size(), required=True, help="number of points")
     p.add_argument("--sigma", dest="sigma_arg", type=_sigma_arg, required=True,
                    metavar="SIGMA|median",
                    help="kernel bandwidth, or 'median' for the median distance between the "
                    "data's points (L1 for laplacian)")
     p.add_argument("--kernel", choices=("gaussian", "laplacian", "matern"), default=api["kernel"],
                    help=f"the kernel (default: {api['kernel']})")
-    p.add_argument("--nu", type=float, default=api["nu"],
+    p.add_argument("--nu", type=_positive_float, default=api["nu"],
                    help=f"matern: smoothness (default: {api['nu']})")
-    p.add_argument("--seed", type=int, default=None,
-                   help="seed of the start and the train/validation subsamples (default 0; "
-                   "--resume: the checkpoint's)")
+    p.add_argument("--seed", type=_nonneg_int, default=None,
+                   help="seed of the start and the train/validation subsamples (default 0, "
+                   "not the Python function's None: a command's result is reproducible and "
+                   "--resume draws the same subsamples; --resume: the checkpoint's)")
     p.add_argument("--n-train", type=_int_at_least(2, "an integer >= 2"), default=None,
                    help="training subsample; all its pairs enter the objective (default: "
                    f"{api['n_train']}; --resume: the checkpoint's)")
@@ -257,7 +258,7 @@ def add_adaptive_parser(methods, epilog):
                    help="also fit nonnegative weights (kept only if they validate better)")
     p.add_argument("--maxiter", type=_nonneg_int, default=api["maxiter"],
                    help=f"iteration cap, in all (also across --resume; default: {api['maxiter']})")
-    p.add_argument("--tol", type=float, default=api["tol"],
+    p.add_argument("--tol", type=_positive_float, default=api["tol"],
                    help=f"gradient tolerance (default: {api['tol']:g})")
     p.add_argument("--init", choices=("orf", "mc", "halton", "sobol"), default=None,
                    help="start (default: orf; mc for laplacian)")

@@ -1,7 +1,6 @@
 """``qmc-orff discrepancy``: the box discrepancy of a sequence file."""
 from __future__ import annotations
 
-import argparse
 import json
 
 import numpy as np
@@ -44,7 +43,6 @@ def add_parser(sub):
     """Add the ``discrepancy`` subcommand's parser to ``sub`` (the command's subparsers); return it."""
     q = sub.add_parser("discrepancy", help="squared box discrepancy of a point file",
                        epilog="example:\n  qmc-orff discrepancy W.npy --box 0.5 --sigma 1",
-                       formatter_class=argparse.RawDescriptionHelpFormatter,
                        description="Print D^2 of the frequencies in FILE (a .npz sequence, or a "
                        ".npy/.txt/.csv matrix of unit-bandwidth frequencies) for the box "
                        "half-width --box B and the kernel bandwidth --sigma S.")

@@ -1,11 +1,9 @@
 """``qmc-orff generate``: QMC points mapped to frequencies (or raw unit-cube points)."""
 from __future__ import annotations
 
-import argparse
-
 import numpy as np
 
-from ._common import (_CliError, _check_output_path, _check_suffix, _positive_int,
+from ._common import (_CliError, _check_output_path, _check_suffix, _nonneg_int, _positive_int,
                       _scramble_arg)
 
 
@@ -94,7 +92,7 @@ def add_parser(sub):
                        "frequency would be the inverse CDF of 0 (-infinity).",
                        epilog="examples:\n  qmc-orff generate sobol --d 4 --n 256 --seed 1 "
                        "-o W.npy\n  qmc-orff generate halton --d 4 --n 100 --scramble false "
-                       "--unit-cube -o U.txt", formatter_class=argparse.RawDescriptionHelpFormatter)
+                       "--unit-cube -o U.txt")
     g.add_argument("generator", choices=("halton", "sobol", "lattice"))
     g.add_argument("--d", type=_positive_int, required=True, help="dimension")
     g.add_argument("--n", type=_positive_int, required=True, help="number of points")
@@ -103,7 +101,8 @@ def add_parser(sub):
                    help="scramble the points (no value: true; Halton: 'random' or "
                    "'deterministic' RR2 permutations; lattice: a random shift); default: the "
                    "Python engine's (true for halton and sobol, false for lattice)")
-    g.add_argument("--seed", type=int, default=None, help="seed for scrambling")
+    g.add_argument("--seed", type=_nonneg_int, default=None,
+                   help="seed of the scrambling (default: none, fresh entropy, as the engines)")
     g.add_argument("--kernel", choices=("gaussian", "laplacian"), default="gaussian",
                    help="the kernel whose density the frequencies follow (default: gaussian)")
     g.add_argument("--unit-cube", action="store_true", help="write the points in [0, 1)^d")
