@@ -193,6 +193,28 @@ def test_ridge_fit_partial_fit_predict_score(space, rng, kernel, p, solver, alph
     np.testing.assert_allclose(_host(pred32), ref_pred, atol=1e-4)
 
 
+@pytest.mark.parametrize("kernel, p, solver", _RIDGES)
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_ridge_least_squares_matches_numpy(space, rng, kernel, p, solver, fit_intercept):
+    """``alpha=0`` on an ill-conditioned system (``cond(G)`` about 1e10, full rank): the
+    minimum-norm solution by the same algorithm and cutoff as the NumPy path (SVD, ``lstsq``'s
+    ``eps``; an explicit ``pinv(H) @ b`` was 4e-8 off here), predictions within 1e-8."""
+    xp, device, to_xp = space
+    X = rng.uniform(-1, 1, size=(90, 3))
+    Y = np.stack([np.cos(2 * X[:, 0] + k) * X[:, 1] for k in range(p)], axis=1)
+    y = Y[:, 0] if p == 1 else Y
+    model = ORFFRidge(ORFF(kernel, n_components=24, seed=0), alpha=0.0, solver=solver,
+                      fit_intercept=fit_intercept)
+    with sklearn.config_context(array_api_dispatch=False):
+        ref = clone(model).fit(X, y)
+        ref_pred = ref.predict(X)
+    lam = np.linalg.eigvalsh(ref._stats[4])
+    assert 1e9 < lam[-1] / lam[0] < 1e11  # the regime this test is about
+    fitted = clone(model).fit(to_xp(X), to_xp(y))
+    assert fitted.solver_ == ref.solver_
+    _assert_like(fitted.predict(to_xp(X)), ref_pred, to_xp(X), xp, device, 1e-8)
+
+
 def test_ridge_mixed_inputs_and_numpy_only_solver(space, rng):
     xp, device, to_xp = space
     X = rng.uniform(-1, 1, size=(40, 2))
