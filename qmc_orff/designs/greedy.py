@@ -84,7 +84,7 @@ def greedy_sequence(objective: Objective, s: int, *, d: int | None = None,
         steps of ``scipy.optimize.minimize(method="CG")`` (Polak-Ribiere+, strong
         Wolfe line search; bit-identical iterates) through a lean driver
         of our own: SciPy's per-call bookkeeping would cost more than
-        the O(t d) objective.  ``"l-bfgs-b"`` calls SciPy.
+        the :math:`O(t d)` objective.  ``"l-bfgs-b"`` calls SciPy.
     maxiter : int, default=50
         Iteration cap per local optimisation.
     tol : float, default=1e-8

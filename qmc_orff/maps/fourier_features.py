@@ -129,7 +129,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     ----------
     frequencies_ : ndarray of shape (s, d)
     weights_ : ndarray of shape (s,)
-        Quadrature weights ``xi`` (``1/s`` unless a weighted Sequence was given).
+        Quadrature weights :math:`\xi` (:math:`1/s` unless a weighted Sequence was given).
     design_ : Sequence
         With ``sequence="adaptive"`` only: the designed sequence (its ``meta``
         has the validation errors of the start, of ORF and of the result).

@@ -524,7 +524,7 @@ def make_frequencies(kernel: str = "gaussian", n_components: int | None = 256,
     W : ndarray of shape (s, d)
         Finite frequencies (float64).
     weights : ndarray of shape (s,)
-        Nonnegative quadrature weights: ``1/s`` each unless a weighted Sequence
+        Nonnegative quadrature weights: :math:`1/s` each unless a weighted Sequence
         was given.
 
     See Also

@@ -187,7 +187,7 @@ class ORFF(TransformerMixin, BaseEstimator):
         a ``Pipeline`` or ``set_output`` can take, with
         :meth:`get_feature_names_out`; ``False`` keeps the 3-D ``(n, 2 s r, p)``.
         With the decomposable kernel and ``A=None`` (the identity of size ``d``),
-        ``p = r = d``: **2 s d^2 columns** (4608 at ``s = 64``, ``d = 6``), not the
+        :math:`p = r = d`: :math:`2 s d^2` **columns** (4608 at :math:`s = 64`, :math:`d = 6`), not the
         ``2 s`` of a scalar map; ``fit`` warns (``UserWarning``) above
         ``FLATTEN_WARN_COLUMNS`` (4096) such columns.  Pass ``A=[[1.0]]`` for one
         output (the scalar map of :class:`FourierFeatures`), or an explicit ``A``.

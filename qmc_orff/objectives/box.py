@@ -122,9 +122,9 @@ class BoxDiscrepancy:
 
     Notes
     -----
-    The pair term costs O(s^2 d) and runs in a numba kernel (parallel over
+    The pair term costs :math:`O(s^2 d)` and runs in a numba kernel (parallel over
     blocks of rows, each unordered pair once, bit-identical for any thread
-    count); the rest costs O(s d).  Memory is O(s d) except for
+    count); the rest costs :math:`O(s d)`.  Memory is :math:`O(s d)` except for
     :meth:`pair_matrix`.  Every method that returns a term of :math:`D^2` takes
     ``normalize=True`` to return it multiplied by :math:`\pi^d / \prod_j b_j` (the units
     of Theorem 12); use it in high dimension, where :math:`\prod_j b_j / \pi` under- or

@@ -121,7 +121,7 @@ class Sequence:
 
     @property
     def effective_weights(self) -> np.ndarray:
-        """The weights, with ``None`` replaced by uniform weights ``1/s`` (a new array)."""
+        """The weights, with ``None`` replaced by uniform weights :math:`1/s` (a new array)."""
         if self.weights is None:
             return np.full(self.s, 1.0 / self.s)
         return self.weights.copy()
