@@ -96,9 +96,11 @@ def test_kernels_are_built_512_bit_for_an_avx512_target(tmp_path):
     got = _asm_counts(tmp_path, "skylake-avx512", _avx512_features())
     assert got["bits"] == 512
     for key in ("f64", "f32"):
-        # LLVM's tuning for the CPU alone gives 256-bit vectors; the kernels' attribute 512
-        assert got[f"plain_{key}"]["%zmm"] == 0 and got[f"plain_{key}"]["%ymm"] > 0, got
-        assert got[f"library_{key}"]["%zmm"] > 50, got
+        # LLVM's tuning for the CPU alone gives mostly 256-bit vectors (none 512 bits wide
+        # with llvmlite 0.45; 13 zmm in the float32 build of llvmlite 0.41, `make test-min`);
+        # the kernels' attribute makes the vector loop 512 bits wide
+        assert got[f"plain_{key}"]["%ymm"] > 0, got
+        assert got[f"library_{key}"]["%zmm"] > 50 + 2 * got[f"plain_{key}"]["%zmm"], got
     assert got["library_f64"]["cvttsd2si"] == 0  # no scalar float -> int64 in the vector loop
 
 

@@ -76,6 +76,21 @@ def test_bandwidth_parameters_as_orff():
     assert scale.sigma_ == pytest.approx(np.sqrt(X.shape[1] * X.var() / 2.0), rel=1e-12)
 
 
+def test_default_bandwidth_is_orffs_median_heuristic():
+    from scipy.spatial.distance import pdist
+
+    from qmc_orff import ORFF
+    X = 40.0 * _rows(60, 3, 11)  # far from the unit scale, so that 1.0 would be wrong
+    w = np.arange(1.0, 61.0) % 3  # integer weights, zeros included
+    ny = _map("curl_free", n_components=9).fit(X)
+    assert ny.sigma_ == np.median(pdist(X))  # 60 rows: every pair (the sample is all rows)
+    orff = ORFF("curl_free", n_components=4).fit(X)
+    assert ny.sigma_ == orff.sigma_
+    weighted = _map("div_free", n_components=9).fit(X, sample_weight=w)
+    assert weighted.sigma_ == ORFF("div_free", n_components=4).fit(X, sample_weight=w).sigma_
+    assert weighted.sigma_ != ny.sigma_
+
+
 @pytest.mark.parametrize("kernel", KERNELS)
 def test_against_numpy_reference(kernel):
     X, T = _rows(40, 3, 2), _rows(7, 3, 3)

@@ -17,6 +17,7 @@ from .._validation import as_generator, check_choice, check_int
 from ..threads import _blas_limited
 from ..kernels import CurlFree, Decomposable, DivFree, Gaussian, check_psd_matrix
 from ._pairs import inv_sqrt_psd, rp_cholesky_pairs, uniform_pairs
+from .default_source import median_bandwidth
 from ._params import _resolve_seed, _scalar_param, _seed_constraints, _sigma_from_gamma
 
 if TYPE_CHECKING:  # names used in type hints only
@@ -58,7 +59,10 @@ class OperatorNystroem(TransformerMixin, BaseEstimator):
         div-free have :math:`p = d` outputs (div-free :math:`d \ge 2`).
     sigma : float, array_like of shape (d,) or None, default=None
         Bandwidth of :math:`k_0`, as in :class:`ORFF` (per coordinate only for the decomposable
-        kernel); ``None`` means 1.0, or the value given by ``gamma``.
+        kernel); ``None`` (and ``gamma=None``): the median heuristic computed at ``fit``,
+        as :class:`ORFF` (:func:`~qmc_orff.maps.default_source.median_bandwidth`: the median
+        Euclidean distance between the rows of a fixed sample of at most 512 rows, pairs
+        weighted by ``sample_weight``), or the value given by ``gamma``.
     gamma : "scale", float, array_like of shape (d,) or None, default=None
         :math:`k_0(\delta) = \exp(-\gamma \lVert\delta\rVert^2)`, as in :class:`ORFF`.  Not with ``sigma``.
     A : array_like of shape (p, p) or None, default=None
@@ -161,7 +165,10 @@ class OperatorNystroem(TransformerMixin, BaseEstimator):
         d = X.shape[1]
         if kernel == "div_free" and d < 2:
             raise ValueError(f"'X' must have d >= 2 columns for kernel='div_free'; got d={d}.")
-        sigma = _sigma_from_gamma("gaussian", self.sigma, self.gamma, X, sample_weight)
+        if self.sigma is None and self.gamma is None:  # the default bandwidth, as ORFF's
+            sigma = median_bandwidth(X, "gaussian", sample_weight)
+        else:
+            sigma = _sigma_from_gamma("gaussian", self.sigma, self.gamma, X, sample_weight)
         if kernel != "decomposable" or np.ndim(sigma) == 0:
             sigma = _scalar_param(sigma, "sigma")
             if not sigma > 0:
