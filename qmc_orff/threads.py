@@ -74,12 +74,12 @@ def _check(n, name, stacklevel=3):
 
 
 def set_num_threads(n):
-    """Limit the library's compiled kernels to ``n`` threads, process-wide.
+    r"""Limit the library's compiled kernels to ``n`` threads, process-wide.
 
     Parameters
     ----------
     n : int or None
-        ``n >= 1``; ``None`` restores the default (``NUMBA_NUM_THREADS``, numba's
+        :math:`n \ge 1`; ``None`` restores the default (``NUMBA_NUM_THREADS``, numba's
         pool size).  A larger ``n`` is clipped to ``NUMBA_NUM_THREADS`` with a
         `UserWarning` (as :mod:`threadpoolctl` does), so ``set_num_threads(4)``
         also runs on a machine or a container with fewer threads.
@@ -89,12 +89,17 @@ def set_num_threads(n):
     TypeError
         ``n`` is not an integer (or None).
     ValueError
-        ``n < 1``.
+        :math:`n < 1`.
 
     Warns
     -----
     UserWarning
         ``n > NUMBA_NUM_THREADS``: the limit set is ``NUMBA_NUM_THREADS``.
+
+    See Also
+    --------
+    get_num_threads : the limit in force in the calling thread.
+    num_threads : a limit for one ``with`` block and thread.
 
     Notes
     -----
@@ -127,6 +132,10 @@ def get_num_threads():
         The innermost :func:`num_threads` limit of this thread, else the
         :func:`set_num_threads` limit, else ``NUMBA_NUM_THREADS``.
 
+    See Also
+    --------
+    set_num_threads, num_threads : set the limit (process-wide, or for a block).
+
     Examples
     --------
     >>> from qmc_orff import get_num_threads, num_threads
@@ -146,13 +155,18 @@ def get_num_threads():
 
 @contextlib.contextmanager
 def num_threads(n):
-    """Limit the library's kernels to ``n`` threads in the calling thread, for a ``with`` block.
+    r"""Limit the library's kernels to ``n`` threads in the calling thread, for a ``with`` block.
 
     Parameters
     ----------
     n : int
-        ``n >= 1``; clipped to ``NUMBA_NUM_THREADS`` with a `UserWarning` when
+        :math:`n \ge 1`; clipped to ``NUMBA_NUM_THREADS`` with a `UserWarning` when
         larger (as in :func:`set_num_threads`).
+
+    See Also
+    --------
+    set_num_threads : the process-wide limit.
+    get_num_threads : the limit in force.
 
     Examples
     --------

@@ -112,6 +112,11 @@ def user_catalogue_dir() -> str:
     str
         An absolute path.
 
+    See Also
+    --------
+    build_catalogue : writes the catalogue files there.
+    list_catalogue, load_catalogue : read them (``directory=``).
+
     Examples
     --------
     >>> from unittest import mock
@@ -300,6 +305,12 @@ def build_catalogue(directory: str | os.PathLike | None = None, *,
         The index entries written (kept entries), each with ``ratio_to_orf`` and
         ``sha256``.  The scores of all built entries, dropped ones included, are in
         ``scores.json`` beside ``index.json``.
+
+    See Also
+    --------
+    user_catalogue_dir : the default folder.
+    global_sequence, weighted_sequence : the designs of the entries.
+    load_catalogue : load a built entry (``directory=``).
 
     Notes
     -----

@@ -179,6 +179,11 @@ def list_catalogue(*, d: int | None = None, s: int | None = None,
         ``(method, d, s, box_over_sigma)``.  Empty when the catalogue has not
         been built.
 
+    See Also
+    --------
+    load_catalogue : load one of the entries as a Sequence.
+    build_catalogue : build a catalogue into a folder.
+
     Examples
     --------
     >>> from qmc_orff import list_catalogue

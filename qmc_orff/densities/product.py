@@ -117,7 +117,7 @@ class ProductDensity:
 
     # ---- interface a subclass implements ---------------------------------------------
     def char_fn(self, beta):
-        """Characteristic function ``phi_1(beta)`` (real, even); also the kernel ``k_1(beta)``.
+        r"""Characteristic function :math:`\varphi_1(\beta)` (real, even); also the kernel :math:`k_1(\beta)`.
 
         Parameters
         ----------
@@ -131,7 +131,7 @@ class ProductDensity:
         raise NotImplementedError
 
     def pdf(self, u):
-        """Probability density ``p_1(u)`` at unit bandwidth.
+        """Probability density :math:`p_1(u)` at unit bandwidth.
 
         Parameters
         ----------
@@ -145,12 +145,12 @@ class ProductDensity:
         raise NotImplementedError
 
     def cdf(self, u):
-        """Cumulative distribution function ``F_1(u) = P(U <= u)`` at unit bandwidth.
+        r"""Cumulative distribution function :math:`F_1(u) = P(U \le u)` at unit bandwidth.
 
         Parameters
         ----------
         u : array_like
-            Upper limits of the integral of ``p_1`` (frequencies at unit bandwidth),
+            Upper limits of the integral of :math:`p_1` (frequencies at unit bandwidth),
             any shape.
 
         Returns
@@ -160,7 +160,7 @@ class ProductDensity:
         raise NotImplementedError
 
     def ppf(self, t):
-        """Inverse CDF ``F_1^-1(t)`` for ``t`` in [0, 1]; ``ppf(0) = -inf``, ``ppf(1) = inf``.
+        r"""Inverse CDF :math:`F_1^{-1}(t)` for :math:`t \in [0, 1]`; ``ppf(0) = -inf``, ``ppf(1) = inf``.
 
         Parameters
         ----------
@@ -176,25 +176,26 @@ class ProductDensity:
 
     # ---- discrepancy integrals (quadrature fallback) ----------------------------------
     def g(self, x, a):
-        """``g_1(x; a) = pi^-1 int_0^a phi_1(t) cos(x t) dt``.
+        r"""The box integral :math:`g_1(x; a) = \pi^{-1} \int_0^a \varphi_1(t) \cos(x t)\, dt`.
 
         Parameters
         ----------
         x : array_like
-            Frequencies at unit bandwidth (``sigma_j w_j``); finite.
+            Frequencies at unit bandwidth (:math:`\sigma_j w_j`); finite.
         a : array_like
-            Box half-width over bandwidth (``b_j / sigma_j``), positive; broadcasts with `x`.
+            Box half-width over bandwidth (:math:`b_j / \sigma_j`), positive; broadcasts with `x`.
 
         Returns
         -------
         float or ndarray
-            ``g_1(x; a)`` with the broadcast shape of `x` and `a`.
+            :math:`g_1(x; a)` with the broadcast shape of `x` and `a`.
         """
         x, a = _broadcast_xa(x, a)
         return _result(_quad_g(self, x, a, derivative=False)[0])
 
     def g_and_derivative(self, x, a):
-        """``(g_1(x; a), d g_1 / d x)``; ``g_1' = -pi^-1 int_0^a t phi_1(t) sin(x t) dt``."""
+        r"""The pair :math:`(g_1(x; a), \partial g_1 / \partial x)`, with
+        :math:`g_1' = -\pi^{-1} \int_0^a t\, \varphi_1(t) \sin(x t)\, dt`."""
         x, a = _broadcast_xa(x, a)
         g, dg = _quad_g(self, x, a, derivative=True)
         return _result(g), _result(dg)
@@ -204,7 +205,7 @@ class ProductDensity:
         return self.g_and_derivative(x, a)
 
     def C(self, a):
-        """``C_1(a) = pi^-1 int_0^a phi_1(t)^2 dt``.
+        r"""The constant :math:`C_1(a) = \pi^{-1} \int_0^a \varphi_1(t)^2\, dt`.
 
         Parameters
         ----------
@@ -257,23 +258,32 @@ class GaussianDensity(_ClosedFormDensity):
 
     Notes
     -----
-    ``phi_1(t) = exp(-t^2 / 2)``, ``C_1(a) = erf(a) / (2 sqrt(pi))`` and, with
-    ``A = a / sqrt(2)`` and ``y = x / sqrt(2)``,
+    :math:`\varphi_1(t) = e^{-t^2 / 2}`, :math:`C_1(a) = \operatorname{erf}(a) / (2 \sqrt{\pi})` and, with
+    :math:`A = a / \sqrt{2}` and :math:`y = x / \sqrt{2}`,
 
-        g_1(x; a) = (2 pi)^-1/2 exp(-y^2) Re erf(A - i y)
-                  = (2 pi)^-1/2 [exp(-y^2) - exp(-A^2) Re(exp(i a x) w(y + i A))],
+    .. math::
 
-    with the Faddeeva function ``w(z) = exp(-z^2) erfc(-i z)`` (:func:`scipy.special.wofz`),
-    bounded in the upper half plane; the first form overflows for ``|x| > ~37``.
-    There the derivative is ``g_1'(x) = -x g_1(x) + pi^-1 exp(-a^2/2) sin(a x)``,
-    whose two terms cancel for large ``|x|``: its absolute error is about
-    ``eps exp(-a^2/2)``, i.e. a relative error of about ``eps |x| / a``; as this
-    branch serves only ``|x| a > 4`` or ``a > 2``, that is at most about 6e-11 for
-    ``|x| <= 1e3``.
-    Where the two terms of the second form nearly cancel (``a <= 2`` and
-    ``|x| a <= 4``) ``g_1`` and ``g_1'`` are computed instead by 24-point
-    Gauss-Legendre quadrature of ``pi^-1 int_0^a exp(-t^2/2) cos(x t) dt`` and
-    ``-pi^-1 int_0^a t exp(-t^2/2) sin(x t) dt`` (exact to rounding there).
+       g_1(x; a) &= (2 \pi)^{-1/2} e^{-y^2} \operatorname{Re} \operatorname{erf}(A - i y) \\
+                 &= (2 \pi)^{-1/2} \bigl[e^{-y^2} - e^{-A^2}
+                    \operatorname{Re}\bigl(e^{i a x}\, w(y + i A)\bigr)\bigr],
+
+    with the Faddeeva function :math:`w(z) = e^{-z^2} \operatorname{erfc}(-i z)` (:func:`scipy.special.wofz`),
+    bounded in the upper half plane; the first form overflows for :math:`|x| \gtrsim 37`.
+    There the derivative is :math:`g_1'(x) = -x\, g_1(x) + \pi^{-1} e^{-a^2/2} \sin(a x)`,
+    whose two terms cancel for large :math:`|x|`: its absolute error is about
+    :math:`\varepsilon e^{-a^2/2}`, i.e. a relative error of about :math:`\varepsilon |x| / a`; as this
+    branch serves only :math:`|x| a > 4` or :math:`a > 2`, that is at most about :math:`6 \cdot 10^{-11}` for
+    :math:`|x| \le 10^3`.
+    Where the two terms of the second form nearly cancel (:math:`a \le 2` and
+    :math:`|x| a \le 4`) :math:`g_1` and :math:`g_1'` are computed instead by 24-point
+    Gauss-Legendre quadrature of :math:`\pi^{-1} \int_0^a e^{-t^2/2} \cos(x t)\, dt` and
+    :math:`-\pi^{-1} \int_0^a t\, e^{-t^2/2} \sin(x t)\, dt` (exact to rounding there).
+
+    See Also
+    --------
+    CauchyDensity, CharacteristicDensity : the Laplacian kernel's and any other density.
+    get_density : the density of a kernel name (``"gaussian"``).
+    BoxDiscrepancy : the box discrepancy that integrates :math:`g_1` and :math:`C_1`.
 
     Examples
     --------
@@ -283,7 +293,7 @@ class GaussianDensity(_ClosedFormDensity):
     >>> float(dens.ppf(0.975))
     1.959963984540054
 
-    ``C_1(a) = erf(a) / (2 sqrt(pi))``:
+    :math:`C_1(a) = \operatorname{erf}(a) / (2 \sqrt{\pi})`:
 
     >>> math.isclose(dens.C(1.0), math.erf(1.0) / (2 * math.sqrt(math.pi)))
     True
@@ -349,15 +359,23 @@ class CauchyDensity(_ClosedFormDensity):
 
     Notes
     -----
-    ``phi_1(t) = exp(-|t|)``, ``C_1(a) = (1 - exp(-2a)) / (2 pi)`` and
+    :math:`\varphi_1(t) = e^{-|t|}`, :math:`C_1(a) = (1 - e^{-2a}) / (2 \pi)` and, with :math:`z = 1 - i x`,
 
-        g_1(x; a) = pi^-1 Re[(1 - exp(-a z)) / z],   z = 1 - i x
-                  = [1 - e^-a cos(a x) + x e^-a sin(a x)] / (pi (1 + x^2)),
+    .. math::
 
-    evaluated as ``-expm1(-a) + 2 e^-a sin^2(a x / 2) + x e^-a sin(a x)`` over
-    ``pi (1 + x^2)`` (no cancellation for small ``a``).  With ``u = a z``,
-    ``g_1'(x) = -(a^2 / pi) Im h(u)``, ``h(u) = (1 - (1 + u) e^-u) / u^2``,
-    summed as its power series ``sum_k (-u)^k (k + 1) / (k + 2)!`` for ``|u| <= 1``.
+       g_1(x; a) &= \pi^{-1} \operatorname{Re}\bigl[(1 - e^{-a z}) / z\bigr] \\
+                 &= \frac{1 - e^{-a} \cos(a x) + x\, e^{-a} \sin(a x)}{\pi (1 + x^2)},
+
+    evaluated as :math:`-\operatorname{expm1}(-a) + 2 e^{-a} \sin^2(a x / 2) + x\, e^{-a} \sin(a x)` over
+    :math:`\pi (1 + x^2)` (no cancellation for small :math:`a`).  With :math:`u = a z`,
+    :math:`g_1'(x) = -(a^2 / \pi) \operatorname{Im} h(u)`, :math:`h(u) = (1 - (1 + u) e^{-u}) / u^2`,
+    summed as its power series :math:`\sum_k (-u)^k (k + 1) / (k + 2)!` for :math:`|u| \le 1`.
+
+    See Also
+    --------
+    GaussianDensity : the Gaussian kernel's density.
+    CharacteristicDensity : a density given by its characteristic function.
+    get_density : the density of a kernel name (``"laplacian"``).
 
     Examples
     --------
@@ -367,7 +385,7 @@ class CauchyDensity(_ClosedFormDensity):
     >>> float(dens.cdf(1.0))
     0.75
 
-    ``C_1(a) = (1 - exp(-2a)) / (2 pi)``:
+    :math:`C_1(a) = (1 - e^{-2a}) / (2 \pi)`:
 
     >>> math.isclose(dens.C(1.0), (1 - math.exp(-2.0)) / (2 * math.pi))
     True
@@ -424,35 +442,40 @@ def _cauchy_g(x, a, derivative=False):
 
 # --------------------------------------------------------------------------- generic
 class CharacteristicDensity(ProductDensity):
-    """Symmetric product density given by its one-dimensional characteristic function.
+    r"""Symmetric product density given by its one-dimensional characteristic function.
 
     Parameters
     ----------
     char_fn : callable
-        ``phi_1(beta)`` at unit bandwidth: real, even, ``phi_1(0) = 1``, vectorised
-        over float64 arrays.  It is also the kernel profile ``k_1(delta)``.
+        :math:`\varphi_1(\beta)` at unit bandwidth: real, even, :math:`\varphi_1(0) = 1`, vectorised
+        over float64 arrays.  It is also the kernel profile :math:`k_1(\delta)`.
     ppf : callable
-        Inverse CDF of ``p_1`` on [0, 1] (vectorised), with ``ppf(0) = -inf`` and
+        Inverse CDF of :math:`p_1` on [0, 1] (vectorised), with ``ppf(0) = -inf`` and
         ``ppf(1) = inf`` where the support is unbounded.
     cdf, pdf : callable, default=None
-        CDF and density of ``p_1``; calling :meth:`cdf` / :meth:`pdf` without them
+        CDF and density of :math:`p_1`; calling :meth:`cdf` / :meth:`pdf` without them
         raises ``ValueError``.
     name : str, default="custom"
 
     Notes
     -----
-    ``g_1`` and ``C_1`` are computed by composite 16-point Gauss-Legendre
-    quadrature.  The panels on ``[0, a]`` are first refined (by bisection) until
-    the 16- and 32-point rules agree on ``phi_1`` and ``phi_1^2`` to 1e-15 of
-    ``int_0^a |phi_1|``; for ``g_1(x; a)`` each panel is further split until
-    ``|x| h <= 2`` (``h`` the panel width), so the oscillation of ``cos(x t)``
-    is resolved as well.  The relative accuracy is about 1e-13 for smooth
-    ``phi_1`` (a kink or discontinuity of ``phi_1`` inside ``(0, a)`` is
+    :math:`g_1` and :math:`C_1` are computed by composite 16-point Gauss-Legendre
+    quadrature.  The panels on :math:`[0, a]` are first refined (by bisection) until
+    the 16- and 32-point rules agree on :math:`\varphi_1` and :math:`\varphi_1^2` to :math:`10^{-15}` of
+    :math:`\int_0^a |\varphi_1|`; for :math:`g_1(x; a)` each panel is further split until
+    :math:`|x| h \le 2` (:math:`h` the panel width), so the oscillation of :math:`\cos(x t)`
+    is resolved as well.  The relative accuracy is about :math:`10^{-13}` for smooth
+    :math:`\varphi_1` (a kink or discontinuity of :math:`\varphi_1` inside :math:`(0, a)` is
     handled by the bisection, at more cost).
+
+    See Also
+    --------
+    GaussianDensity, CauchyDensity : the closed-form densities.
+    get_density : looks a density up by name, or passes one through.
 
     Examples
     --------
-    The sinc kernel ``k_1(delta) = sin(delta) / delta`` has the uniform spectral
+    The sinc kernel :math:`k_1(\delta) = \sin(\delta) / \delta` has the uniform spectral
     density on [-1, 1]:
 
     >>> import numpy as np

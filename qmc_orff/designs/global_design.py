@@ -29,14 +29,14 @@ def global_sequence(objective: Objective, s: int, *, d: int | None = None,
                     init: str | Sequence | ArrayLike = "halton", method: str = "cg",
                     maxiter: int = 200, tol: float = 1e-6, seed: Any = None,
                     callback: Callable | None = None, progress: bool = False) -> Sequence:
-    """Minimise the squared box discrepancy over all ``s x d`` coordinates at once.
+    r"""Minimise the squared box discrepancy over all :math:`s \times d` coordinates at once.
 
     Parameters
     ----------
     objective : BoxDiscrepancy
         Box, kernel density and bandwidth.
     s : int
-        Number of points, ``1 <= s <= 8192`` (`MAX_DESIGN_POINTS`).
+        Number of points, :math:`1 \le s \le 8192` (`MAX_DESIGN_POINTS`).
     d : int or None, default=None
         Dimension; required when ``objective.d`` is None, else must agree.
     init : str, Sequence or array_like of shape (s, d), default="halton"
@@ -50,17 +50,18 @@ def global_sequence(objective: Objective, s: int, *, d: int | None = None,
     maxiter : int, default=200
         Iteration cap.
     tol : float, default=1e-6
-        Gradient tolerance on the *scaled* objective ``D^2 / expected_mc(s)``
+        Gradient tolerance on the *scaled* objective :math:`D^2 / E[D^2_{\mathrm{MC}}]`
+        (``expected_mc(s)``)
         (``gtol`` for both methods; L-BFGS-B also stops when the relative
         decrease falls below ``ftol = tol * 1e-3``).
     seed : None, int or Generator, default=None
         Used by ``init="random"`` only.
     callback : callable or None, default=None
         ``callback(iteration, W, d2)`` after each iteration with the current
-        iterate (frequencies at the objective's bandwidth) and its ``D^2``;
+        iterate (frequencies at the objective's bandwidth) and its :math:`D^2`;
         returning ``True`` stops the optimisation.
     progress : bool, default=False
-        Print a progress bar (iteration, ``D^2``, ratio to Halton) on stderr.
+        Print a progress bar (iteration, :math:`D^2`, ratio to Halton) on stderr.
 
     Returns
     -------
@@ -68,7 +69,7 @@ def global_sequence(objective: Objective, s: int, *, d: int | None = None,
         The best iterate seen (never worse than the start).  ``meta`` holds
         ``d2``, ``normalized_d2``, ``expected_mc``, ``normalized_expected_mc``,
         ``halton_d2``, ``normalized_halton_d2``, ``ratio_to_halton``,
-        ``initial_d2``, ``normalized_initial_d2``, ``history`` (``D^2`` after
+        ``initial_d2``, ``normalized_initial_d2``, ``history`` (:math:`D^2` after
         each iteration, starting with the initial value),
         ``normalized_history``, ``iterations``, ``stop_reason``, ``maxiter``,
         ``tol``, ``optimizer``.  Values without ``normalized_`` are in the
@@ -86,11 +87,15 @@ def global_sequence(objective: Objective, s: int, *, d: int | None = None,
 
     Notes
     -----
-    ``D^2(S) = s^-2 sum_lm sinc_b(w_l, w_m) - 2 s^-1 sum_l prod_j g_j(w_lj) + prod_j C_j``
+    .. math::
+
+       D^2(S) = \frac{1}{s^2} \sum_{l,m} \mathrm{sinc}_b(w_l, w_m)
+       - \frac{2}{s} \sum_l \prod_j g_j(w_{lj}) + \prod_j C_j
+
     (Avron et al. 2016, eq. 12) with its gradient (eq. 14), both evaluated in
-    normalised units (times ``pi^d / prod(b)``).  The optimiser sees
-    ``D^2 / expected_mc(s)`` (the same ratio in either units): raw values near
-    1e-6 would otherwise sit below SciPy's default tolerances.
+    normalised units (times :math:`\pi^d / \prod_j b_j`).  The optimiser sees
+    :math:`D^2 / E[D^2_{\mathrm{MC}}]` (``expected_mc(s)``; the same ratio in either units):
+    raw values near :math:`10^{-6}` would otherwise sit below SciPy's default tolerances.
 
     Examples
     --------
@@ -99,7 +104,7 @@ def global_sequence(objective: Objective, s: int, *, d: int | None = None,
     >>> seq.s, seq.d, seq.meta["method"]
     (16, 2, 'global')
 
-    ``D^2`` over that of the Halton start:
+    :math:`D^2` over that of the Halton start:
 
     >>> bool(seq.meta["ratio_to_halton"] < 0.5)
     True

@@ -68,34 +68,34 @@ def greedy_sequence(objective: Objective, s: int, *, d: int | None = None,
                     progress: bool = False, prefix: Sequence | ArrayLike | None = None,
                     checkpoint: Callable | None = None,
                     checkpoint_every: int | None = None) -> Sequence:
-    """Greedy adaptive sequence: point ``t+1`` minimises ``D^2(S_t + {w})`` (eq. 15).
+    r"""Greedy adaptive sequence: point :math:`t+1` minimises :math:`D^2(S_t \cup \{w\})` (eq. 15).
 
     Parameters
     ----------
     objective : BoxDiscrepancy
     s : int
-        Number of points, ``1 <= s <= 8192`` (`MAX_DESIGN_POINTS`).
+        Number of points, :math:`1 \le s \le 8192` (`MAX_DESIGN_POINTS`).
     d : int or None, default=None
         Dimension; required when ``objective.d`` is None.
     init : str, Sequence or array_like of shape (s, d), default="halton"
-        Point ``t+1`` is optimised from the ``(t+1)``-th init point.
+        Point :math:`t+1` is optimised from the :math:`(t+1)`-th init point.
     method : {"cg", "l-bfgs-b"}, default="cg"
         Optimiser for each step (the paper: nonlinear CG).  ``"cg"`` takes the
         steps of ``scipy.optimize.minimize(method="CG")`` (Polak-Ribiere+, strong
         Wolfe line search; bit-identical iterates) through a lean driver
         of our own: SciPy's per-call bookkeeping would cost more than
-        the O(t d) objective.  ``"l-bfgs-b"`` calls SciPy.
+        the :math:`O(t d)` objective.  ``"l-bfgs-b"`` calls SciPy.
     maxiter : int, default=50
         Iteration cap per local optimisation.
     tol : float, default=1e-8
-        ``gtol`` on the per-step normalised objective scaled by ``n^2 / 2``
-        (``n = t + 1``; the same as ``D^2`` scaled by ``n^2 / (2 prod(b / pi))``).
+        ``gtol`` on the per-step normalised objective scaled by :math:`n^2 / 2`
+        (:math:`n = t + 1`; the same as :math:`D^2` scaled by :math:`n^2 / (2 \prod_j b_j / \pi)`).
     starts : int, default=1
-        Local optimisations per step: one from the ``(t+1)``-th init point
+        Local optimisations per step: one from the :math:`(t+1)`-th init point
         (the paper's algorithm, ``starts=1``) and ``starts - 1`` more from the
         best (lowest objective) of the next 8 init points, a cheap guard
-        against the poor local minima of eq. 15.  At d=4, b/sigma=2, s=128 the
-        worst prefix ratio to Halton (prefixes >= 32) is 0.46 with one start
+        against the poor local minima of eq. 15.  At :math:`d = 4`, :math:`b / \sigma = 2`,
+        :math:`s = 128` the worst prefix ratio to Halton (prefixes :math:`\ge 32`) is 0.46 with one start
         and 0.40 with two.
     seed : None, int or Generator, default=None
         Used by ``init="random"`` only.
@@ -103,7 +103,7 @@ def greedy_sequence(objective: Objective, s: int, *, d: int | None = None,
         Progress bar on stderr.
     prefix : Sequence, array_like of shape (t0, d) or None, default=None
         Points already chosen (a Sequence, or frequencies at the objective's
-        bandwidth), ``t0 <= s``: the design continues after them (used to
+        bandwidth), :math:`t_0 \le s`: the design continues after them (used to
         resume an interrupted greedy design).
     checkpoint : callable or None, default=None
         ``checkpoint(partial)`` receives the partial design (a Sequence) every
@@ -114,7 +114,7 @@ def greedy_sequence(objective: Objective, s: int, *, d: int | None = None,
     -------
     Sequence
         Points in the order chosen: every prefix is itself a greedy design.
-        ``meta["history"]`` holds ``D^2`` of each prefix ``S_1, ..., S_s``
+        ``meta["history"]`` holds :math:`D^2` of each prefix :math:`S_1, \dots, S_s`
         (``meta["normalized_history"]`` the normalised values; the raw ones may
         underflow to 0.0 in high dimension, see :ref:`ug-designs-units`).
 
@@ -125,16 +125,18 @@ def greedy_sequence(objective: Objective, s: int, *, d: int | None = None,
 
     Notes
     -----
-    With uniform weights ``1/n`` (``n = t + 1``)::
+    With uniform weights :math:`1/n` (:math:`n = t + 1`),
 
-        D^2(S_t + {w}) = (P_t + 2 sum_l sinc_b(w, w_l) + prod_j b_j/pi) / n^2
-                         - 2 (L_t + prod_j g_j(w_j)) / n + prod_j C_j
+    .. math::
 
-    where ``P_t`` and ``L_t`` are the running pair and linear sums of ``S_t``:
-    each evaluation costs O(t d), not O(t^2 d).  A step never accepts a point
+       D^2(S_t \cup \{w\}) = \frac{P_t + 2 \sum_l \mathrm{sinc}_b(w, w_l) + \prod_j b_j / \pi}{n^2}
+       - \frac{2 \bigl(L_t + \prod_j g_j(w_j)\bigr)}{n} + \prod_j C_j,
+
+    where :math:`P_t` and :math:`L_t` are the running pair and linear sums of :math:`S_t`:
+    each evaluation costs :math:`O(t d)`, not :math:`O(t^2 d)`.  A step never accepts a point
     worse than its init point.  The running sums are kept in normalised units
-    (every term divided by ``prod_j b_j / pi``: the diagonal term becomes 1 and
-    each sinc factor ``sin(b_j x) / (b_j x)`` lies in ``[-1, 1]``), so they never
+    (every term divided by :math:`\prod_j b_j / \pi`: the diagonal term becomes 1 and
+    each sinc factor :math:`\sin(b_j x) / (b_j x)` lies in :math:`[-1, 1]`), so they never
     underflow in high dimension.
 
     Examples

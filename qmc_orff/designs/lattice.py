@@ -30,33 +30,33 @@ def _lattice_unit(z, s, shift):
 
 def lattice_sequence(objective: Objective, s: int, *, d: int | None = None,
                      shift: Any = None, candidates: int | None = None) -> Sequence:
-    """Rank-1 lattice whose generating vector minimises the box discrepancy, component by component.
+    r"""Rank-1 lattice whose generating vector minimises the box discrepancy, component by component.
 
     Parameters
     ----------
     objective : BoxDiscrepancy
     s : int
-        Number of points, the lattice modulus, ``2 <= s <= 8192`` (the ``(s, s)``
-        factor matrices take ``8 s^2`` bytes each; checked before any work).
+        Number of points, the lattice modulus, :math:`2 \le s \le 8192` (the ``(s, s)``
+        factor matrices take :math:`8 s^2` bytes each; checked before any work).
     d : int or None, default=None
     shift : None or array_like of shape (d,), default=None
         Shift modulo 1 applied to the lattice before the inverse CDF.  ``None``
-        means ``1 / (2 s)`` in every coordinate: the centred lattice, whose
-        points ``(k + 1/2) / s`` avoid 0 and are symmetric about 1/2 in each
+        means :math:`1 / (2 s)` in every coordinate: the centred lattice, whose
+        points :math:`(k + 1/2) / s` avoid 0 and are symmetric about 1/2 in each
         coordinate.  Must keep every point away from 0.
     candidates : None or int, default=None
         Candidate values for each generating-vector component: all integers in
-        ``[1, s/2]`` coprime with ``s`` (``None``; with the centred shift
-        ``z`` and ``s - z`` give mirror-image, equally good points), or at most
+        :math:`[1, s/2]` coprime with :math:`s` (``None``; with the centred shift
+        :math:`z` and :math:`s - z` give mirror-image, equally good points), or at most
         this many of them, evenly spaced.
 
     Returns
     -------
     Sequence
-        ``meta`` holds ``generating_vector`` (``z_1 = 1``), ``lattice_n = s``,
-        ``lattice_shift`` and the ``D^2`` of the ``j``-dimensional projection
-        after each component ``j`` in ``history`` (normalised by its own
-        ``prod_{i <= j} b_i / pi`` in ``normalized_history``);
+        ``meta`` holds ``generating_vector`` (:math:`z_1 = 1`), ``lattice_n`` (:math:`= s`),
+        ``lattice_shift`` and the :math:`D^2` of the :math:`j`-dimensional projection
+        after each component :math:`j` in ``history`` (normalised by its own
+        :math:`\prod_{i \le j} b_i / \pi` in ``normalized_history``);
         :meth:`Sequence.write_lattice` exports it in the LDData lattice format.
 
     See Also
@@ -66,14 +66,15 @@ def lattice_sequence(objective: Objective, s: int, *, d: int | None = None,
 
     Notes
     -----
-    Point ``i`` is ``w_i = F^-1(frac(i z / s + shift)) / sigma``.  Component ``j``
-    is chosen with components ``1..j-1`` fixed, minimising the box discrepancy
-    of the ``j``-dimensional projection (box ``b_1..b_j``).  The pair term is a
+    Point :math:`i` is :math:`w_i = F^{-1}\bigl(\{i z / s + \Delta\}\bigr) / \sigma`
+    (:math:`\{\cdot\}` the fractional part, :math:`\Delta` the shift).  Component :math:`j`
+    is chosen with components :math:`1, \dots, j-1` fixed, minimising the box discrepancy
+    of the :math:`j`-dimensional projection (box :math:`b_1, \dots, b_j`).  The pair term is a
     product over coordinates, so the ``(s, s)`` product of the chosen
-    coordinates' normalised sinc factors ``sin(b_j x) / (b_j x)`` is kept: each
-    candidate costs O(s^2).  Comparing the normalised values (all factors in
-    ``[-1, 1]``) picks the same component as the raw ones, which differ by the
-    positive factor ``prod_{i <= j} b_i / pi`` common to all candidates.
+    coordinates' normalised sinc factors :math:`\sin(b_j x) / (b_j x)` is kept: each
+    candidate costs :math:`O(s^2)`.  Comparing the normalised values (all factors in
+    :math:`[-1, 1]`) picks the same component as the raw ones, which differ by the
+    positive factor :math:`\prod_{i \le j} b_i / \pi` common to all candidates.
 
     Examples
     --------

@@ -24,13 +24,13 @@ __all__ = ["weighted_sequence"]
 def weighted_sequence(objective: Objective, s: int, *, d: int | None = None,
                       init: str | Sequence | ArrayLike = "halton", solver: str = "nnls",
                       seed: Any = None, sum_to_one: bool = True) -> Sequence:
-    """QMC points with the optimal nonnegative weights of eq. 17, summing to 1 by default.
+    r"""QMC points with the optimal nonnegative weights of eq. 17, summing to 1 by default.
 
     Parameters
     ----------
     objective : BoxDiscrepancy
     s : int
-        Number of points, ``1 <= s <= 8192`` (the ``(s, s)`` QP matrix).
+        Number of points, :math:`1 \le s \le 8192` (the ``(s, s)`` QP matrix).
     d : int or None, default=None
     init : str, Sequence or array_like of shape (s, d), default="halton"
         The points (see :func:`global_sequence`).
@@ -39,24 +39,30 @@ def weighted_sequence(objective: Objective, s: int, *, d: int | None = None,
     seed : None, int or Generator, default=None
         Used by ``init="random"`` only.
     sum_to_one : bool, default=True
-        Constrain ``sum(xi) = 1``, so that the map keeps ``k(0) = 1`` (the diagonal of
+        Constrain :math:`\sum_l \xi_l = 1`, so that the map keeps :math:`k(0) = 1` (the diagonal of
         its Gram matrix exact).  ``False`` is the paper's problem, whose weights can sum
         to far below 1 (it warns then); see :func:`qmc_orff.optimal_weights`.
 
     Returns
     -------
     Sequence
-        With ``weights``; ``meta`` records ``d2`` (the weighted ``D^2``),
+        With ``weights``; ``meta`` records ``d2`` (the weighted :math:`D^2`),
         ``normalized_d2``, ``uniform_d2`` and ``normalized_uniform_d2`` (same
-        points, weights ``1/s``), ``kkt_residual``, ``solver``,
+        points, weights :math:`1/s`), ``kkt_residual``, ``solver``,
         ``n_zero_weights``.  In high dimension the optimal weights can be tiny
-        (the linear term ``v`` is a product of ``d`` factors below 1) and the
+        (the linear term :math:`v` is a product of :math:`d` factors below 1) and the
         raw values may underflow to 0.0; see :ref:`ug-designs-units`.
 
     See Also
     --------
     optimal_weights : the weights alone, for given points.
     global_sequence, greedy_sequence, lattice_sequence : the other designs.
+
+    Notes
+    -----
+    The weights solve :math:`\min_{\xi \ge 0} D^2(S, \xi) = C - 2 v^\top \xi + \xi^\top H \xi`
+    (Avron et al. 2016, eq. 17) for the fixed points :math:`S`, with
+    :math:`\sum_l \xi_l = 1` unless ``sum_to_one=False``.
 
     Examples
     --------

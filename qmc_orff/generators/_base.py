@@ -119,12 +119,12 @@ class IndexedEngine(qmc.QMCEngine):
         return n, np.empty((n, self.d), dtype=np.float64)
 
     def random(self, n=1, *, workers=1):
-        """Draw ``n`` points in ``[0, 1)^d``.
+        r"""Draw :math:`n` points in :math:`[0, 1)^d`.
 
         Parameters
         ----------
         n : int, default=1
-            Number of points, ``0 <= n`` and ``n * d <= 2**28`` (2 GiB; consecutive
+            Number of points, :math:`n \ge 0` and :math:`n d \le 2^{28}` (2 GiB; consecutive
             calls continue the sequence, so draw more in pieces), and within the
             engine's index range (checked before anything is allocated).
         workers : int, default=1
@@ -140,12 +140,12 @@ class IndexedEngine(qmc.QMCEngine):
         return super().random(n, workers=workers)
 
     def fast_forward(self, n):
-        """Skip the next ``n`` points (no points are computed).
+        r"""Skip the next :math:`n` points (no points are computed).
 
         Parameters
         ----------
         n : int
-            Number of points to skip, ``n >= 0``, within the index range.
+            Number of points to skip, :math:`n \ge 0`, within the index range.
 
         Returns
         -------

@@ -241,38 +241,38 @@ def _cbc_pow2(n, d, gamma, om, ukw):
 
 def cbc_lattice(n: int, d: int, *, weights: ArrayLike | None = None, alpha: int = 2,
                 return_error: bool = False) -> np.ndarray | tuple[np.ndarray, float]:
-    """Generating vector of a rank-1 lattice rule by fast CBC construction.
+    r"""Generating vector of a rank-1 lattice rule by fast CBC construction.
 
-    Chooses ``z_1 = 1`` and then, one coordinate at a time, the ``z_s`` in the
-    units modulo ``n`` that minimises the worst-case error ``P_alpha`` of the
-    ``s``-dimensional rule in the weighted Korobov space, with the FFT-based
-    algorithm of Nuyens and Cools (``O(d n log n)`` operations).
+    Chooses :math:`z_1 = 1` and then, one coordinate at a time, the :math:`z_s` in the
+    units modulo :math:`n` that minimises the worst-case error :math:`P_\alpha` of the
+    :math:`s`-dimensional rule in the weighted Korobov space, with the FFT-based
+    algorithm of Nuyens and Cools (:math:`O(d\, n \log n)` operations).
 
     Parameters
     ----------
     n : int
         Number of points (the modulus): a prime or a power of 2,
-        ``1 <= n <= 2**28`` (`MAX_N`; the construction needs about 75 bytes per
-        point: 75 MiB at ``2**20``, 19 GiB at ``2**28``; a larger ``n`` raises
+        :math:`1 \le n \le 2^{28}` (`MAX_N`; the construction needs about 75 bytes per
+        point: 75 MiB at :math:`2^{20}`, 19 GiB at :math:`2^{28}`; a larger ``n`` raises
         `ValueError` before anything is allocated).
     d : int
-        Dimension, ``d >= 1``.
+        Dimension, :math:`d \ge 1`.
     weights : float or array-like of shape (d,), optional
-        Positive product weights ``gamma_j``.  Default ``gamma_j = j^-2``
-        (j = 1 .. d); a scalar gives equal weights.
+        Positive product weights :math:`\gamma_j`.  Default :math:`\gamma_j = j^{-2}`
+        (:math:`j = 1, \dots, d`); a scalar gives equal weights.
     alpha : int, default=2
-        Smoothness: an even integer, ``2 <= alpha <= 12``.
+        Smoothness: an even integer, :math:`2 \le \alpha \le 12`.
     return_error : bool, default=False
-        Also return the worst-case error ``P_alpha`` of the result.
+        Also return the worst-case error :math:`P_\alpha` of the result.
 
     Returns
     -------
     z : ndarray of shape (d,), dtype int64
-        The generating vector, entries in ``[1, n/2]`` (``z`` and ``n - z`` give
+        The generating vector, entries in :math:`[1, n/2]` (:math:`z` and :math:`n - z` give
         the same error); use it with ``Lattice(d, generating_vector=z,
         order="natural", n_max=n)``.
     error : float
-        ``P_alpha(z)``, only when ``return_error`` is True.
+        :math:`P_\alpha(z)`, only when ``return_error`` is True.
 
     See Also
     --------
@@ -281,27 +281,34 @@ def cbc_lattice(n: int, d: int, *, weights: ArrayLike | None = None, alpha: int 
 
     Notes
     -----
-    For the rule ``x_k = frac(k z / n)``, ``k = 0 .. n-1``,
+    For the rule :math:`x_k = \{k z / n\}` (:math:`\{\cdot\}` the fractional part),
+    :math:`k = 0, \dots, n-1`,
 
-    ``P_alpha(z) = -1 + (1/n) sum_k prod_j (1 + gamma_j omega_alpha(frac(k z_j / n)))``,
+    .. math::
 
-    ``omega_alpha(x) = sum_{h != 0} e^{2 pi i h x} / |h|^alpha
-    = (-1)^(alpha/2+1) (2 pi)^alpha / alpha! B_alpha(x)``, e.g.
-    ``omega_2(x) = 2 pi^2 (x^2 - x + 1/6)`` (Sloan & Joe 1994; Nuyens & Cools
-    2006a).  Step ``s`` minimises ``sum_k p_{s-1}(k) omega(k z / n)`` over the
-    units ``z``; indexing units by a generator of the cyclic group (prime ``n``)
-    or by ``±5^b`` (``n = 2^m``: the odd residues, split by the power of 2
-    dividing ``k``) makes that matrix-vector product a circular correlation,
-    computed by FFT (Nuyens & Cools 2006a for prime ``n``, 2006b for ``2^m``);
-    real FFTs, and from length ``2^17`` on the four-step split of the FFT (Bailey
-    1990), which keeps ``n = 2^20`` close to ``O(d n log n)`` in time.  (Until
+       P_\alpha(z) = -1 + \frac{1}{n} \sum_{k=0}^{n-1} \prod_{j=1}^{d}
+       \Bigl(1 + \gamma_j\, \omega_\alpha\bigl(\{k z_j / n\}\bigr)\Bigr),
+
+    .. math::
+
+       \omega_\alpha(x) = \sum_{h \ne 0} \frac{e^{2 \pi i h x}}{|h|^\alpha}
+       = (-1)^{\alpha/2+1} \frac{(2 \pi)^\alpha}{\alpha!} B_\alpha(x),
+
+    e.g. :math:`\omega_2(x) = 2 \pi^2 (x^2 - x + 1/6)` (Sloan & Joe 1994; Nuyens & Cools
+    2006a).  Step :math:`s` minimises :math:`\sum_k p_{s-1}(k)\, \omega(k z / n)` over the
+    units :math:`z`; indexing units by a generator of the cyclic group (prime :math:`n`)
+    or by :math:`\pm 5^b` (:math:`n = 2^m`: the odd residues, split by the power of 2
+    dividing :math:`k`) makes that matrix-vector product a circular correlation,
+    computed by FFT (Nuyens & Cools 2006a for prime :math:`n`, 2006b for :math:`2^m`);
+    real FFTs, and from length :math:`2^{17}` on the four-step split of the FFT (Bailey
+    1990), which keeps :math:`n = 2^{20}` close to :math:`O(d\, n \log n)` in time.  (Until
     issue 14 the transforms were complex; the correlation values differ from
     those by about 1 ulp, the products and so the returned error not at all, and
     the chosen vectors were identical on every case checked:
-    ``tests/data/cbc_vectors_i14.json`` and a sweep of 899 cases up to ``n = 2^20``.)
-    Ties (e.g. ``z`` and ``z^-1`` in two dimensions) are broken towards the
-    smallest ``z``: among the candidates within ``1e-12`` (relative to the size of the terms) of the
-    minimum, the smallest is kept.  ``P_alpha = O(n^(-alpha + delta))`` for
+    ``tests/data/cbc_vectors_i14.json`` and a sweep of 899 cases up to :math:`n = 2^{20}`.)
+    Ties (e.g. :math:`z` and :math:`z^{-1}` in two dimensions) are broken towards the
+    smallest :math:`z`: among the candidates within :math:`10^{-12}` (relative to the size of the terms) of the
+    minimum, the smallest is kept.  :math:`P_\alpha = O(n^{-\alpha + \delta})` for
     summable weights.
 
     References
@@ -349,33 +356,35 @@ def cbc_lattice(n: int, d: int, *, weights: ArrayLike | None = None, alpha: int 
 
 def worst_case_error(z: ArrayLike, n: int, *, weights: ArrayLike | None = None,
                      alpha: int = 2) -> float:
-    """Worst-case error ``P_alpha`` of the rank-1 lattice rule ``(z, n)``.
+    r"""Worst-case error :math:`P_\alpha` of the rank-1 lattice rule :math:`(z, n)`.
 
     Parameters
     ----------
     z : array-like of int, shape (d,)
         Generating vector.
     n : int
-        Number of points, ``1 <= n <= 2**28`` (`MAX_N`; arrays of ``n`` entries, about
+        Number of points, :math:`1 \le n \le 2^{28}` (`MAX_N`; arrays of :math:`n` entries, about
         50 bytes per point in all).
     weights : float or array-like of shape (d,), optional
-        Product weights ``gamma_j`` (default ``j^-2``), as in `cbc_lattice`.
+        Product weights :math:`\gamma_j` (default :math:`j^{-2}`), as in `cbc_lattice`.
     alpha : int, default=2
-        Even smoothness ``2 <= alpha <= 12``.
+        Even smoothness :math:`2 \le \alpha \le 12`.
 
     Returns
     -------
     error : float
-        ``-1 + (1/n) sum_{k<n} prod_j (1 + gamma_j omega_alpha(frac(k z_j / n)))``
-        (see `cbc_lattice`), computed directly in ``O(n d)``.
+        :math:`P_\alpha(z) = -1 + \frac{1}{n} \sum_{k<n} \prod_j \bigl(1 + \gamma_j\,
+        \omega_\alpha(\{k z_j / n\})\bigr)` (see `cbc_lattice`), computed directly in
+        :math:`O(n d)`.
 
     See Also
     --------
     cbc_lattice : builds a vector that minimises it.
+    Lattice : the engine that draws the rule's points.
 
     Examples
     --------
-    In one dimension, with ``gamma_1 = 1``, ``P_2 = pi^2 / (3 n^2)`` (to the rounding of
+    In one dimension, with :math:`\gamma_1 = 1`, :math:`P_2 = \pi^2 / (3 n^2)` (to the rounding of
     ``-1 + mean(...)``, about 1e-16 absolute):
 
     >>> import math

@@ -89,14 +89,14 @@ class Halton(IndexedEngine):
 
     Coordinate ``j`` of point ``i`` is the radical inverse of ``i`` in the
     ``j``-th prime base ``b_j``, with each digit optionally passed through a
-    permutation of ``{0, ..., b_j - 1}``.
+    permutation of :math:`\{0, \dots, b_j - 1\}`.
 
     Parameters
     ----------
     d : int
-        Dimension, ``0 <= d <= 65536`` (the primes are computed).  With
-        ``scramble=True`` the random permutation tables (``sum_j b_j``
-        entries per digit position, more than 2**28 from ``d`` near 4500) bound ``d``
+        Dimension, :math:`0 \le d \le 65536` (the primes are computed).  With
+        ``scramble=True`` the random permutation tables (:math:`\sum_j b_j`
+        entries per digit position, more than :math:`2^{28}` from ``d`` near 4500) bound ``d``
         further; a larger ``d`` raises ``ValueError``.
     scramble : {True, False, "random", "deterministic"}, default=True
         - ``True`` (SciPy's default too) or ``"random"``: random digit
@@ -139,7 +139,7 @@ class Halton(IndexedEngine):
         \qquad i = \sum_{k \ge 0} a_k(i)\, b_j^k,
 
     :math:`b_j` the :math:`j`-th prime and :math:`\pi_{j,k}` the identity (plain), a random
-    permutation, or the RR2 permutation.  Points are in ``[0, 1)^d`` and float64; at most ``2**53``
+    permutation, or the RR2 permutation.  Points are in :math:`[0, 1)^d` and float64; at most :math:`2^{53}`
     points (`MAX_INDEX`: ``random`` and ``fast_forward`` raise ``ValueError``
     beyond it), and ``d = 0`` gives empty points as in SciPy.  The kernel runs in
     parallel over chunks of points with numba's threads (``workers`` is

@@ -56,24 +56,24 @@ def kuo_generating_vector(d):
 
 
 class Lattice(IndexedEngine):
-    """Rank-1 lattice rule ``x_i = frac(phi(i) z / N)``, optionally shifted.
+    r"""Rank-1 lattice rule :math:`x_i = \{\phi(i) z / N\}`, optionally shifted.
 
     Parameters
     ----------
     d : int
-        Dimension, ``d >= 1`` (``<= 9125`` with the default vector).
+        Dimension, :math:`d \ge 1` (:math:`d \le 9125` with the default vector).
     generating_vector : "default" or array-like of int of shape (d,), default="default"
         ``"default"``: Kuo's extensible vector ``lattice-33002-1024-1048576.9125``
-        (Cools, Kuo & Nuyens 2006), good for ``n = 2^10 .. 2^20`` points.
+        (Cools, Kuo & Nuyens 2006), good for :math:`n = 2^{10}, \dots, 2^{20}` points.
         Otherwise ``d`` nonnegative integers coprime with ``n_max`` (e.g. from
         `cbc_lattice`), stored reduced modulo ``n_max``.
     order : {"radical_inverse", "natural"}, default="radical_inverse"
-        ``"radical_inverse"``: ``phi(i)`` is the base-2 radical inverse of ``i``
-        times ``N``, so every prefix of ``2^m <= N`` points is the full lattice
-        with ``2^m`` points (an embedded / extensible lattice sequence);
+        ``"radical_inverse"``: :math:`\phi(i)` is the base-2 radical inverse of :math:`i`
+        times :math:`N`, so every prefix of :math:`2^m \le N` points is the full lattice
+        with :math:`2^m` points (an embedded / extensible lattice sequence);
         needs ``N`` a power of 2.  With the default vector and no shift, the
         points equal QMCPy's ``Lattice(d, randomize='FALSE')``.
-        ``"natural"``: ``phi(i) = i``: the first ``N`` points are the lattice
+        ``"natural"``: :math:`\phi(i) = i`: the first ``N`` points are the lattice
         of size ``N`` in its natural order (prefixes are not lattices).
     shift : bool or array-like of shape (d,), default=False
         ``True``: add a uniform random shift modulo 1 drawn from ``rng``
@@ -88,8 +88,8 @@ class Lattice(IndexedEngine):
         is), as in `Halton` and `Sobol`.  At most one of ``rng`` and ``seed``.
     n_max : int, optional
         The lattice size ``N`` (modulus of the rule); at most ``N`` points can
-        be drawn.  Default vector: a power of 2 up to ``2**20`` (default
-        ``2**20``).  Explicit vector: required, ``1 <= N <= 2**32``, and a power
+        be drawn.  Default vector: a power of 2 up to :math:`2^{20}` (default
+        :math:`2^{20}`).  Explicit vector: required, :math:`1 \le N \le 2^{32}`, and a power
         of 2 for ``order="radical_inverse"``.
 
     See Also
@@ -100,8 +100,12 @@ class Lattice(IndexedEngine):
 
     Notes
     -----
-    ``x_{i,j} = frac(phi(i) z_j / N + Delta_j)`` with ``Delta = 0`` unless
-    shifted.  Numerators ``phi(i) z_j mod N`` are computed exactly in uint64;
+    .. math::
+
+       x_{i,j} = \Bigl\{\frac{\phi(i) z_j}{N} + \Delta_j\Bigr\},
+
+    :math:`\{\cdot\}` the fractional part, with :math:`\Delta = 0` unless
+    shifted.  Numerators :math:`\phi(i) z_j \bmod N` are computed exactly in uint64;
     the division by ``N`` is the only rounding.  Drawing is stateless in the
     index (numba, parallel over chunks of points).
 

@@ -96,13 +96,13 @@ def _lms_scramble(sv, ltm, bits):
 
 
 class Sobol(IndexedEngine):
-    """Sobol' sequence (Joe-Kuo direction numbers), scrambled by default as in SciPy.
+    r"""Sobol' sequence (Joe-Kuo direction numbers), scrambled by default as in SciPy.
 
     Parameters
     ----------
     d : int
-        Dimension, ``1 <= d <= 21201``.
-        ``d = 0`` gives empty points, as in SciPy.
+        Dimension, :math:`1 \le d \le 21201`.
+        :math:`d = 0` gives empty points, as in SciPy.
     scramble : bool, default=True
         ``True`` (SciPy's default too): left linear matrix scrambling plus a
         digital shift (LMS + shift, Matousek 1998), drawn from ``rng``; with
@@ -111,8 +111,8 @@ class Sobol(IndexedEngine):
         ``scipy.stats.qmc.Sobol(d, scramble=False)`` (first point the origin);
         ``rng`` is then unused.
     bits : int, default=None
-        Number of bits of each coordinate, ``1 <= bits <= 64``; None means 30.
-        At most ``2**bits`` points can be drawn.  As SciPy's.
+        Number of bits of each coordinate, :math:`1 \le \mathrm{bits} \le 64`; None means 30.
+        At most :math:`2^{\mathrm{bits}}` points can be drawn.  As SciPy's.
     optimization : {None, "random-cd", "lloyd"}, default=None
         SciPy's post-processing of each draw (see `scipy.stats.qmc.Sobol`).
     rng : None, int, SeedSequence, BitGenerator or Generator, default=None
@@ -132,17 +132,23 @@ class Sobol(IndexedEngine):
 
     Notes
     -----
-    Point ``k`` is ``x_k = 2^-30 (s XOR (XOR_{b : bit b of gray(k) set} v_b))``
-    coordinate-wise, with ``gray(k) = k XOR (k >> 1)`` (Antonov & Saleev
-    order), direction numbers ``v_b`` (scrambled: ``v_b <- L v_b`` with a random
-    unit lower-triangular matrix ``L`` over GF(2)) and shift ``s`` (0 unless
-    scrambled).  30 bits by default as in SciPy, so at most ``2**30`` points
-    (``2**bits`` in general: ``random`` and ``random_base2`` check before
+    Point :math:`k` is, coordinate-wise,
+
+    .. math::
+
+       x_k = 2^{-30} \Bigl(s \oplus \bigoplus_{b \,:\, \text{bit } b \text{ of } \operatorname{gray}(k) \text{ set}} v_b\Bigr),
+
+    with :math:`\operatorname{gray}(k) = k \oplus \lfloor k / 2 \rfloor` (Antonov & Saleev
+    order, :math:`\oplus` the bitwise XOR), direction numbers :math:`v_b` (scrambled:
+    :math:`v_b \leftarrow L v_b` with a random
+    unit lower-triangular matrix :math:`L` over GF(2)) and shift :math:`s` (0 unless
+    scrambled).  30 bits by default as in SciPy, so at most :math:`2^{30}` points
+    (:math:`2^{\mathrm{bits}}` in general: ``random`` and ``random_base2`` check before
     allocating).
     Drawing is stateless in the index: the numba kernel runs in parallel over
     chunks of indices, each started from its directly computed state.
 
-    As in SciPy, the balance properties need ``n = 2^m`` points from the
+    As in SciPy, the balance properties need :math:`n = 2^m` points from the
     start: a first draw of another size warns (see `random_base2`).
 
     References
@@ -218,13 +224,13 @@ class Sobol(IndexedEngine):
         return out
 
     def random_base2(self, m):
-        """Draw ``n = 2^m`` points, keeping the balance properties.
+        r"""Draw :math:`n = 2^m` points, keeping the balance properties.
 
         Parameters
         ----------
         m : int
-            Base-2 logarithm of the number of points, ``0 <= m <= bits``
-            (checked before ``2**m`` points are allocated).
+            Base-2 logarithm of the number of points, :math:`0 \le m \le \mathrm{bits}`
+            (checked before :math:`2^m` points are allocated).
 
         Returns
         -------
@@ -233,7 +239,7 @@ class Sobol(IndexedEngine):
         Raises
         ------
         ValueError
-            If ``num_generated + 2^m`` is not a power of 2.
+            If :math:`\mathrm{num\_generated} + 2^m` is not a power of 2.
         """
         m = check_int(m, "m", minimum=0)
         if m > self.bits:

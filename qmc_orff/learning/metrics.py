@@ -135,7 +135,7 @@ def gram_error(feature_map: Any, X: ArrayLike, *, n_samples: int = 1000, norm: s
         The exact kernel ``K(X) -> (n, n)`` (or an operator-valued kernel with
         ``block``); ``None`` takes ``feature_map.kernel_``.
     seed : None, int, SeedSequence or Generator, default=None
-        Randomness of the row sample (unused when ``n <= n_samples``).
+        Randomness of the row sample (unused when :math:`n \le` ``n_samples``).
 
     Returns
     -------

@@ -84,42 +84,42 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
     orff : ORFF, OperatorNystroem or None, default=None
         The (unfitted) feature map; cloned and fitted in :meth:`fit`.  ``None``
         means ``ORFF()``.  An :class:`~qmc_orff.OperatorNystroem` goes through the
-        normal equations of its features (``D x D``; solvers ``"auto"`` (``"direct"``),
+        normal equations of its features (:math:`D \times D`; solvers ``"auto"`` (``"direct"``),
         ``"direct"`` and ``"cg"``, a scalar ``alpha``); it is fitted on the rows of
         :meth:`fit`, the first :meth:`partial_fit` batch, or a sample of a Dask ``X``,
         unless it is already fitted: then a copy is used as it is (its pairs kept).  For the decomposable kernel with ``A=None`` the
-        identity of size ``p`` (the number of outputs) is used; ``p = 1`` is
+        identity of size :math:`p` (the number of outputs) is used; :math:`p = 1` is
         scalar kernel ridge regression with the Gaussian kernel.
     alpha : float or array_like of shape (p,), default=1.0
-        Regularisation, ``alpha >= 0``.  ``0`` is least squares: the minimum-norm
+        Regularisation, :math:`\alpha \ge 0`.  ``0`` is least squares: the minimum-norm
         solution of a singular system (``scipy.linalg.lstsq``, or the
         pseudo-inverse in the ``"stein"`` closed form).  One value per target (as
         :class:`sklearn.linear_model.Ridge` takes) when the outputs are
         independent: the decomposable kernel with a diagonal ``A`` (``A=None``,
-        the identity, included); output ``a`` then penalises its own coefficients
-        by ``alpha[a]``.  Other kernels share ``theta`` between the outputs and
+        the identity, included); output :math:`a` then penalises its own coefficients
+        by :math:`\alpha_a`.  Other kernels share :math:`\theta` between the outputs and
         refuse an array.
     fit_intercept : bool, default=True
-        Fit the unpenalised intercept ``b`` (the features and targets are
-        centred with the weighted means; ``b = mY - Phi(mF)^T theta``).
-        ``False``: ``b = 0``.
+        Fit the unpenalised intercept :math:`b` (the features and targets are
+        centred with the weighted means; :math:`b = \bar y - \Phi(\bar F)^\top \theta`).
+        ``False``: :math:`b = 0`.
     solver : {"auto", "stein", "direct", "cg"}, default="auto"
         - ``"stein"`` (decomposable kernel only): closed form of the Stein
-          equation ``G Theta B^T B + alpha Theta = C B`` through the
-          eigendecompositions of ``G`` (2 s x 2 s) and ``B^T B`` (r x r):
-          ``O(s^3)`` after the statistics, never the ``(2 s r)``-sized system.
+          equation :math:`G \Theta B^\top B + \alpha \Theta = C B` through the
+          eigendecompositions of :math:`G` (:math:`2s \times 2s`) and :math:`B^\top B` (:math:`r \times r`):
+          :math:`O(s^3)` after the statistics, never the :math:`2 s r`-sized system.
         - ``"direct"``: Cholesky solve of the normal equations, whose matrix
-          ``G o (B^T B)`` (a Hadamard product of the Gram matrix of the scalar
-          features with that of the factors) is formed in ``O((s r)^2 p)``;
-          memory ``(2 s r)^2``.
+          :math:`G \circ (B^\top B)` (a Hadamard product of the Gram matrix of the scalar
+          features with that of the factors) is formed in :math:`O((s r)^2 p)`;
+          memory :math:`(2 s r)^2`.
         - ``"cg"``: Jacobi-preconditioned conjugate gradient on the normal
-          equations, with the normal operator ``theta -> B^T (G (B theta))``
-          (Brault et al. 2016, Table 2; ``O(s^2 p)`` per iteration).  An
-          in-memory :meth:`fit` with ``n <= 2 s``, or whose ``G`` would exceed
+          equations, with the normal operator :math:`\theta \mapsto B^\top (G (B \theta))`
+          (Brault et al. 2016, Table 2; :math:`O(s^2 p)` per iteration).  An
+          in-memory :meth:`fit` with :math:`n \le 2 s`, or whose ``G`` would exceed
           ``GRAM_MAX_BYTES``, goes through :meth:`ORFF.operator` and its adjoint
-          instead (``O(n s p)`` per iteration, memory ``O(n s)``).
+          instead (:math:`O(n s p)` per iteration, memory :math:`O(n s)`).
         - ``"auto"``: ``"stein"`` for the decomposable kernel, else ``"direct"``
-          when ``2 s r <= 4096``, else ``"cg"``.
+          when :math:`2 s r \le 4096`, else ``"cg"``.
     tol : float, default=1e-10
         Relative residual tolerance of ``"cg"``.
     max_iter : int or None, default=None
@@ -278,16 +278,16 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
     # ------------------------------------------------------------------ fitting
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, sample_weight=None):
-        """Fit the feature map on ``X`` and solve the ridge problem.
+        r"""Fit the feature map on ``X`` and solve the ridge problem.
 
         Parameters
         ----------
         X : {array_like, sparse matrix} or dask.array.Array of shape (n, d)
-            Sparse ``X`` (scipy.sparse CSR/CSC) is multiplied as it is (``X W^T``).
+            Sparse ``X`` (scipy.sparse CSR/CSC) is multiplied as it is (:math:`X W^\top`).
         y : array_like or dask.array.Array of shape (n, p) or (n,)
-            Vector-valued targets (``p = d`` for the curl- and div-free kernels).
+            Vector-valued targets (:math:`p = d` for the curl- and div-free kernels).
         sample_weight : array_like or dask.array.Array of shape (n,), default=None
-            Non-negative weights ``w_i`` of the squared errors (``None``: all 1).
+            Non-negative weights :math:`w_i` of the squared errors (``None``: all 1).
             Integer weights are equivalent to repeating rows.
 
         Returns
@@ -415,7 +415,7 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ prediction
     def predict(self, X):
-        """``f(x_i) = Phi(x_i)^T theta + b``, in batches of ``batch_size`` rows.
+        r"""Predictions :math:`f(x_i) = \Phi(x_i)^\top \theta + b`, in batches of ``batch_size`` rows.
 
         Parameters
         ----------

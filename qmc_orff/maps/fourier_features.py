@@ -75,7 +75,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         The Gaussian kernel's :math:`\exp(-\gamma \lVert x - z\rVert^2)` (RBFSampler's
         parameter): :math:`\gamma = 1 / (2\sigma^2)`, so :math:`\sigma = 1/\sqrt{2\gamma}`.
         ``"scale"`` (as in :class:`sklearn.kernel_approximation.RBFSampler`):
-        ``gamma = 1 / (d X.var())``, the variance of all the entries of the ``X``
+        :math:`\gamma = 1 / (d \operatorname{Var} X)`, the variance of all the entries of the ``X``
         given to ``fit`` (1.0 when it is 0), computed at fit; ``sigma_`` holds the result.
         Give ``sigma`` or ``gamma``, not both.
     n_components : int or None, default=256
@@ -88,7 +88,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         ``fit`` (``engine.random``; its ``d`` must match): a stateful engine advances,
         so refitting gives another map unless it is ``reset()``.  ``"auto"``: orthogonal
         directions with stratified radii (``"orf-qmc"``), scrambled Sobol' points in low
-        dimension (``d <= 10``, ``s >= 32 d``), RR2 Halton for the Laplacian and skewed
+        dimension (:math:`d \le 10`, :math:`s \ge 32 d`), RR2 Halton for the Laplacian and skewed
         chi-squared kernels.  Without a seed, ``fit(X)`` keeps the best of
         ``DEFAULT_CANDIDATES`` fixed draws by their Gram error on a fixed sample of ``X``: the
         same map on every fit, and on real data at least as accurate as orthogonal random
@@ -129,7 +129,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     ----------
     frequencies_ : ndarray of shape (s, d)
     weights_ : ndarray of shape (s,)
-        Quadrature weights ``xi`` (``1/s`` unless a weighted Sequence was given).
+        Quadrature weights :math:`\xi` (:math:`1/s` unless a weighted Sequence was given).
     design_ : Sequence
         With ``sequence="adaptive"`` only: the designed sequence (its ``meta``
         has the validation errors of the start, of ORF and of the result).
@@ -157,11 +157,11 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     once, in ``fit``.  ``transform`` is always a pure function of each row, so it can be
     applied chunk by chunk, in any order, on any scheduler, with the same result.  Sparse
     ``X`` (scipy.sparse CSR/CSC) is accepted by ``fit`` and ``transform``:
-    ``X W^T`` is a sparse-dense product; the output is dense (not for
-    ``kernel="skewed_chi2"``, whose ``log(x + c)`` is dense).
+    :math:`X W^\top` is a sparse-dense product; the output is dense (not for
+    ``kernel="skewed_chi2"``, whose :math:`\log(x + c)` is dense).
 
     Avron et al. (2016), Algorithm 1 (and section 5 for weights).  The product
-    ``X W^T`` is one BLAS call writing into the output's second half; the sine
+    :math:`X W^\top` is one BLAS call writing into the output's second half; the sine
     and cosine of each argument are then computed together in one vectorised
     pass, in place (a compiled kernel), so the peak memory is
     the output.  Values agree with numpy's ``cos``/``sin`` to one ulp.  The
@@ -278,7 +278,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         return self
 
     def transform(self, X: ArrayLike | spmatrix) -> np.ndarray:
-        """Feature matrix ``[sqrt(xi) cos(X W^T), sqrt(xi) sin(X W^T)]``.
+        r"""Feature matrix :math:`[\sqrt{\xi} \cos(X W^\top), \sqrt{\xi} \sin(X W^\top)]`.
 
         Parameters
         ----------

@@ -459,8 +459,8 @@ def make_frequencies(kernel: str = "gaussian", n_components: int | None = 256,
         Matern length scale), or a product of hyperbolic secant densities
         :math:`\sigma \operatorname{sech}(\pi \sigma w)`.
     n_components : int or None, default=256
-        Number ``s`` of frequencies (``s * d <= 2**28``).  For a :class:`~qmc_orff.Sequence` or an
-        array: ``None`` takes all its points, an int ``<= s`` the first
+        Number :math:`s` of frequencies (:math:`s d \le 2^{28}`).  For a :class:`~qmc_orff.Sequence` or an
+        array: ``None`` takes all its points, an int :math:`\le s` the first
         ``n_components`` (extensible sequences are nested); a weighted
         sequence cannot be truncated.
     d : int or None, default=None
@@ -473,7 +473,7 @@ def make_frequencies(kernel: str = "gaussian", n_components: int | None = 256,
         The point source:
 
         - ``"auto"``: the rule of the feature maps' default (Notes): scrambled Sobol'
-          points when ``d <= 10`` and ``s >= 32 d``, else ``"orf-qmc"``; RR2 Halton
+          points when :math:`d \le 10` and :math:`s \ge 32 d`, else ``"orf-qmc"``; RR2 Halton
           for the Laplacian and skewed chi-squared kernels (no radial measure).
           Without a seed the same points every time (fixed seeds), with one a
           randomised draw.
@@ -524,7 +524,7 @@ def make_frequencies(kernel: str = "gaussian", n_components: int | None = 256,
     W : ndarray of shape (s, d)
         Finite frequencies (float64).
     weights : ndarray of shape (s,)
-        Nonnegative quadrature weights: ``1/s`` each unless a weighted Sequence
+        Nonnegative quadrature weights: :math:`1/s` each unless a weighted Sequence
         was given.
 
     See Also
@@ -536,36 +536,36 @@ def make_frequencies(kernel: str = "gaussian", n_components: int | None = 256,
 
     Notes
     -----
-    ``"orf-qmc"``: blocks of ``d`` orthonormal directions (Haar-random, the last
-    block truncated), as in orthogonal random features, with the radii ``|w|`` at the
-    quantiles ``F^-1(t_j)`` of the centred base-2 van der Corput points ``t_j``
-    (``F`` the CDF of ``chi(d)`` for the Gaussian, of ``sqrt(d F(d, 2 nu))`` for the
-    Matern kernel, of ``chi(d + 2)`` for the radial measure): every block's radii are
-    stratified over ``(0, 1)``, and each frequency is still marginally exact.  Without
+    ``"orf-qmc"``: blocks of :math:`d` orthonormal directions (Haar-random, the last
+    block truncated), as in orthogonal random features, with the radii :math:`\lvert w\rvert` at the
+    quantiles :math:`F^{-1}(t_j)` of the centred base-2 van der Corput points :math:`t_j`
+    (:math:`F` the CDF of :math:`\chi(d)` for the Gaussian, of :math:`\sqrt{d\, F(d, 2\nu)}` for the
+    Matern kernel, of :math:`\chi(d + 2)` for the radial measure): every block's radii are
+    stratified over :math:`(0, 1)`, and each frequency is still marginally exact.  Without
     a seed, 8 direction sets from fixed seeds are drawn and the one with the lowest
     data-free criterion is kept (cached): the expected squared error
-    ``E (k(delta) - mean_j cos<w_j, delta>)^2`` over isotropic Gaussian differences
-    at the median-heuristic scale, ``delta ~ N(0, sigma^2 I / d)`` (closed form,
-    ``O(s^2 d)``).  With a seed: one draw, the radii's levels rotated by a uniform
+    :math:`E\bigl(k(\delta) - \frac{1}{s} \sum_j \cos\langle w_j, \delta\rangle\bigr)^2` over isotropic
+    Gaussian differences at the median-heuristic scale, :math:`\delta \sim \mathcal N(0, \sigma^2 I / d)`
+    (closed form, :math:`O(s^2 d)`).  With a seed: one draw, the radii's levels rotated by a uniform
     shift modulo 1.
 
     Measured (``benchmarks/bench_default_map.py``: held-out relative Frobenius Gram
-    error over ORF's mean over 5 seeds, median-heuristic sigma, s = 32..1024):
-    seedless ``"orf-qmc"`` 0.81-0.99 on digits (d = 61) and digits PCA-8, 0.89-0.94 on
-    breast cancer (d = 30) but 1.25 at s = 64, 0.71-1.07 on diabetes (d = 10), 0.94-1.03
-    on MNIST pixels (d = 663) -- about ORF's accuracy in high dimension, where no
+    error over ORF's mean over 5 seeds, median-heuristic :math:`\sigma`, :math:`s = 32, \dots, 1024`):
+    seedless ``"orf-qmc"`` 0.81-0.99 on digits (:math:`d = 61`) and digits PCA-8, 0.89-0.94 on
+    breast cancer (:math:`d = 30`) but 1.25 at :math:`s = 64`, 0.71-1.07 on diabetes (:math:`d = 10`),
+    0.94-1.03 on MNIST pixels (:math:`d = 663`) -- about ORF's accuracy in high dimension, where no
     data-free source beats it, 5-20% better in moderate dimension, and a single fixed
     draw can still land 25% worse; RR2 Halton (the former default) 0.54-8.6; scrambled
-    Sobol' 0.49-0.75 in d <= 10 at ``s >= 32 d`` (hence the rule) but up to 2x worse at
-    small ``s`` or in high ``d``.  :class:`~qmc_orff.FourierFeatures` with
+    Sobol' 0.49-0.75 in :math:`d \le 10` at :math:`s \ge 32 d` (hence the rule) but up to 2x worse at
+    small :math:`s` or in high :math:`d`.  :class:`~qmc_orff.FourierFeatures` with
     ``sequence="auto"`` and no seed therefore keeps the best of 8 fixed draws on 512 of
-    its training rows: 0.40-1.00 of ORF's error in all 30 cells (worst: MNIST, s = 1024).
+    its training rows: 0.40-1.00 of ORF's error in all 30 cells (worst: MNIST, :math:`s = 1024`).
 
-    Coordinate-wise inverse CDF for product densities, ``w_j = F^-1(t_j) / sigma_j``.
-    Matern: ``w = z / (sigma sqrt(g / (2 nu)))``, ``z = Phi^-1(t_1..t_d)``,
-    ``g = F^-1_{chi2(2 nu)}(t_{d+1})``.  Radial measure: ``w = r z / |z|`` with
-    ``sigma r = F^-1_{chi(d+2)}(t_{d+1})`` (a ``chi(d + 2)`` radius because the
-    density is ``|w|^2`` times a Gaussian).  These two use ``d + 1`` sequence
+    Coordinate-wise inverse CDF for product densities, :math:`w_j = F^{-1}(t_j) / \sigma_j`.
+    Matern: :math:`w = z / \bigl(\sigma \sqrt{g / (2 \nu)}\bigr)`, :math:`z = \Phi^{-1}(t_1, \dots, t_d)`,
+    :math:`g = F^{-1}_{\chi^2(2 \nu)}(t_{d+1})`.  Radial measure: :math:`w = r z / \lvert z\rvert` with
+    :math:`\sigma r = F^{-1}_{\chi(d+2)}(t_{d+1})` (a :math:`\chi(d + 2)` radius because the
+    density is :math:`\lvert w\rvert^2` times a Gaussian).  These two use :math:`d + 1` sequence
     coordinates.
 
     Examples

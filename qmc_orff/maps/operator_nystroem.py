@@ -38,50 +38,55 @@ BATCH_FLOATS = 1 << 22
 
 @_dask.lazy_transform
 class OperatorNystroem(TransformerMixin, BaseEstimator):
-    """Operator-valued Nystroem map of the Gaussian matrix-valued kernels of :class:`ORFF`.
+    r"""Operator-valued Nystroem map of the Gaussian matrix-valued kernels of :class:`ORFF`.
 
-    ``Phi(x) = W^{-1/2} K_J(x)`` of shape ``(D, p)``, where row ``k`` of ``K_J(x)`` is
-    ``K(z_k, x)[a_k, :]`` for the pair ``(z_k, a_k)`` (a training row and an output) and
-    ``W = [K(z_k, z_l)[a_k, a_l]]`` (D x D), so that ``Phi(x)^T Phi(y) = K(x, Z) W^+ K(Z, y)``
-    approximates ``K(x, y)`` block-wise (exactly on the training rows when all ``n p`` pairs
+    .. math::
+
+       \Phi(x) = W^{-1/2} K_J(x), \qquad (K_J(x))_{k,:} = K(z_k, x)_{a_k,:}, \qquad
+       W_{kl} = K(z_k, z_l)_{a_k a_l},
+
+    of shape ``(D, p)``, for the pairs :math:`(z_k, a_k)` (a training row and an output) and
+    :math:`W` of shape ``(D, D)``, so that :math:`\Phi(x)^\top \Phi(y) = K(x, Z)\, W^+ K(Z, y)`
+    approximates :math:`K(x, y)` block-wise (exactly on the training rows when all :math:`n p` pairs
     are used).
 
     Parameters
     ----------
     kernel : {"decomposable", "curl_free", "div_free"}, default="decomposable"
-        As in :class:`ORFF`: ``k_0(delta) A``; ``-Hess k_0``; ``(Hess - Laplacian I) k_0``
-        with ``k_0(delta) = exp(-|delta|^2 / (2 sigma^2))`` (fitted: ``kernel_``).  Curl- and
-        div-free have ``p = d`` outputs (div-free ``d >= 2``).
+        As in :class:`ORFF`: :math:`k_0(\delta) A`; :math:`-\nabla^2 k_0`;
+        :math:`(\nabla^2 - \Delta I)\, k_0` (Hessian and Laplacian)
+        with :math:`k_0(\delta) = \exp(-\lVert\delta\rVert^2 / (2 \sigma^2))` (fitted: ``kernel_``).  Curl- and
+        div-free have :math:`p = d` outputs (div-free :math:`d \ge 2`).
     sigma : float, array_like of shape (d,) or None, default=None
-        Bandwidth of ``k_0``, as in :class:`ORFF` (per coordinate only for the decomposable
+        Bandwidth of :math:`k_0`, as in :class:`ORFF` (per coordinate only for the decomposable
         kernel); ``None`` (and ``gamma=None``): the median heuristic computed at ``fit``,
         as :class:`ORFF` (:func:`~qmc_orff.maps.default_source.median_bandwidth`: the median
         Euclidean distance between the rows of a fixed sample of at most 512 rows, pairs
         weighted by ``sample_weight``), or the value given by ``gamma``.
     gamma : "scale", float, array_like of shape (d,) or None, default=None
-        ``k_0(delta) = exp(-gamma |delta|^2)``, as in :class:`ORFF`.  Not with ``sigma``.
+        :math:`k_0(\delta) = \exp(-\gamma \lVert\delta\rVert^2)`, as in :class:`ORFF`.  Not with ``sigma``.
     A : array_like of shape (p, p) or None, default=None
         Output matrix of the decomposable kernel (symmetric PSD); ``None`` is the identity of
         size ``d``.  Ignored by the other kernels.
     n_components : int, default=256
-        The output width ``D``: the number of (landmark, output) pairs, any positive integer
+        The output width :math:`D`: the number of (landmark, output) pairs, any positive integer
         (as :class:`sklearn.kernel_approximation.Nystroem` counts landmarks).  Unlike
-        :class:`ORFF`, whose ``n_components`` counts frequencies ``s`` (width ``2 s r``).
-        Above the ``n p`` pairs of the training rows, all of them are used (with a warning).
+        :class:`ORFF`, whose ``n_components`` counts frequencies :math:`s` (width :math:`2 s r`).
+        Above the :math:`n p` pairs of the training rows, all of them are used (with a warning).
     selection : {"rp_cholesky", "uniform"}, default="rp_cholesky"
-        How the pairs are chosen from the ``n p`` pairs of the training rows:
+        How the pairs are chosen from the :math:`n p` pairs of the training rows:
 
         - ``"rp_cholesky"``: the pivots of a randomly pivoted Cholesky of the training block
           Gram matrix (Chen, Epperly, Tropp and Webber 2023), each drawn in proportion to the
-          part of its diagonal entry not yet explained; ``O(n p D^2)``.  The most accurate
+          part of its diagonal entry not yet explained; :math:`O(n p D^2)`.  The most accurate
           selection measured (``benchmarks/bench_operator_vs_nystroem.py``).
-        - ``"uniform"``: ``D`` distinct pairs uniformly at random; ``O(D^2 p)`` kernel values.
+        - ``"uniform"``: :math:`D` distinct pairs uniformly at random; :math:`O(D^2 p)` kernel values.
     seed : None, int, SeedSequence or Generator, default=None
         Randomness of the selection (``None``: fresh entropy at each ``fit``).
     random_state : None, int, SeedSequence, Generator or RandomState, default=None
         scikit-learn's name for ``seed`` (used instead of it when given).
     flatten : bool, default=False
-        ``transform`` returns ``(n, D p)`` (row ``i`` is ``Phi(x_i)`` flattened in C order),
+        ``transform`` returns ``(n, D p)`` (row :math:`i` is :math:`\Phi(x_i)` flattened in C order),
         with :meth:`get_feature_names_out`; ``False`` keeps ``(n, D, p)``.
 
     Attributes
@@ -90,22 +95,25 @@ class OperatorNystroem(TransformerMixin, BaseEstimator):
     kernel_ : qmc_orff.kernels.OperatorKernel
         The exact kernel approximated.
     n_components_ : int
-        ``D`` (``n_components``, or ``n p`` when the training rows have fewer pairs).
+        :math:`D` (``n_components``, or :math:`n p` when the training rows have fewer pairs).
     components_ : ndarray of shape (D, d)
-        The landmark ``z_k`` of each pair (a training row; rows repeat across outputs).
+        The landmark :math:`z_k` of each pair (a training row; rows repeat across outputs).
     component_indices_ : ndarray of shape (D,)
         The training row index of each pair.
     component_outputs_ : ndarray of shape (D,)
-        The output ``a_k`` of each pair.
+        The output :math:`a_k` of each pair.
     normalization_ : ndarray of shape (D, D)
-        ``W^{+1/2}`` (eigenvalues below ``1e-12`` times the largest dropped).
+        :math:`(W^+)^{1/2}` (eigenvalues below :math:`10^{-12}` times the largest dropped).
     n_outputs_ : int
-        ``p``.
+        :math:`p`.
     n_features_in_ : int
 
     See Also
     --------
     ORFF : the operator-valued random Fourier features of the same kernels.
+    ORFFRidge : ridge regression on ORFF features (the Nystroem map's features go to any
+        linear model after ``flatten=True``).
+    gram_error : the block Gram error of either map.
 
     Examples
     --------
@@ -173,7 +181,7 @@ class OperatorNystroem(TransformerMixin, BaseEstimator):
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: ArrayLike, y: Any = None,
             sample_weight: ArrayLike | None = None) -> OperatorNystroem:
-        """Choose the ``D`` (landmark, output) pairs among the rows of ``X``.
+        """Choose the :math:`D` (landmark, output) pairs among the rows of ``X``.
 
         Parameters
         ----------
@@ -241,7 +249,7 @@ class OperatorNystroem(TransformerMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ evaluation
     def transform(self, X: ArrayLike) -> np.ndarray:
-        """The feature matrices ``Phi(x_i) = W^{-1/2} K_J(x_i)``.
+        r"""The feature matrices :math:`\Phi(x_i) = W^{-1/2} K_J(x_i)`.
 
         Parameters
         ----------
@@ -281,7 +289,7 @@ class OperatorNystroem(TransformerMixin, BaseEstimator):
 
     def approximate_kernel(self, X: ArrayLike, Z: ArrayLike | None = None, *,
                            block: bool = False) -> np.ndarray:
-        """The approximate kernel ``K~(x_i, z_l) = Phi(x_i)^T Phi(z_l)`` (``gram_error`` reads it).
+        r"""The approximate kernel :math:`\tilde K(x_i, z_l) = \Phi(x_i)^\top \Phi(z_l)` (``gram_error`` reads it).
 
         Parameters
         ----------
@@ -289,7 +297,7 @@ class OperatorNystroem(TransformerMixin, BaseEstimator):
         Z : array_like of shape (m, d) or None, default=None
             The second set of rows (``None``: ``X`` again).
         block : bool, default=False
-            ``True``: the ``(n p, m p)`` block matrix, entry ``(i p + a, l p + b)``, the
+            ``True``: the ``(n p, m p)`` block matrix, entry :math:`(i p + a, l p + b)`, the
             layout of ``kernel_.block(X, Z)``.
 
         Returns

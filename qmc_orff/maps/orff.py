@@ -133,10 +133,10 @@ class ORFF(TransformerMixin, BaseEstimator):
         :math:`(\nabla\nabla^\top - \Delta I) k_0` with
         :math:`k_0(\delta) = \exp(-\lVert\delta\rVert^2 / (2\sigma^2))`; the exact kernels are
         ``Decomposable``, ``CurlFree`` and ``DivFree`` of ``qmc_orff.kernels``
-        (fitted: ``kernel_``).  Curl- and div-free need ``p = d``
-        (div-free ``d >= 2``).
+        (fitted: ``kernel_``).  Curl- and div-free need :math:`p = d`
+        (div-free :math:`d \ge 2`).
     sigma : float or None, default=None
-        Bandwidth of ``k_0`` (``gamma = 1 / (2 sigma^2)``).  Per coordinate
+        Bandwidth of :math:`k_0` (:math:`\gamma = 1 / (2 \sigma^2)`).  Per coordinate
         (an array of shape (d,)) for the decomposable kernel only.  ``None`` (and
         ``gamma=None``): the median heuristic, computed at ``fit``: the median Euclidean
         distance between the rows of a fixed sample of at most 512 rows of ``X``, its pairs
@@ -144,15 +144,15 @@ class ORFF(TransformerMixin, BaseEstimator):
         they are all equal; ``fit`` then reads those rows only (all of them for
         ``sequence="adaptive"``).  ``sigma_`` holds it.
     gamma : "scale", float or array_like of shape (d,) or None, default=None
-        ``k_0(delta) = exp(-gamma |delta|^2)`` (RBFSampler's parameter), so
-        ``sigma = 1 / sqrt(2 gamma)``; ``"scale"`` is ``1 / (d X.var())`` on the
+        :math:`k_0(\delta) = \exp(-\gamma \lVert\delta\rVert^2)` (RBFSampler's parameter), so
+        :math:`\sigma = 1 / \sqrt{2 \gamma}`; ``"scale"`` is :math:`1 / (d \operatorname{Var} X)` on the
         ``X`` given to ``fit``, as in :class:`FourierFeatures`.  Give ``sigma`` or
         ``gamma``, not both.
     A : array_like of shape (p, p) or None, default=None
         Output matrix of the decomposable kernel (symmetric PSD); ``None`` is
-        the identity of size ``d``.  Ignored by the other kernels.
+        the identity of size :math:`d`.  Ignored by the other kernels.
     n_components : int or None, default=256
-        Number ``s`` of frequencies.
+        Number :math:`s` of frequencies.
     sequence : {"auto", "orf-qmc", "halton", "sobol", "lattice", "mc", "orf", "adaptive"}, Sequence, QMCEngine or array_like, default="auto"
         Point source; see :func:`qmc_orff.make_frequencies` and :class:`FourierFeatures`
         (a `scipy.stats.qmc.QMCEngine` instance: its next ``n_components`` points at
@@ -161,7 +161,7 @@ class ORFF(TransformerMixin, BaseEstimator):
         operator-valued Gram error on a fixed sample of ``X`` (a deterministic map).
         ``"adaptive"``: designed on the data given to ``fit`` (see ``design_options``).
     measure : {"spectral", "bounded", "trace"}, default="spectral"
-        The probability measure ``rho`` the frequencies follow, and ``A~ = mu / rho``:
+        The probability measure :math:`\rho` the frequencies follow, and :math:`\tilde A = \mu / \rho`:
 
         - ``"spectral"``: :math:`\rho_0 = \mathcal N(0, \sigma^{-2} I)`;
           :math:`\tilde A(w) = A`, :math:`w w^\top`, :math:`\lVert w\rVert^2 I - w w^\top`
@@ -187,7 +187,7 @@ class ORFF(TransformerMixin, BaseEstimator):
         a ``Pipeline`` or ``set_output`` can take, with
         :meth:`get_feature_names_out`; ``False`` keeps the 3-D ``(n, 2 s r, p)``.
         With the decomposable kernel and ``A=None`` (the identity of size ``d``),
-        ``p = r = d``: **2 s d^2 columns** (4608 at ``s = 64``, ``d = 6``), not the
+        :math:`p = r = d`: :math:`2 s d^2` **columns** (4608 at :math:`s = 64`, :math:`d = 6`), not the
         ``2 s`` of a scalar map; ``fit`` warns (``UserWarning``) above
         ``FLATTEN_WARN_COLUMNS`` (4096) such columns.  Pass ``A=[[1.0]]`` for one
         output (the scalar map of :class:`FourierFeatures`), or an explicit ``A``.
@@ -209,18 +209,18 @@ class ORFF(TransformerMixin, BaseEstimator):
         The bandwidth used (from ``sigma``, ``gamma`` or the median heuristic).
     frequencies_ : ndarray of shape (s, d)
     weights_ : ndarray of shape (s,)
-        Quadrature weights ``xi``.
+        Quadrature weights :math:`\xi`.
     amplitudes_ : ndarray of shape (s,)
-        ``sqrt(xi_j)`` times the scalar part of ``B(w_j)`` (the bounded
+        :math:`\sqrt{\xi_j}` times the scalar part of :math:`B(w_j)` (the bounded
         measure's factor for the decomposable kernel).
     factors_ : ndarray of shape (s, p, r), or (p, r) for the decomposable kernel
-        ``B(w_j)`` (``B = V_A diag(sqrt(lambda_A))`` on the nonzero eigenvalues of ``A``
-        for the decomposable kernel, so ``r = rank(A)``; ``r = 1`` curl-free;
-        ``r = d - 1`` div-free, ``B(w) = |w| Q(w)``).
+        :math:`B(w_j)` (:math:`B = V_A \operatorname{diag}(\sqrt{\lambda_A})` on the nonzero
+        eigenvalues of :math:`A` for the decomposable kernel, so :math:`r = \operatorname{rank} A`;
+        :math:`r = 1` curl-free; :math:`r = d - 1` div-free, :math:`B(w) = \lVert w\rVert Q(w)`).
     n_outputs_ : int
-        ``p``.
+        :math:`p`.
     rank_ : int
-        ``r``, the column count of ``B(w)``.
+        :math:`r`, the column count of :math:`B(w)`.
     kernel_ : qmc_orff.kernels.OperatorKernel
         The exact kernel approximated.
     n_features_in_ : int
@@ -233,9 +233,9 @@ class ORFF(TransformerMixin, BaseEstimator):
 
     Notes
     -----
-    ``transform`` materialises ``Phi(X)`` of shape ``(n, 2 s r, p)``; learning
-    should use :meth:`operator` (``theta -> Phi(X)^T theta`` and its adjoint in
-    ``O(n s p + s p r)`` per product, never forming ``Phi(X)``; Brault et al.
+    ``transform`` materialises :math:`\Phi(X)` of shape ``(n, 2 s r, p)``; learning
+    should use :meth:`operator` (:math:`\theta \mapsto \Phi(X)^\top \theta` and its adjoint in
+    :math:`O(n s p + s p r)` per product, never forming :math:`\Phi(X)`; Brault et al.
     2016, appendix D, Table 2) or :class:`qmc_orff.ORFFRidge`.
 
     Examples
@@ -292,19 +292,19 @@ class ORFF(TransformerMixin, BaseEstimator):
     # ------------------------------------------------------------------ fitting
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: ArrayLike, y: Any = None, sample_weight: ArrayLike | None = None) -> ORFF:
-        """Draw the frequencies and the factors ``B(w_j)`` for inputs like ``X``.
+        r"""Draw the frequencies and the factors :math:`B(w_j)` for inputs like ``X``.
 
         Parameters
         ----------
         X : {array_like, sparse matrix} of shape (n, d)
             Sparse ``X`` (scipy.sparse CSR/CSC) is accepted, as by
-            :class:`FourierFeatures` (``X W^T`` is a sparse-dense product).
+            :class:`FourierFeatures` (:math:`X W^\top` is a sparse-dense product).
         y : ignored
         sample_weight : array_like of shape (n,) or None, default=None
             Weights of the rows for the seedless default's selection (its Gram error
-            weights each pair of rows by ``w_i w_j``): integer weights select the map
+            weights each pair of rows by :math:`w_i w_j`): integer weights select the map
             that repeated rows select (exactly when ``X`` and the repeated rows have at
-            most ``512 // p`` rows, the selection's sample; ``p`` outputs).  Ignored by
+            most :math:`\lfloor 512 / p\rfloor` rows, the selection's sample; :math:`p` outputs).  Ignored by
             the other sources.
 
         Returns
@@ -419,7 +419,8 @@ class ORFF(TransformerMixin, BaseEstimator):
         return _xp.cos_sin(X, self.frequencies_, self.amplitudes_, xp)
 
     def scalar_features(self, X: ArrayLike) -> np.ndarray:
-        """``F(X) = [a cos(X W^T), a sin(X W^T)]`` of shape ``(n, 2 s)``, ``a = amplitudes_``.
+        r"""The scalar features :math:`F(X) = [a \cos(X W^\top), a \sin(X W^\top)]` of shape ``(n, 2 s)``,
+        :math:`a` = ``amplitudes_``.
 
         Parameters
         ----------
@@ -448,7 +449,7 @@ class ORFF(TransformerMixin, BaseEstimator):
         return B
 
     def transform(self, X: ArrayLike) -> np.ndarray:
-        """The feature matrices ``Phi(x_i)``.
+        r"""The feature matrices :math:`\Phi(x_i)`.
 
         Parameters
         ----------
@@ -460,8 +461,8 @@ class ORFF(TransformerMixin, BaseEstimator):
         ndarray of shape (n, 2 s r, p), or (n, 2 s r p) when ``flatten``
             In ``X``'s dtype (float32 or float64); under array API dispatch, in ``X``'s
             namespace and on its device.
-            Row ``(c s + j) r + k`` of ``Phi(x)`` is ``F(x)[c s + j] B(w_j)[:, k]``;
-            flattened, that is column ``((c s + j) r + k) p + a``.
+            Row :math:`(c s + j) r + k` of :math:`\Phi(x)` is :math:`F(x)_{c s + j}\, B(w_j)_{:, k}`;
+            flattened, that is column :math:`((c s + j) r + k) p + a`.
         """
         if _dask.is_dask_collection(X):
             check_is_fitted(self)
@@ -523,7 +524,8 @@ class ORFF(TransformerMixin, BaseEstimator):
 
     def approximate_kernel(self, X: ArrayLike, Z: ArrayLike | None = None, *,
                            block: bool = False) -> np.ndarray:
-        """``K~(x_i, z_l) = Phi(x_i)^T Phi(z_l) = sum_j xi_j cos<x_i - z_l, w_j> A~(w_j)``.
+        r"""The approximate kernel :math:`\tilde K(x_i, z_l) = \Phi(x_i)^\top \Phi(z_l)
+        = \sum_j \xi_j \cos\langle x_i - z_l, w_j\rangle\, \tilde A(w_j)`.
 
         Parameters
         ----------
@@ -577,7 +579,7 @@ class ORFF(TransformerMixin, BaseEstimator):
         return K
 
     def operator(self, X: ArrayLike) -> LinearOperator:
-        """``P_X: theta -> Phi(X)^T theta`` as a LinearOperator, without forming ``Phi(X)``.
+        r"""The map :math:`P_X: \theta \mapsto \Phi(X)^\top \theta` as a LinearOperator, without forming :math:`\Phi(X)`.
 
         Parameters
         ----------
@@ -586,18 +588,18 @@ class ORFF(TransformerMixin, BaseEstimator):
         Returns
         -------
         scipy.sparse.linalg.LinearOperator of shape (n p, 2 s r)
-            ``matvec(theta)[i p + a] = (Phi(x_i)^T theta)[a]``; ``rmatvec`` is the
-            adjoint ``y -> sum_i Phi(x_i) y_i``.
+            ``matvec`` gives entry :math:`i p + a` as :math:`(\Phi(x_i)^\top \theta)_a`; ``rmatvec`` is the
+            adjoint :math:`y \mapsto \sum_i \Phi(x_i)\, y_i`.
 
         Notes
         -----
-        With ``F = F(X)`` (n, 2 s) computed once (``O(n s d)``): ``matvec`` forms
-        ``V[c s + j] = B(w_j) theta_{c s + j}`` (``O(s p r)``) and returns ``F V``
-        (``O(n s p)``); ``rmatvec`` forms ``G = F^T Y`` (``O(n s p)``) and
-        ``theta_{c s + j} = B(w_j)^T G[c s + j]`` (``O(s p r)``).  For the
-        decomposable kernel ``matvec`` is ``(F Theta) B^T`` (``O(n s r + n r p)``).
-        Per point this is Brault et al.'s Table 2, with ``O(s p)`` instead of
-        ``O(s p^2)`` for the div-free map.
+        With :math:`F = F(X)` (n, 2 s) computed once (:math:`O(n s d)`): ``matvec`` forms
+        :math:`V_{c s + j} = B(w_j)\, \theta_{c s + j}` (:math:`O(s p r)`) and returns :math:`F V`
+        (:math:`O(n s p)`); ``rmatvec`` forms :math:`G = F^\top Y` (:math:`O(n s p)`) and
+        :math:`\theta_{c s + j} = B(w_j)^\top G_{c s + j}` (:math:`O(s p r)`).  For the
+        decomposable kernel ``matvec`` is :math:`(F \Theta) B^\top` (:math:`O(n s r + n r p)`).
+        Per point this is Brault et al.'s Table 2, with :math:`O(s p)` instead of
+        :math:`O(s p^2)` for the div-free map.
         """
         if _xp.foreign(X) is not None or _xp.foreign(self.frequencies_) is not None:
             raise TypeError("ORFF.operator is NumPy-only (a scipy LinearOperator); under "

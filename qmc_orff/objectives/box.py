@@ -101,8 +101,8 @@ class BoxDiscrepancy:
         ``"laplacian"`` (product Cauchy) or any ``ProductDensity`` (such as
         :class:`~qmc_orff.CharacteristicDensity`).
     sigma : float or array_like of shape (d,), default=1.0
-        Kernel bandwidth per coordinate, ``sigma_j > 0``.  Frequencies ``W`` are
-        those of the kernel at this bandwidth (``w_j = u_j / sigma_j``, ``u_j ~ p_1``).
+        Kernel bandwidth per coordinate, :math:`\sigma_j > 0`.  Frequencies ``W`` are
+        those of the kernel at this bandwidth (:math:`w_j = u_j / \sigma_j`, :math:`u_j \sim p_1`).
     d : int, default=None
         The dimension.  Taken from `b` or `sigma` when either is an array; when
         all three leave it open, scalars broadcast to the points' dimension.
@@ -122,16 +122,16 @@ class BoxDiscrepancy:
 
     Notes
     -----
-    The pair term costs O(s^2 d) and runs in a numba kernel (parallel over
+    The pair term costs :math:`O(s^2 d)` and runs in a numba kernel (parallel over
     blocks of rows, each unordered pair once, bit-identical for any thread
-    count); the rest costs O(s d).  Memory is O(s d) except for
-    :meth:`pair_matrix`.  Every method that returns a term of ``D^2`` takes
-    ``normalize=True`` to return it multiplied by ``pi^d / prod(b)`` (the units
-    of Theorem 12); use it in high dimension, where ``prod(b / pi)`` under- or
+    count); the rest costs :math:`O(s d)`.  Memory is :math:`O(s d)` except for
+    :meth:`pair_matrix`.  Every method that returns a term of :math:`D^2` takes
+    ``normalize=True`` to return it multiplied by :math:`\pi^d / \prod_j b_j` (the units
+    of Theorem 12); use it in high dimension, where :math:`\prod_j b_j / \pi` under- or
     overflows float64 (the unnormalised methods then raise ``ValueError``).
     The constant of equation (11) of the paper is a
-    misprint (``int_{-b}^{b}``); the derivation (appendix A.3) and equation (21)
-    give ``pi^-1 int_0^b``, used here.
+    misprint (:math:`\int_{-b}^{b}`); the derivation (appendix A.3) and equation (21)
+    give :math:`\pi^{-1} \int_0^b`, used here.
 
     References
     ----------
@@ -265,18 +265,18 @@ class BoxDiscrepancy:
 
     # ------------------------------------------------------------------ public API
     def __call__(self, W, weights=None, *, normalize=False):
-        """Squared box discrepancy ``D^2`` of the points `W`.
+        r"""Squared box discrepancy :math:`D^2` of the points `W`.
 
         Parameters
         ----------
         W : array_like of shape (s, d)
             Frequencies (finite).
         weights : array_like of shape (s,), default=None
-            Nonnegative quadrature weights ``xi``; None means ``1/s`` each.
+            Nonnegative quadrature weights :math:`\xi`; None means :math:`1/s` each.
         normalize : bool, default=False
-            Return ``pi^d / prod(b) * D^2`` (the mean squared integration error
-            over the box, Theorem 12) instead of ``D^2``.  Use it in high
-            dimension, where ``prod(b / pi)`` under- or overflows float64.
+            Return :math:`\pi^d / \prod_j b_j \cdot D^2` (the mean squared integration error
+            over the box, Theorem 12) instead of :math:`D^2`.  Use it in high
+            dimension, where :math:`\prod_j b_j / \pi` under- or overflows float64.
 
         Returns
         -------
@@ -294,29 +294,34 @@ class BoxDiscrepancy:
         return value
 
     def value_and_grad(self, W, weights=None, *, normalize=False):
-        """``D^2`` and its gradient (Proposition 16 of Avron et al.).
+        r"""The value :math:`D^2` and its gradient (Proposition 16 of Avron et al.).
 
         Parameters
         ----------
         W : array_like of shape (s, d)
         weights : array_like of shape (s,), default=None
         normalize : bool, default=False
-            Value and gradients of ``pi^d / prod(b) * D^2`` instead (see :meth:`__call__`).
+            Value and gradients of :math:`\pi^d / \prod_j b_j \cdot D^2` instead (see :meth:`__call__`).
 
         Returns
         -------
         D2 : float
         grad_W : ndarray of shape (s, d)
-            ``dD^2 / dW``.
+            :math:`\partial D^2 / \partial W`.
         grad_weights : ndarray of shape (s,)
-            ``dD^2 / dweights``; returned only when `weights` is given.
+            :math:`\partial D^2 / \partial \xi`; returned only when `weights` is given.
 
         Notes
         -----
-        ``dD^2/dw_lj = 2 xi_l sum_{m != l} xi_m d sinc_b(w_l, w_m)/dw_lj
-        - 2 xi_l g_j'(w_lj) prod_{q != j} g_q(w_lq)`` and
-        ``dD^2/dxi_l = 2 sum_m xi_m sinc_b(w_l, w_m) - 2 prod_j g_j(w_lj)``.
-        Products over ``q != j`` use prefix and suffix products (no division).
+        .. math::
+
+           \frac{\partial D^2}{\partial w_{lj}} &= 2 \xi_l \sum_{m \ne l} \xi_m
+           \frac{\partial\, \mathrm{sinc}_b(w_l, w_m)}{\partial w_{lj}}
+           - 2 \xi_l\, g_j'(w_{lj}) \prod_{q \ne j} g_q(w_{lq}), \\
+           \frac{\partial D^2}{\partial \xi_l} &= 2 \sum_m \xi_m\, \mathrm{sinc}_b(w_l, w_m)
+           - 2 \prod_j g_j(w_{lj}).
+
+        Products over :math:`q \ne j` use prefix and suffix products (no division).
         """
         W, p, bw, sw = self._prepare(W)
         xi = self._weights(weights, W.shape[0])
@@ -338,18 +343,18 @@ class BoxDiscrepancy:
         return D2, grad, grad_w
 
     def pair_matrix(self, W, *, normalize=False):
-        """``H[l, m] = sinc_b(w_l, w_m)``, the (PSD) matrix of the weighted QP (equation 17).
+        r"""The matrix :math:`H_{lm} = \mathrm{sinc}_b(w_l, w_m)`, PSD, of the weighted QP (equation 17).
 
         Parameters
         ----------
         W : array_like of shape (s, d)
         normalize : bool, default=False
-            Return ``pi^d / prod(b) * H`` (``H[l, l] = 1``), better scaled for a solver.
+            Return :math:`\pi^d / \prod_j b_j \cdot H` (:math:`H_{ll} = 1`), better scaled for a solver.
 
         Returns
         -------
         ndarray of shape (s, s)
-            ``D^2(W, xi) = constant() - 2 v.xi + xi^T H xi`` with ``v = linear_term(W)``
+            :math:`D^2(W, \xi) = c - 2 v^T \xi + \xi^T H \xi` with :math:`c` = ``constant()``, :math:`v` = ``linear_term(W)``
             (all three with the same `normalize`).
         """
         W, p, bw, _ = self._prepare(W)
@@ -358,14 +363,14 @@ class BoxDiscrepancy:
         return H
 
     def linear_term(self, W, *, normalize=False):
-        """``v_l = prod_j g_j(w_lj)``, the linear term of the weighted QP.
+        r"""The vector :math:`v_l = \prod_j g_j(w_{lj})`, the linear term of the weighted QP.
 
         Parameters
         ----------
         W : array_like of shape (s, d)
             Frequencies (finite).
         normalize : bool, default=False
-            Return ``pi^d / prod(b) * v`` (as in :meth:`pair_matrix`).
+            Return :math:`\pi^d / \prod_j b_j \cdot v` (as in :meth:`pair_matrix`).
 
         Returns
         -------
@@ -376,14 +381,14 @@ class BoxDiscrepancy:
         return self._scale(p, normalize) * np.prod(g_hat, axis=1)
 
     def constant(self, d=None, *, normalize=False):
-        """``prod_j C_j``, the constant term of ``D^2``.
+        r"""The product :math:`\prod_j C_j`, the constant term of :math:`D^2`.
 
         Parameters
         ----------
         d : int, default=None
             As in :meth:`box_and_sigma`.
         normalize : bool, default=False
-            Return ``pi^d / prod(b) * prod_j C_j`` (in ``(0, 1]``).
+            Return :math:`\pi^d / \prod_j b_j \cdot \prod_j C_j` (in :math:`(0, 1]`).
 
         Returns
         -------
@@ -393,34 +398,34 @@ class BoxDiscrepancy:
         return self._scale(p, normalize) * p["const_hat"]
 
     def expected_mc(self, s, *, d=None, normalize=False):
-        """``E[D^2]`` for ``s`` i.i.d. points from the density, uniform weights.
+        r"""The expectation :math:`E[D^2]` for :math:`s` i.i.d. points from the density, uniform weights.
 
         Parameters
         ----------
         s : int
-            Number of points, ``s >= 1``.
+            Number of points, :math:`s \ge 1`.
         d : int, default=None
             As in :meth:`box_and_sigma`.
         normalize : bool, default=False
-            Return the normalised expectation (``pi^d / prod(b)`` times it).
+            Return the normalised expectation (:math:`\pi^d / \prod_j b_j` times it).
 
         Returns
         -------
         float
-            ``(pi^-d prod_j b_j - prod_j C_j) / s`` (Corollaries 14-15 of Avron
-            et al.; with ``normalize=True``, ``(1 - prod_j pi C_j / b_j) / s``).
+            :math:`(\pi^{-d} \prod_j b_j - \prod_j C_j) / s` (Corollaries 14-15 of Avron
+            et al.; with ``normalize=True``, :math:`(1 - \prod_j \pi C_j / b_j) / s`).
         """
         s = check_int(s, "s", minimum=1)
         p = self._setup(self._resolve_d(d))
         return self._scale(p, normalize) * (1.0 - p["const_hat"]) / s
 
     def normalized(self, value, *, d=None):
-        """``pi^d / prod(b) * value``: the mean squared integration error over the box (Theorem 12).
+        r"""The value times :math:`\pi^d / \prod_j b_j`: the mean squared integration error over the box (Theorem 12).
 
         Parameters
         ----------
         value : float or array_like
-            Raw ``D^2`` value(s), e.g. from ``disc(W)``.
+            Raw :math:`D^2` value(s), e.g. from ``disc(W)``.
         d : int, default=None
             As in :meth:`box_and_sigma`.
 
@@ -432,7 +437,7 @@ class BoxDiscrepancy:
         Raises
         ------
         ValueError
-            Where ``prod(b / pi)`` under- or overflows float64 (compute with
+            Where :math:`\prod_j b_j / \pi` under- or overflows float64 (compute with
             ``normalize=True`` instead).
         """
         p = self._setup(self._resolve_d(d))
@@ -443,7 +448,7 @@ class BoxDiscrepancy:
 
     # ------------------------------------------------------------------ the design protocol
     def normalizer(self, d=None):
-        """``prod(b / pi)``: raw ``D^2`` = normalised ``D^2`` times this (Theorem 12).
+        r"""The factor :math:`\prod_j b_j / \pi`: raw :math:`D^2` = normalised :math:`D^2` times this (Theorem 12).
 
         Parameters
         ----------
@@ -462,7 +467,7 @@ class BoxDiscrepancy:
         return self._scale(self._setup(self._resolve_d(d)), False)
 
     def unit_bandwidth(self, d):
-        """The design problem at unit bandwidth (a ``UnitBandwidth``, used by the designs).
+        r"""The design problem at unit bandwidth (a ``UnitBandwidth``, used by the designs).
 
         Parameters
         ----------
@@ -471,10 +476,11 @@ class BoxDiscrepancy:
 
         Notes
         -----
-        With ``u = sigma w`` and ``a = b / sigma`` the normalised discrepancy is
+        With :math:`u = \sigma w` and :math:`a = b / \sigma` the normalised discrepancy is
         invariant under the change of bandwidth:
-        ``normalized D^2_{b, sigma}(W) = normalized D^2_{a, 1}(U)`` (every factor
-        of the pair, linear and constant terms depends on ``b_j w_j`` and ``a_j``
+        :math:`\bar D^2_{b, \sigma}(W) = \bar D^2_{a, 1}(U)` (:math:`\bar D^2` the normalised
+        value; every factor
+        of the pair, linear and constant terms depends on :math:`b_j w_j` and :math:`a_j`
         only).
         """
         b, sigma = self.box_and_sigma(d)
@@ -523,9 +529,10 @@ def _freeze(arr):
 
 
 def box_from_data(X: ArrayLike, *, fraction: float = 1.0) -> np.ndarray:
-    """Box half-widths from data: ``b_j = fraction * (max_j - min_j)`` over the rows of `X`.
+    r"""Box half-widths from data: :math:`b_j = \mathrm{fraction} \cdot (\max_i x_{ij} - \min_i x_{ij})`
+    over the rows of `X`.
 
-    The box ``[-b, b]`` with ``fraction=1`` contains every difference ``x - z`` of
+    The box :math:`[-b, b]` with ``fraction=1`` contains every difference :math:`x - z` of
     two rows; the paper also uses ``fraction`` 1/2 and 1/4.
 
     Parameters

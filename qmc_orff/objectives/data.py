@@ -172,8 +172,8 @@ class DataDiscrepancy:
     Parameters
     ----------
     X : array_like of shape (m, d)
-        Training points (finite, ``m >= 2``).  The cost of every evaluation is
-        ``O(m s d + m^2 s)``: pass a subsample of a few hundred to a thousand
+        Training points (finite, :math:`m \ge 2`).  The cost of every evaluation is
+        :math:`O(m s d + m^2 s)`: pass a subsample of a few hundred to a thousand
         points, not a large data set.
     kernel : {"gaussian", "laplacian", "matern"}, default="gaussian"
         The scalar kernel (as in :class:`qmc_orff.FourierFeatures`); its exact Gram matrix
@@ -203,22 +203,25 @@ class DataDiscrepancy:
 
     Notes
     -----
-    With ``P = X W^T``, ``C = cos P``, ``S = sin P``, ``E = C Xi C^T + S Xi S^T - K``::
+    With :math:`P = X W^\top`, :math:`C = \cos P`, :math:`S = \sin P`,
+    :math:`\Xi = \operatorname{diag}(\xi)` and :math:`E = C \Xi C^\top + S \Xi S^\top - K`,
 
-        L          = ||E||_F^2 / m^2
-        dL/dxi_l   = (2/m^2) (c_l^T E c_l + s_l^T E s_l)
-        dL/dP      = (4/m^2) ((E S) * C - (E C) * S) Xi       (* elementwise)
-        dL/dW      = (dL/dP)^T X
+    .. math::
 
-    computed through one product ``X W^T`` (with the sines and cosines in one
-    pass, as the feature maps compute them), ``E = Z Z^T - K``
-    (a symmetric rank-k update) and ``E [C, S]``: ``O(m s d + m^2 s)`` work,
-    ``O(m^2 + m s)`` memory, never an ``O(m^2 s)`` temporary.  As a QP in the
-    weights, ``L = constant - 2 v^T xi + xi^T H xi`` with
-    ``H_lm = <M_l, M_m> / m^2``, ``v_l = <K, M_l> / m^2``,
-    ``constant = ||K||_F^2 / m^2``, ``M_l = c_l c_l^T + s_l s_l^T``;
-    ``<M_l, M_m> = (c_l.c_m)^2 + (s_l.s_m)^2 + (c_l.s_m)^2 + (s_l.c_m)^2``.
-    The diagonal ``i = j`` is in the sum: ``E_ii = sum(xi) - k(0)``.
+       L &= \lVert E\rVert_F^2 / m^2, \\
+       \partial L / \partial \xi_l &= (2/m^2)\, (c_l^\top E c_l + s_l^\top E s_l), \\
+       \partial L / \partial P &= (4/m^2)\, \bigl((E S) \odot C - (E C) \odot S\bigr)\, \Xi, \\
+       \partial L / \partial W &= (\partial L / \partial P)^\top X,
+
+    (:math:`\odot` elementwise) computed through one product :math:`X W^\top` (with the sines and cosines in one
+    pass, as the feature maps compute them), :math:`E = Z Z^\top - K`
+    (a symmetric rank-k update) and :math:`E\, [C, S]`: :math:`O(m s d + m^2 s)` work,
+    :math:`O(m^2 + m s)` memory, never an :math:`O(m^2 s)` temporary.  As a QP in the
+    weights, :math:`L = c - 2 v^\top \xi + \xi^\top H \xi` with
+    :math:`H_{lm} = \langle M_l, M_m\rangle / m^2`, :math:`v_l = \langle K, M_l\rangle / m^2`,
+    :math:`c = \lVert K\rVert_F^2 / m^2`, :math:`M_l = c_l c_l^\top + s_l s_l^\top`;
+    :math:`\langle M_l, M_m\rangle = (c_l^\top c_m)^2 + (s_l^\top s_m)^2 + (c_l^\top s_m)^2 + (s_l^\top c_m)^2`.
+    The diagonal :math:`i = j` is in the sum: :math:`E_{ii} = \sum_l \xi_l - k(0)`.
 
     References
     ----------
@@ -272,7 +275,7 @@ class DataDiscrepancy:
         return normalization(normalize, self._norm2)
 
     def features(self, W):
-        """``[C, S] = [cos(X W^T), sin(X W^T)]`` of shape ``(m, 2 s)`` (unweighted).
+        r"""The features :math:`[C, S] = [\cos(X W^\top), \sin(X W^\top)]` of shape ``(m, 2 s)`` (unweighted).
 
         Parameters
         ----------
@@ -296,16 +299,16 @@ class DataDiscrepancy:
 
     # ------------------------------------------------------------------ public API
     def __call__(self, W, weights=None, *, normalize=False):
-        """``L(W, xi) = ||K - Z Z^T||_F^2 / m^2``.
+        r"""The squared Gram error :math:`L(W, \xi) = \lVert K - Z Z^\top\rVert_F^2 / m^2`.
 
         Parameters
         ----------
         W : array_like of shape (s, d)
             Frequencies at the kernel's bandwidth.
         weights : array_like of shape (s,), default=None
-            Nonnegative weights ``xi``; None means ``1/s`` each.
+            Nonnegative weights :math:`\xi`; None means :math:`1/s` each.
         normalize : bool, default=False
-            Divide by ``||K||_F^2 / m^2``: the squared relative Gram error.
+            Divide by :math:`\lVert K\rVert_F^2 / m^2`: the squared relative Gram error.
 
         Returns
         -------
@@ -319,16 +322,16 @@ class DataDiscrepancy:
             return finite_result(float(np.vdot(E, E)) / self.m ** 2 * scale)
 
     def value_and_grad(self, W, weights=None, *, normalize=False):
-        """``L`` and its gradients in ``W`` (and in the weights when given).
+        r"""The value :math:`L` and its gradients in ``W`` (and in the weights when given).
 
         Parameters
         ----------
         W : array_like of shape (s, d)
             The frequencies (as in :meth:`__call__`).
         weights : array_like of shape (s,), default=None
-            The weights ``xi`` (``1/s`` each when None); given, ``grad_weights`` is returned.
+            The weights :math:`\xi` (:math:`1/s` each when None); given, ``grad_weights`` is returned.
         normalize : bool, default=False
-            Value and gradients of the normalised ``L`` (see :meth:`__call__`).
+            Value and gradients of the normalised :math:`L` (see :meth:`__call__`).
 
         Returns
         -------
@@ -363,19 +366,20 @@ class DataDiscrepancy:
         return value, grad_W, grad_xi
 
     def pair_matrix(self, W, *, normalize=False):
-        """``H[l, m] = <M_l, M_m> / m^2`` (PSD), the quadratic term in the weights.
+        r"""The matrix :math:`H_{lm} = \langle M_l, M_m\rangle / m^2` (PSD), the quadratic term in the weights.
 
         Parameters
         ----------
         W : array_like of shape (s, d)
             The points of the QP, at the kernel's bandwidth.
         normalize : bool, default=False
-            Return ``H`` divided by ``||K||_F^2 / m^2``.
+            Return :math:`H` divided by :math:`\lVert K\rVert_F^2 / m^2`.
 
         Returns
         -------
         ndarray of shape (s, s)
-            ``L(W, xi) = constant() - 2 v.xi + xi^T H xi`` with ``v = linear_term(W)``.
+            :math:`L(W, \xi) = c - 2 v^\top \xi + \xi^\top H \xi` with :math:`c` = ``constant()``
+            and :math:`v` = ``linear_term(W)``.
         """
         scale = self._scale(normalize)
         CS = self.features(W)
@@ -386,14 +390,14 @@ class DataDiscrepancy:
         return H
 
     def linear_term(self, W, *, normalize=False):
-        """``v_l = <K, M_l> / m^2 = (c_l^T K c_l + s_l^T K s_l) / m^2``.
+        r"""The vector :math:`v_l = \langle K, M_l\rangle / m^2 = (c_l^\top K c_l + s_l^\top K s_l) / m^2`.
 
         Parameters
         ----------
         W : array_like of shape (s, d)
             The points of the QP, at the kernel's bandwidth.
         normalize : bool, default=False
-            Return ``v`` divided by ``||K||_F^2 / m^2``.
+            Return :math:`v` divided by :math:`\lVert K\rVert_F^2 / m^2`.
 
         Returns
         -------
@@ -407,7 +411,7 @@ class DataDiscrepancy:
         return (v[:s] + v[s:]) * (scale / float(self.m) ** 2)
 
     def constant(self, d=None, *, normalize=False):
-        """``||K||_F^2 / m^2``, the constant term of ``L``.
+        r"""The constant term :math:`\lVert K\rVert_F^2 / m^2` of :math:`L`.
 
         Parameters
         ----------
@@ -425,23 +429,23 @@ class DataDiscrepancy:
         return 1.0 if normalize else self._norm2
 
     def expected_mc(self, s, *, d=None, normalize=False):
-        """``E[L]`` for ``s`` i.i.d. frequencies from the kernel's spectral density, weights ``1/s``.
+        r"""The expectation :math:`E[L]` for :math:`s` i.i.d. frequencies from the kernel's spectral density, weights :math:`1/s`.
 
         Parameters
         ----------
         s : int
-            Number of frequencies, ``s >= 1``.
+            Number of frequencies, :math:`s \ge 1`.
         d : int or None, default=None
             Must be None or ``self.d`` (the protocol's signature).
         normalize : bool, default=False
-            Divide by ``||K||_F^2 / m^2`` (as in :meth:`__call__`).
+            Divide by :math:`\lVert K\rVert_F^2 / m^2` (as in :meth:`__call__`).
 
         Returns
         -------
         float
-            ``E[L] = (1 / (s m^2)) sum_ij ((1 + k(2 delta_ij)) / 2 - k(delta_ij)^2)``:
-            each ``cos(w . delta)`` has mean ``k(delta)`` and variance
-            ``(1 + k(2 delta)) / 2 - k(delta)^2``.
+            :math:`E[L] = \frac{1}{s m^2} \sum_{ij} \bigl(\tfrac{1 + k(2 \delta_{ij})}{2} - k(\delta_{ij})^2\bigr)`:
+            each :math:`\cos\langle w, \delta\rangle` has mean :math:`k(\delta)` and variance
+            :math:`(1 + k(2 \delta)) / 2 - k(\delta)^2`.
         """
         s = check_int(s, "s", minimum=1)
         self.constant(d)
@@ -452,7 +456,7 @@ class DataDiscrepancy:
 
     # ------------------------------------------------------------------ the design protocol
     def normalizer(self, d=None):
-        """``||K||_F^2 / m^2``: raw values = normalised values times this.
+        r"""The factor :math:`\lVert K\rVert_F^2 / m^2`: raw values = normalised values times this.
 
         Parameters
         ----------
@@ -466,7 +470,7 @@ class DataDiscrepancy:
         return self.constant(d)
 
     def unit_bandwidth(self, d):
-        """The design problem at unit bandwidth (a ``UnitBandwidth``, used by the designs).
+        r"""The design problem at unit bandwidth (a ``UnitBandwidth``, used by the designs).
 
         Parameters
         ----------
@@ -475,8 +479,8 @@ class DataDiscrepancy:
 
         Notes
         -----
-        The objective rebuilt on ``X / sigma`` at ``sigma = 1`` has the same values:
-        ``L_{X, sigma}(W) = L_{X / sigma, 1}(sigma W)``.
+        The objective rebuilt on :math:`X / \sigma` at :math:`\sigma = 1` has the same values:
+        :math:`L_{X, \sigma}(W) = L_{X / \sigma, 1}(\sigma W)`.
         """
         from ..densities import get_density
 

@@ -65,14 +65,15 @@ class OperatorDataDiscrepancy:
     kernel : {"decomposable", "curl_free", "div_free"}, default="curl_free"
         The Gaussian operator-valued kernel (as in :class:`qmc_orff.ORFF`).
     sigma : float, default=1.0
-        Bandwidth of the scalar Gaussian ``k_0``.
+        Bandwidth of the scalar Gaussian :math:`k_0`.
     A : array_like of shape (p, p) or None, default=None
-        Output matrix of the decomposable kernel (identity of size ``d`` when None).
+        Output matrix of the decomposable kernel (identity of size :math:`d` when None).
     measure : {"spectral", "trace"}, default="spectral"
-        Which ``A~(w)`` the map uses (as :class:`qmc_orff.ORFF`): ``"spectral"``:
-        ``A``, ``w w^T`` (curl), ``|w|^2 I - w w^T`` (div); ``"trace"``: the
-        trace-normalised ``(d / sigma^2) w^ w^T`` (curl), ``(d / sigma^2)(I - w^ w^T)``
-        (div), ``w^ = w / |w|`` (for the decomposable kernel both are ``A``).
+        Which :math:`\tilde A(w)` the map uses (as :class:`qmc_orff.ORFF`): ``"spectral"``:
+        :math:`A`, :math:`w w^\top` (curl), :math:`\lvert w\rvert^2 I - w w^\top` (div); ``"trace"``: the
+        trace-normalised :math:`(d / \sigma^2)\, \hat w \hat w^\top` (curl),
+        :math:`(d / \sigma^2)(I - \hat w \hat w^\top)`
+        (div), :math:`\hat w = w / \lvert w\rvert` (for the decomposable kernel both are :math:`A`).
 
     See Also
     --------
@@ -82,47 +83,54 @@ class OperatorDataDiscrepancy:
 
     Notes
     -----
-    Decomposable: the blocks factor, ``L = ||A||_F^2 L_scalar`` (one
+    Decomposable: the blocks factor, :math:`L = \lVert A\rVert_F^2 L_{\text{scalar}}` (one
     :class:`DataDiscrepancy`).  Curl- and div-free (Minh 2016, Theorem 9 and
     Corollary 10 for the trace measure; Brault et al. 2016 for the maps):
-    ``A~_l = c v_l v_l^T`` (curl) or ``c (|v_l|^2 I - v_l v_l^T)`` (div), with
-    ``v = w, c = 1`` (spectral) or ``v = w / |w|, c = d / sigma^2`` (trace).  The
-    square is expanded, free of ``p``::
+    :math:`\tilde A_l = c\, v_l v_l^\top` (curl) or :math:`c\, (\lvert v_l\rvert^2 I - v_l v_l^\top)` (div), with
+    :math:`v = w, c = 1` (spectral) or :math:`v = w / \lvert w\rvert, c = d / \sigma^2` (trace).  The
+    square is expanded, free of :math:`p` (:math:`\circ` the elementwise product):
 
-        L = N2 - (2/m^2) sum_l xi_l b_l + xi^T (R o G) xi / m^2
-        N2   = sum_ij ||K_ij||_F^2 / m^2   (exact, from |u_ij|^2 alone)
-        G_lk = <A~_l, A~_k>_F = c^2 N o N  (curl),  c^2 ((d - 2) n n^T + N o N)  (div)
-        R_lk = sum_ij cos_l cos_k = P o P + T o T + T^T o T^T + U o U
-        b_l  = sum_ij cos(w_l . (x_i - x_j)) <K_ij, A~_l>_F
+    .. math::
 
-    with ``N = V V^T``, ``n = diag N``, ``C, S = cos, sin(X W^T)``, ``P = C^T C``,
-    ``T = C^T S``, ``U = S^T S``, ``u = (x_i - x_j) / sigma``, ``k = k_0 / sigma^2``
-    and ``<K, A~_l> = c k (|v|^2 - (u.v)^2)`` (curl), ``c k ((d - 1)^2 |v|^2 -
-    (d - 2)|u|^2 |v|^2 - (u.v)^2)`` (div).  With ``cos(w . (x_i - x_j)) = C_i C_j +
-    S_i S_j`` and ``(u.v)^2 = (a_i - a_j)^2 / sigma^2``, ``a = X v``, each ``b_l`` is a
-    sum of quadratic forms of ``k`` (and ``k |u|^2``) against ``C, S, C a, S a``, from
-    one product ``k @ [C, S, C a, S a, C a^2, S a^2]`` (the last two for the
-    gradient).  The gradients follow by the chain rule through ``C, S``
-    (``dC/dw_l = -S x``, ``dS/dw_l = C x``), ``a = X v``, ``N``, ``n`` and ``v(w)``
-    (trace: ``dv/dw = (I - v v^T) / |w|``).  ``X`` is centred first (``L`` depends on
-    ``x_i - x_j`` only).  Cost ``O(m^2 s + m s^2 + s^2 d)`` per value and gradient,
-    memory ``O(m^2 + m s + s^2)``: two ``(m, m)`` arrays (:data:`OPERATOR_GRAM_ARRAYS`),
-    ``(s, s)`` ones (``s <= 16384``).
+       L &= N_2 - \frac{2}{m^2} \sum_l \xi_l b_l + \xi^\top (R \circ G)\, \xi / m^2, \\
+       N_2 &= \textstyle\sum_{ij} \lVert K_{ij}\rVert_F^2 / m^2
+       \quad \text{(exact, from } \lvert u_{ij}\rvert^2 \text{ alone)}, \\
+       G_{lk} &= \langle \tilde A_l, \tilde A_k\rangle_F = c^2\, N \circ N \ \text{(curl)}, \quad
+       c^2 \bigl((d - 2)\, n n^\top + N \circ N\bigr) \ \text{(div)}, \\
+       R_{lk} &= \textstyle\sum_{ij} \cos_l \cos_k = P \circ P + T \circ T + T^\top \circ T^\top + U \circ U, \\
+       b_l &= \textstyle\sum_{ij} \cos\langle w_l, x_i - x_j\rangle\, \langle K_{ij}, \tilde A_l\rangle_F,
+
+    with :math:`N = V V^\top`, :math:`n = \operatorname{diag} N`, :math:`C, S = \cos, \sin(X W^\top)`,
+    :math:`P = C^\top C`, :math:`T = C^\top S`, :math:`U = S^\top S`, :math:`u = (x_i - x_j) / \sigma`,
+    :math:`k = k_0 / \sigma^2` and :math:`\langle K, \tilde A_l\rangle = c\, k\, (\lvert v\rvert^2 - (u^\top v)^2)`
+    (curl), :math:`c\, k\, \bigl((d - 1)^2 \lvert v\rvert^2 - (d - 2) \lvert u\rvert^2 \lvert v\rvert^2
+    - (u^\top v)^2\bigr)` (div).  With :math:`\cos\langle w, x_i - x_j\rangle = C_i C_j + S_i S_j`
+    and :math:`(u^\top v)^2 = (a_i - a_j)^2 / \sigma^2`, :math:`a = X v`, each :math:`b_l` is a
+    sum of quadratic forms of :math:`k` (and :math:`k \lvert u\rvert^2`) against :math:`C, S, C a, S a`, from
+    one product :math:`k\, [C, S, C a, S a, C a^2, S a^2]` (the last two for the
+    gradient).  The gradients follow by the chain rule through :math:`C, S`
+    (:math:`\partial C / \partial w_l = -S x`, :math:`\partial S / \partial w_l = C x`), :math:`a = X v`,
+    :math:`N`, :math:`n` and :math:`v(w)`
+    (trace: :math:`\partial v / \partial w = (I - v v^\top) / \lvert w\rvert`).  :math:`X` is centred first
+    (:math:`L` depends on :math:`x_i - x_j` only).  Cost :math:`O(m^2 s + m s^2 + s^2 d)` per value and gradient,
+    memory :math:`O(m^2 + m s + s^2)`: two ``(m, m)`` arrays (:data:`OPERATOR_GRAM_ARRAYS`),
+    ``(s, s)`` ones (:math:`s \le 16384`).
 
     Rounding: the expansion cancels when the map is accurate.  At relative error
-    ``e = sqrt(L / N2)`` the value's relative rounding error is about ``eps / e^2``
-    (``2 log10(1/e)`` digits lost: about 1e-12 at ``e = 1e-2``, 1e-8 at ``e = 1e-4``)
-    and the gradients' about ``eps / e`` (measured against the non-cancelling direct
+    :math:`e = \sqrt{L / N_2}` the value's relative rounding error is about :math:`\varepsilon / e^2`
+    (:math:`2 \log_{10}(1/e)` digits lost: about :math:`10^{-12}` at :math:`e = 10^{-2}`,
+    :math:`10^{-8}` at :math:`e = 10^{-4}`)
+    and the gradients' about :math:`\varepsilon / e` (measured against the non-cancelling direct
     form in extended precision, ``tests/test_operator_data.py``).  The adaptive
-    design works at ``e`` above ``1e-2`` (random features: ``e ~ s^{-1/2}``), where
+    design works at :math:`e` above :math:`10^{-2}` (random features: :math:`e \sim s^{-1/2}`), where
     this is far below its stopping tolerances; its results agree with the direct
-    form's to about 1e-9.  Where the value falls below ``1e6 eps`` times the sum
-    of its terms' magnitudes (``e`` below about 3e-5, e.g. a bandwidth 1e4 times
-    the data's spread, where the expansion returned negative values), it is
-    computed by the direct form instead, ``sum_ij ||K_ij - K~_ij||_F^2 / m^2``
-    entry by entry (relative error about ``eps / e``, never below 0; cost
-    ``O(m^2 s p^2)``); the gradients keep the expansion (relative error
-    about ``eps / e``).
+    form's to about :math:`10^{-9}`.  Where the value falls below :math:`10^6 \varepsilon` times the sum
+    of its terms' magnitudes (:math:`e` below about :math:`3 \cdot 10^{-5}`, e.g. a bandwidth
+    :math:`10^4` times the data's spread, where the expansion returned negative values), it is
+    computed by the direct form instead, :math:`\sum_{ij} \lVert K_{ij} - \tilde K_{ij}\rVert_F^2 / m^2`
+    entry by entry (relative error about :math:`\varepsilon / e`, never below 0; cost
+    :math:`O(m^2 s p^2)`); the gradients keep the expansion (relative error
+    about :math:`\varepsilon / e`).
 
     Examples
     --------
@@ -204,14 +212,15 @@ class OperatorDataDiscrepancy:
         return normalization(normalize, self._norm2)
 
     def A_tilde(self, W):
-        """``A~(w_l)`` (s, p, p) and ``dA~(w_l)/dw_lk`` (s, p, p, d) for the curl/div kernels.
+        r"""The matrices :math:`\tilde A(w_l)` (s, p, p) and :math:`\partial \tilde A(w_l) / \partial w_{lk}`
+        (s, p, p, d) for the curl/div kernels.
 
         Parameters
         ----------
         W : array_like of shape (s, d)
             Frequencies at the kernel's bandwidth (no zero row for ``measure="trace"``),
-            ``s d^3 <= 2**28`` (the derivative's size, checked before it is allocated:
-            ``s = 16384, d = 64`` would take 32 GiB).
+            :math:`s d^3 \le 2^{28}` (the derivative's size, checked before it is allocated:
+            :math:`s = 16384, d = 64` would take 32 GiB).
 
         Returns
         -------
@@ -366,16 +375,16 @@ class OperatorDataDiscrepancy:
         return W, xi
 
     def __call__(self, W, weights=None, *, normalize=False):
-        """``L(W, xi)``, the squared block Gram error over ``m^2``.
+        r"""The value :math:`L(W, \xi)`, the squared block Gram error over :math:`m^2`.
 
         Parameters
         ----------
         W : array_like of shape (s, d)
-            Frequencies at the kernel's bandwidth, ``s >= 1``.
+            Frequencies at the kernel's bandwidth, :math:`s \ge 1`.
         weights : array_like of shape (s,), default=None
-            Nonnegative weights ``xi``; None means ``1/s`` each.
+            Nonnegative weights :math:`\xi`; None means :math:`1/s` each.
         normalize : bool, default=False
-            Divide by ``sum_ij ||K(x_i, x_j)||_F^2 / m^2``: the squared relative
+            Divide by :math:`\sum_{ij} \lVert K(x_i, x_j)\rVert_F^2 / m^2`: the squared relative
             error of the block Gram matrix.
 
         Returns
@@ -390,16 +399,17 @@ class OperatorDataDiscrepancy:
             return finite_result(self._terms(W, xi, grad=False)[0] * scale)
 
     def value_and_grad(self, W, weights=None, *, normalize=False):
-        """``L``, ``dL/dW`` (s, d) and, when `weights` is given, ``dL/dweights`` (s,).
+        r"""The value :math:`L`, :math:`\partial L / \partial W` (s, d) and, when `weights` is given,
+        :math:`\partial L / \partial \xi` (s,).
 
         Parameters
         ----------
         W : array_like of shape (s, d)
             The frequencies, as in :meth:`__call__`.
         weights : array_like of shape (s,), default=None
-            The weights ``xi`` (None: ``1/s`` each); when given, ``grad_weights`` too.
+            The weights :math:`\xi` (None: :math:`1/s` each); when given, ``grad_weights`` too.
         normalize : bool, default=False
-            Value and gradients of the normalised ``L`` (as in :meth:`__call__`).
+            Value and gradients of the normalised :math:`L` (as in :meth:`__call__`).
 
         Returns
         -------
@@ -422,7 +432,7 @@ class OperatorDataDiscrepancy:
         return value * scale, gW * scale, gxi * scale
 
     def constant(self, d=None, *, normalize=False):
-        """``sum_ij ||K(x_i, x_j)||_F^2 / m^2``, the constant term of ``L``.
+        r"""The constant term :math:`\sum_{ij} \lVert K(x_i, x_j)\rVert_F^2 / m^2` of :math:`L`.
 
         Parameters
         ----------

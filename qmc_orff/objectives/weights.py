@@ -387,19 +387,19 @@ def optimal_weights(objective: Objective, W: ArrayLike, *, solver: str = "cvxpy"
         Both agree to about 1e-10 relative in the objective value.
     normalize : bool, default=False
         Report ``objective`` and ``d2`` in normalised units (divided by
-        ``objective.normalizer()``: times ``pi^d / prod(b)`` for the box, Theorem 12),
+        ``objective.normalizer()``: times :math:`\pi^d / \prod_j b_j` for the box, Theorem 12),
         as ``BoxDiscrepancy(..., normalize=True)`` does.  The weights are the same either way.  Needed in high dimension,
-        where ``prod(b / pi)`` under- or overflows float64 (the unnormalised
+        where :math:`\prod_j b_j / \pi` under- or overflows float64 (the unnormalised
         result then raises ``ValueError``).
     sum_to_one : bool, default=True
-        Constrain ``sum(xi) = 1`` so the map keeps ``k(0) = 1``; ``False`` is the
+        Constrain :math:`\sum_l \xi_l = 1` so the map keeps :math:`k(0) = 1`; ``False`` is the
         paper's problem (warns when the sum is far from 1).
 
     Returns
     -------
     WeightsResult
-        ``weights`` (s,), the QP ``objective``, ``d2`` (the weighted ``D^2``,
-        ``objective.constant + xi^T H xi - 2 v^T xi``), ``kkt_residual``,
+        ``weights`` (s,), the QP ``objective``, ``d2`` (the weighted :math:`D^2`,
+        :math:`C + \xi^\top H \xi - 2 v^\top \xi`), ``kkt_residual``,
         ``solver``, ``status``, ``n_active``.
 
     See Also
@@ -417,10 +417,10 @@ def optimal_weights(objective: Objective, W: ArrayLike, *, solver: str = "cvxpy"
     with :math:`H` = ``objective.pair_matrix(W)``, :math:`v` = ``objective.linear_term(W)``
     and :math:`C` = ``objective.constant`` (Avron et al. 2016, section 5, eq. 17).
     With ``sum_to_one=False`` the weights need not sum to one.  The QP is always solved in normalised
-    units (``H``, ``v``, ``C`` times ``pi^d / prod(b)``, so that ``H[l, l] = 1``):
+    units (:math:`H`, :math:`v`, :math:`C` times :math:`\pi^d / \prod_j b_j`, so that :math:`H_{ll} = 1`):
     the same QP up to a positive factor, hence the same weights, and every
-    term representable whatever ``d``; the solvers further rescale ``v`` to
-    ``max |v| = 1`` (the solution is positively homogeneous in ``v``).
+    term representable whatever :math:`d`; the solvers further rescale :math:`v` to
+    :math:`\max_l |v_l| = 1` (the solution is positively homogeneous in ``v``).
 
     Examples
     --------

@@ -16,7 +16,7 @@ __all__ = ["Sequence"]
 
 @dataclass(frozen=True, eq=False)
 class Sequence:
-    """Frequencies (and optional weights) for a product spectral density at unit bandwidth.
+    r"""Frequencies (and optional weights) for a product spectral density at unit bandwidth.
 
     Parameters
     ----------
@@ -24,7 +24,7 @@ class Sequence:
         Finite frequencies for the density at unit bandwidth.  Stored as a
         read-only float64 copy.
     weights : array_like of shape (s,) or None, default=None
-        Nonnegative quadrature weights; ``None`` means uniform weights ``1/s``.
+        Nonnegative quadrature weights; ``None`` means uniform weights :math:`1/s`.
         Weights need not sum to one (Avron et al. 2016, section 5).
     meta : dict, default={}
         JSON-compatible metadata, stored as a deep copy.  The keys ``"s"`` and
@@ -48,9 +48,9 @@ class Sequence:
     -----
     Sequences compare by identity (``==`` is ``is``); compare ``points``,
     ``weights`` and ``meta`` to compare contents.
-    A sequence designed for box ``b`` and bandwidth ``sigma`` is stored with
-    points ``W * sigma`` and ``box_over_sigma = b / sigma``: for a Gaussian
-    kernel of bandwidth ``sigma`` the frequencies are ``points / sigma``
+    A sequence designed for box :math:`b` and bandwidth :math:`\sigma` is stored with
+    points :math:`W \sigma` and ``box_over_sigma`` :math:`= b / \sigma`: for a Gaussian
+    kernel of bandwidth :math:`\sigma` the frequencies are :math:`\mathrm{points} / \sigma`
     (:meth:`frequencies`).
 
     Examples
@@ -121,7 +121,7 @@ class Sequence:
 
     @property
     def effective_weights(self) -> np.ndarray:
-        """The weights, with ``None`` replaced by uniform weights ``1/s`` (a new array)."""
+        """The weights, with ``None`` replaced by uniform weights :math:`1/s` (a new array)."""
         if self.weights is None:
             return np.full(self.s, 1.0 / self.s)
         return self.weights.copy()
@@ -136,7 +136,7 @@ class Sequence:
 
     # ------------------------------------------------------------------ use
     def frequencies(self, sigma=1.0):
-        """Frequencies for a kernel of bandwidth ``sigma``.
+        r"""Frequencies for a kernel of bandwidth ``sigma``.
 
         Parameters
         ----------
@@ -146,13 +146,13 @@ class Sequence:
         Returns
         -------
         ndarray of shape (s, d)
-            ``points / sigma`` (a new, writeable array).
+            :math:`\mathrm{points} / \sigma` (a new, writeable array).
 
         Raises
         ------
         ValueError
             If ``sigma`` is not positive and finite, or so small that
-            ``points / sigma`` overflows float64.
+            :math:`\mathrm{points} / \sigma` overflows float64.
         """
         sigma = as_positive(sigma, "sigma", d=self.d)
         with np.errstate(over="ignore"):
