@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from ._common import EXIT_INTERRUPTED, _CliError, _read_points, _save_result
+from ._common import EXIT_INTERRUPTED, _CliError, _positive_float, _read_points, _save_result
 
 
 _DATA_SUFFIXES = (".npy", ".csv")
@@ -80,12 +80,10 @@ def _sigma_arg(text):
     if text.strip().lower() == "median":
         return "median"
     try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not (np.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"expected a positive number or 'median'; got {text!r}")
-    return value
+        return _positive_float(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"expected a positive number or 'median'; got {text!r}") from None
 
 
 class _AdaptiveProgress:
@@ -221,7 +219,7 @@ def _check_adaptive_args(args):
 def add_adaptive_parser(methods, epilog):
     """Add ``design adaptive``'s parser to ``methods`` (design's subparsers); return it.
     The defaults are `~qmc_orff.designs.adaptive_sequence`'s."""
-    from ._common import _design_size, _int_at_least, _nonneg_int, _positive_float, _positive_int
+    from ._common import _design_size, _int_at_least, _nonneg_int, _positive_int
 
     api = _adaptive_defaults()
     p = methods.add_parser(
