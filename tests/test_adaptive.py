@@ -245,3 +245,24 @@ def test_data_discrepancy_value_drives_the_design():
     obj = DataDiscrepancy(X / 2.0, sigma=1.0)
     assert seq.meta["train_error"] == pytest.approx(math.sqrt(obj(seq.points, normalize=True)),
                                                     rel=1e-12)
+
+
+def test_lbfgs_memory_shrinks_only_on_large_problems(monkeypatch):
+    """maxcor: 20 pairs up to 2**22 / 20 variables, then fewer (at least 5), and it is what
+    L-BFGS-B receives and meta reports (issue 28: its update cost ~ maxcor * s * d)."""
+    import scipy.optimize
+
+    from qmc_orff.designs._early_stopping import MAXCOR_ENTRIES, lbfgs_memory
+
+    assert lbfgs_memory(1) == 20 and lbfgs_memory(MAXCOR_ENTRIES // 20) == 20
+    assert lbfgs_memory(MAXCOR_ENTRIES // 20 + 1) == 19
+    assert lbfgs_memory(1024 * 630) == MAXCOR_ENTRIES // (1024 * 630) == 6
+    assert lbfgs_memory(10 ** 9) == 5
+    seen = []
+    minimize = scipy.optimize.minimize
+    monkeypatch.setattr(scipy.optimize, "minimize",
+                        lambda *a, **k: (seen.append(k["options"]["maxcor"]), minimize(*a, **k))[1])
+    monkeypatch.setattr("qmc_orff.designs._early_stopping.MAXCOR_ENTRIES", 8 * 10 * 3)
+    X = clusters(80, d=3, seed=1)
+    seq = adaptive_sequence(X, 10, sigma=2.0, maxiter=3, seed=0)
+    assert seen == [8] and seq.meta["maxcor"] == 8

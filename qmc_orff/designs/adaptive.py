@@ -38,7 +38,7 @@ from ..sequence import Sequence
 from ..threads import _blas_limited
 from ._adaptive_data import (_check_X, _init_points, _orf_reference, _orthogonal_unit,
                              _subsamples, check_subsample_sizes, median_heuristic)
-from ._early_stopping import _optimise_with_progress
+from ._early_stopping import _optimise_with_progress, lbfgs_memory
 
 if TYPE_CHECKING:  # names used in type hints only
     from typing import Any, Callable
@@ -76,7 +76,7 @@ def _check_run(maxiter, patience, tol):
 def _check_s(s, d, m, extra=0):
     """``s`` checked before any allocation against what the design holds at once: about
     four ``(m, 2 s)`` arrays for the ``m`` training rows (features, their weighted copy,
-    ``E @ [C, S]``, the gradient terms), L-BFGS-B's ``2 * maxcor + 4 = 44`` vectors of
+    ``E @ [C, S]``, the gradient terms), L-BFGS-B's ``2 * maxcor + 4 <= 44`` vectors of
     ``s d`` entries, and ``extra`` entries per frequency (the operator objective's ``(m, s)``
     products)."""
     return check_size(s, "s", minimum=1, width=8 * m + 44 * d + extra)
@@ -268,6 +268,7 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
             **_data_meta(X, data, sigma, init_name),
             "optimizer": "l-bfgs-b",
             "maxiter": maxiter,
+            "maxcor": lbfgs_memory(s * d),
             "patience": patience,
             "tol": tol,
             **_stamp(),
@@ -454,6 +455,7 @@ def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free
         "validation_history": state["val_history"],
         "optimizer": "l-bfgs-b",
         "maxiter": maxiter,
+        "maxcor": lbfgs_memory(s * d),
         "patience": patience,
         **_stamp(),
         "seconds": time.perf_counter() - t_start,
