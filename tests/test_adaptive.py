@@ -266,3 +266,28 @@ def test_lbfgs_memory_shrinks_only_on_large_problems(monkeypatch):
     X = clusters(80, d=3, seed=1)
     seq = adaptive_sequence(X, 10, sigma=2.0, maxiter=3, seed=0)
     assert seen == [8] and seq.meta["maxcor"] == 8
+
+
+def test_training_evaluations_in_float32_validation_in_float64(monkeypatch):
+    """The optimiser sees the float32 twin of the training objective; the validation errors
+    (which pick the result) and meta's errors are float64; TRAIN_DTYPE="float64" gives the
+    float64 design back, a close but not identical trajectory."""
+    from qmc_orff.designs import adaptive as mod
+    from qmc_orff.objectives.data import DataDiscrepancy as DD
+
+    seen = []
+    vg = DD.value_and_grad
+    monkeypatch.setattr(DD, "value_and_grad",
+                        lambda self, *a, **k: (seen.append(self.dtype), vg(self, *a, **k))[1])
+    X = clusters(200, seed=6)
+    kw = dict(sigma=2.0, n_train=120, n_validation=40, maxiter=8, patience=None, seed=2)
+    a = adaptive_sequence(X, 16, **kw)
+    assert a.meta["train_dtype"] == "float32" and set(seen) == {np.dtype("float32")}
+    seen.clear()
+    monkeypatch.setattr(mod, "TRAIN_DTYPE", "float64")
+    b = adaptive_sequence(X, 16, **kw)
+    assert b.meta["train_dtype"] == "float64" and set(seen) == {np.dtype("float64")}
+    assert a.meta["start_validation_error"] == b.meta["start_validation_error"]
+    assert not np.array_equal(a.points, b.points)
+    assert a.meta["validation_error"] == pytest.approx(b.meta["validation_error"], rel=1e-3)
+    assert a.meta["validation_error"] < a.meta["start_validation_error"]

@@ -61,6 +61,11 @@ PATIENCE = 10
 #: design runs 2.3x faster than with OpenBLAS's default 2 threads (issue 28: the products are
 #: too small to share and scipy's and numpy's pools spin against each other and numba's)
 BLAS_THREADS = 1
+#: precision of the optimiser's training evaluations (:class:`~qmc_orff.DataDiscrepancy`'s
+#: ``dtype``): float32 halves the objective's cost (s = 1024 on MNIST's 630 pixels, 500
+#: rows: 40 ms instead of 82 ms, one core) for a relative error near 1e-6 of the gradient;
+#: the validation errors that pick the result, and every error in ``meta``, stay float64
+TRAIN_DTYPE = "float32"
 
 
 # --------------------------------------------------------------------------- checks
@@ -254,8 +259,10 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
                                                             minimum=1)
     split_rng, init_rng, orf_rng, sigma_rng = as_generator(seed).spawn(4)
     with _blas_limited(BLAS_THREADS):  # bit-identical whatever the BLAS thread count
+        fast = None if TRAIN_DTYPE == "float64" else (
+            lambda Xs: DataDiscrepancy(Xs, kernel=kernel, sigma=1.0, nu=nu, dtype=TRAIN_DTYPE))
         data = _subsamples(X, lambda Xs: DataDiscrepancy(Xs, kernel=kernel, sigma=1.0, nu=nu),
-                           sigma, n_train, n_validation, split_rng, sigma_rng)
+                           sigma, n_train, n_validation, split_rng, sigma_rng, make_fast=fast)
         U0, init_name = _init_points(init, s, d, kernel, nu, init_rng, kernel)
         orf_val = _orf_reference(data, U0, init_name, kernel, nu, orf_rng)
         sig = data.sigma
@@ -269,6 +276,7 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
             "optimizer": "l-bfgs-b",
             "maxiter": maxiter,
             "maxcor": lbfgs_memory(s * d),
+            "train_dtype": TRAIN_DTYPE,
             "patience": patience,
             "tol": tol,
             **_stamp(),
