@@ -300,3 +300,20 @@ def test_dtype_is_checked():
         with pytest.raises(ValueError, match="'dtype'"):
             DataDiscrepancy(X, dtype=bad)
     assert DataDiscrepancy(X, dtype=np.float32).dtype == np.float32
+
+
+def test_float32_evaluations_fall_back_to_float64_at_large_phases():
+    """Phases that may exceed 2**10 (float32's spacing there: 6e-5 rad) run in float64: the
+    same bits as the float64 objective; just below, float32."""
+    from qmc_orff.objectives.data import MAX_PHASE_F32
+
+    X, W, xi = _data(seed=7)
+    obj, obj32 = DataDiscrepancy(X), DataDiscrepancy(X, dtype="float32")
+    bound = np.max(np.sum(np.abs(X), axis=1)) * np.max(np.abs(W))
+    big = W * (1.01 * MAX_PHASE_F32 / bound)
+    a, b = obj.value_and_grad(big, xi), obj32.value_and_grad(big, xi)
+    assert a[0] == b[0] and all(x.tobytes() == y.tobytes() for x, y in zip(a[1:], b[1:]))
+    assert obj32(big) == obj(big)
+    small = W * (0.99 * MAX_PHASE_F32 / bound)
+    assert obj32(small) != obj(small)
+    assert obj32(small) == pytest.approx(obj(small), rel=1e-3)

@@ -226,7 +226,11 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
     The design runs numpy's and scipy's BLAS on ``BLAS_THREADS`` (one)
     thread, through threadpoolctl, and restores the limits after (the
     ``callback`` and ``checkpoint`` callables run under that limit): the
-    result does not depend on ``OPENBLAS_NUM_THREADS``.  The defaults trade
+    result does not depend on ``OPENBLAS_NUM_THREADS``.  The optimiser evaluates the
+    training objective in float32 (``TRAIN_DTYPE``; :class:`~qmc_orff.DataDiscrepancy`'s
+    ``dtype``), about twice as fast; the validation errors, which pick the result, and
+    the errors in ``meta`` are float64.  L-BFGS-B keeps ``meta["maxcor"]`` correction
+    pairs, fewer than 20 only where ``s d`` exceeds 209,715.  The defaults trade
     some accuracy for time (issue 28, ``benchmarks/bench_vs_nystroem.py``):
     ``n_train=1000, n_validation=500, maxiter=300, patience=30`` gave a
     held-out Gram error 1.54x Nystroem's instead of 1.77x (geometric mean,

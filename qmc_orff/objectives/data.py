@@ -94,6 +94,9 @@ def check_rows(m, name="X", arrays=GRAM_ARRAYS):
 #: Phases ``|x . w|`` beyond this (2**52) are refused: a float64 phase there no longer
 #: resolves one period (its spacing exceeds 1 rad), so cos and sin of it are noise.
 MAX_PHASE = 2.0 ** 52
+#: ``dtype="float32"`` evaluations run in float64 where a phase may exceed this (2**10: a
+#: float32 phase there is within 6e-5 rad)
+MAX_PHASE_F32 = 2.0 ** 10
 #: Weights summing beyond this are refused: ``||K - Z Z^T||_F^2`` would overflow.
 MAX_WEIGHT_SUM = 1e100
 
@@ -197,7 +200,8 @@ class DataDiscrepancy:
         Precision of :meth:`__call__` and :meth:`value_and_grad` (phases, features, the
         error matrix and the products; the value is summed in float64 and the results are
         float64).  ``"float32"`` runs the products about twice as fast for a relative error
-        near ``1e-6`` of the value (the adaptive design's training objective, issue 28);
+        near ``1e-6`` of the value (the adaptive design's training objective, issue 28;
+        frequencies whose phases ``|x . w|`` may exceed ``2**10`` are evaluated in float64);
         :meth:`features`, :meth:`pair_matrix` and :meth:`linear_term` stay float64.
 
     Attributes
@@ -272,6 +276,7 @@ class DataDiscrepancy:
         self.K.setflags(write=False)
         self._norm2 = float(np.vdot(K, K)) / self.m ** 2  # ||K||_F^2 / m^2 > 0 (diagonal 1)
         self.dtype = dtype
+        self._l1 = float(np.max(np.sum(np.abs(X), axis=1)))  # the phases' bound over max|w|
         # the evaluations' copies (the same arrays in float64)
         self._Xc = X if dtype == np.float64 else X.astype(dtype)
         self._Kc = K if dtype == np.float64 else K.astype(dtype)
@@ -309,8 +314,9 @@ class DataDiscrepancy:
         return cos_sin_features(self.X, W, np.ones(W.shape[0]))
 
     def _features_c(self, W):
-        """:meth:`features` of checked ``W`` in the evaluations' dtype."""
-        if self.dtype == np.float64:
+        """:meth:`features` of checked ``W`` in the evaluations' dtype (float64 where a phase
+        may exceed :data:`MAX_PHASE_F32`)."""
+        if self.dtype == np.float64 or not self._l1 * float(np.max(np.abs(W))) <= MAX_PHASE_F32:
             return cos_sin_features(self.X, W, np.ones(W.shape[0]))
         return cos_sin_features(self._Xc, W.astype(self.dtype), np.ones(W.shape[0], self.dtype))
 
@@ -391,7 +397,8 @@ class DataDiscrepancy:
         dP = ES * C
         dP -= EC * S
         dP *= ((4.0 * scale / m2) * xi).astype(CS.dtype, copy=False)
-        grad_W = (self._Xc.T @ dP).T  # X^T dP: 4x faster than dP^T X in OpenBLAS for s << m
+        X = self.X if CS.dtype == np.float64 else self._Xc
+        grad_W = (X.T @ dP).T  # X^T dP: 4x faster than dP^T X in OpenBLAS for s << m
         if CS.dtype != np.float64:
             grad_W = grad_W.astype(np.float64)
         if not with_weights:
