@@ -101,6 +101,8 @@ DEFAULT_METHODS = ("nys", "kpca", "orf", "auto", "adapt0", "adapt")
 ADAPTIVE = ("adapt0", "adapt0x", "adapt64", "adapt", "adapt+L", "adapt+Lp")
 SEEDED = {"nys", "orf", "orf+L", "orf+Lp", "vp", "vpA"}
 NEW = "adapt"       # the map whose floors are printed
+#: the maps that use the shared reweighting target (:class:`Target`)
+TARGETED = ("orf+L", "adapt+L", "orf+Lp", "adapt+Lp", "vp", "vpA", "dict16")
 #: the extra Nystroem widths (s, 2 s columns) of the frontier, beside the sizes measured
 FRONTIER_S = (1, 2, 4, 8, 16)
 #: the adaptive design's defaults before issue 28
@@ -234,7 +236,7 @@ def gram_rows(name, sizes, methods, n_seeds, vp_iters, max_cost, out, vp_seeds=1
     pool, test = split(X)
     sigma = median_heuristic(pool)
     kernel = Gaussian(sigma)
-    tgt = Target(pool, sigma) if set(methods) - set(DEFAULT_METHODS) else None
+    tgt = Target(pool, sigma) if set(methods) & set(TARGETED) else None
     big = np.tile(test, (-(-transform_rows // test.shape[0]), 1))[:transform_rows]
     print(f"\n{desc}: d={X.shape[1]}, fitting rows {pool.shape[0]}, held out {test.shape[0]}, "
           f"sigma (median) = {sigma:.4g}; cells: error/Nystroem / fit/Nystroem.fit / "
@@ -362,8 +364,7 @@ def timing(methods, vp_iters, s=256):
             continue
         # the shared target is part of the reweighted maps' fit
         def fit():
-            tgt = (Target(pool, sigma, r=4 * s, exact_max=0) if m not in DEFAULT_METHODS
-                   else None)
+            tgt = Target(pool, sigma, r=4 * s, exact_max=0) if m in TARGETED else None
             return fit_method(m, pool, sigma, s, 0, tgt, vp_iters)[0]
         rep = 1 if m in ADAPTIVE + ("vp", "vpA") else 3
         tf = best_of(fit, rep)
