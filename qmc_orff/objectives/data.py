@@ -101,13 +101,15 @@ MAX_PHASE_F32 = 2.0 ** 10
 MAX_WEIGHT_SUM = 1e100
 
 
-def check_data_phases(X, W, name="W"):
+def check_data_phases(X, W, name="W", l1=None):
     """Refuse frequencies ``W`` whose phases ``X @ W.T`` exceed :data:`MAX_PHASE` (the bound
-    ``||x||_1 max|w|``; nothing is formed)."""
+    ``||x||_1 max|w|``; nothing is formed; ``l1``: ``max ||x||_1`` where known)."""
     if X.size == 0 or W.size == 0:
         return
     with np.errstate(over="ignore"):
-        bound = float(np.max(np.sum(np.abs(X), axis=1))) * float(np.max(np.abs(W)))
+        if l1 is None:
+            l1 = float(np.max(np.sum(np.abs(X), axis=1)))
+        bound = l1 * float(np.max(np.abs(W)))
     if not bound <= MAX_PHASE:
         raise ValueError(f"'{name}' is too large for 'X': the phases X @ W.T reach {bound:.3g}, "
                          "beyond 2**52, where a float64 phase no longer resolves a period of "
@@ -287,7 +289,7 @@ class DataDiscrepancy:
     # ------------------------------------------------------------------ helpers
     def _points(self, W):
         W = as_points(W, "W", d=self.d)
-        check_data_phases(self.X, W)
+        check_data_phases(self.X, W, l1=self._l1)
         return W
 
     def _weights(self, weights, s):
@@ -399,8 +401,8 @@ class DataDiscrepancy:
         dP *= ((4.0 * scale / m2) * xi).astype(CS.dtype, copy=False)
         X = self.X if CS.dtype == np.float64 else self._Xc
         grad_W = (X.T @ dP).T  # X^T dP: 4x faster than dP^T X in OpenBLAS for s << m
-        if CS.dtype != np.float64:
-            grad_W = grad_W.astype(np.float64)
+        if CS.dtype != np.float64:  # C order: the optimiser's ravel is then a view
+            grad_W = grad_W.astype(np.float64, order="C")
         if not with_weights:
             return value, grad_W
         wide = {} if CS.dtype == np.float64 else {"dtype": np.float64}  # sums in float64
