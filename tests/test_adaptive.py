@@ -245,3 +245,49 @@ def test_data_discrepancy_value_drives_the_design():
     obj = DataDiscrepancy(X / 2.0, sigma=1.0)
     assert seq.meta["train_error"] == pytest.approx(math.sqrt(obj(seq.points, normalize=True)),
                                                     rel=1e-12)
+
+
+def test_lbfgs_memory_shrinks_only_on_large_problems(monkeypatch):
+    """maxcor: 20 pairs up to 2**22 / 20 variables, then fewer (at least 5), and it is what
+    L-BFGS-B receives and meta reports (issue 28: its update cost ~ maxcor * s * d)."""
+    import scipy.optimize
+
+    from qmc_orff.designs._early_stopping import MAXCOR_ENTRIES, lbfgs_memory
+
+    assert lbfgs_memory(1) == 20 and lbfgs_memory(MAXCOR_ENTRIES // 20) == 20
+    assert lbfgs_memory(MAXCOR_ENTRIES // 20 + 1) == 19
+    assert lbfgs_memory(1024 * 630) == MAXCOR_ENTRIES // (1024 * 630) == 6
+    assert lbfgs_memory(10 ** 9) == 5
+    seen = []
+    minimize = scipy.optimize.minimize
+    monkeypatch.setattr(scipy.optimize, "minimize",
+                        lambda *a, **k: (seen.append(k["options"]["maxcor"]), minimize(*a, **k))[1])
+    monkeypatch.setattr("qmc_orff.designs._early_stopping.MAXCOR_ENTRIES", 8 * 10 * 3)
+    X = clusters(80, d=3, seed=1)
+    seq = adaptive_sequence(X, 10, sigma=2.0, maxiter=3, seed=0)
+    assert seen == [8] and seq.meta["maxcor"] == 8
+
+
+def test_training_evaluations_in_float32_validation_in_float64(monkeypatch):
+    """The optimiser sees the float32 twin of the training objective; the validation errors
+    (which pick the result) and meta's errors are float64; TRAIN_DTYPE="float64" gives the
+    float64 design back, a close but not identical trajectory."""
+    from qmc_orff.designs import adaptive as mod
+    from qmc_orff.objectives.data import DataDiscrepancy as DD
+
+    seen = []
+    vg = DD.value_and_grad
+    monkeypatch.setattr(DD, "value_and_grad",
+                        lambda self, *a, **k: (seen.append(self.dtype), vg(self, *a, **k))[1])
+    X = clusters(200, seed=6)
+    kw = dict(sigma=2.0, n_train=120, n_validation=40, maxiter=8, patience=None, seed=2)
+    a = adaptive_sequence(X, 16, **kw)
+    assert a.meta["train_dtype"] == "float32" and set(seen) == {np.dtype("float32")}
+    seen.clear()
+    monkeypatch.setattr(mod, "TRAIN_DTYPE", "float64")
+    b = adaptive_sequence(X, 16, **kw)
+    assert b.meta["train_dtype"] == "float64" and set(seen) == {np.dtype("float64")}
+    assert a.meta["start_validation_error"] == b.meta["start_validation_error"]
+    assert not np.array_equal(a.points, b.points)
+    assert a.meta["validation_error"] == pytest.approx(b.meta["validation_error"], rel=1e-3)
+    assert a.meta["validation_error"] < a.meta["start_validation_error"]

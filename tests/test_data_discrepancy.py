@@ -268,3 +268,52 @@ def test_greedy_candidate_gradient_matches_central_differences():
                                atol=1e-10)
     full = np.vstack([state.W[:2], w])
     assert val == pytest.approx(P.obj(full, normalize=True), rel=1e-12)
+
+
+@pytest.mark.parametrize("kernel, sigma", KERNELS)
+def test_float32_evaluations_match_the_float64_references(kernel, sigma):
+    """dtype="float32" (the adaptive design's training evaluations): the value against the
+    dense pair sum, the gradients against central differences of the float64 objective, to
+    float32's precision; the results are float64, and really computed in float32."""
+    X, W, xi = _data(m=40, s=12, seed=5)
+    obj = DataDiscrepancy(X, kernel=kernel, sigma=sigma)
+    obj32 = DataDiscrepancy(X, kernel=kernel, sigma=sigma, dtype="float32")
+    assert obj32.dtype == np.float32 and obj.dtype == np.float64
+    ref = ref_value(kernel, X, W, xi, sigma)
+    val, gW, gxi = obj32.value_and_grad(W, xi)
+    assert isinstance(val, float) and gW.dtype == gxi.dtype == np.float64
+    assert val == pytest.approx(ref, rel=1e-5, abs=0) and val != obj(W, xi)
+    assert obj32(W, xi) == val  # the value alone is the same float32 evaluation
+    assert obj32(W, xi, normalize=True) == pytest.approx(obj(W, xi, normalize=True), rel=1e-5)
+    scale = np.max(np.abs(obj.value_and_grad(W, xi)[1]))
+    np.testing.assert_allclose(gW, central(lambda V: obj(V, xi), W), rtol=1e-3, atol=1e-4 * scale)
+    np.testing.assert_allclose(gxi, central(lambda v: obj(W, v), xi), rtol=1e-3,
+                               atol=1e-4 * np.max(np.abs(gxi)))
+    # same input, same bits
+    again = obj32.value_and_grad(W, xi)
+    assert again[0] == val and again[1].tobytes() == gW.tobytes()
+
+
+def test_dtype_is_checked():
+    X, _, _ = _data()
+    for bad in ("float16", "int64", np.complex128, "nope"):
+        with pytest.raises(ValueError, match="'dtype'"):
+            DataDiscrepancy(X, dtype=bad)
+    assert DataDiscrepancy(X, dtype=np.float32).dtype == np.float32
+
+
+def test_float32_evaluations_fall_back_to_float64_at_large_phases():
+    """Phases that may exceed 2**10 (float32's spacing there: 6e-5 rad) run in float64: the
+    same bits as the float64 objective; just below, float32."""
+    from qmc_orff.objectives.data import MAX_PHASE_F32
+
+    X, W, xi = _data(seed=7)
+    obj, obj32 = DataDiscrepancy(X), DataDiscrepancy(X, dtype="float32")
+    bound = np.max(np.sum(np.abs(X), axis=1)) * np.max(np.abs(W))
+    big = W * (1.01 * MAX_PHASE_F32 / bound)
+    a, b = obj.value_and_grad(big, xi), obj32.value_and_grad(big, xi)
+    assert a[0] == b[0] and all(x.tobytes() == y.tobytes() for x, y in zip(a[1:], b[1:]))
+    assert obj32(big) == obj(big)
+    small = W * (0.99 * MAX_PHASE_F32 / bound)
+    assert obj32(small) != obj(small)
+    assert obj32(small) == pytest.approx(obj(small), rel=1e-3)

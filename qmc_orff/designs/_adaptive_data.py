@@ -103,12 +103,17 @@ class _Subsamples:
     n_train: int
     n_validation: int  # 0 where the training points validate
     disjoint: bool
+    #: the optimiser's evaluations of the training objective (a float32 twin of
+    #: ``train_obj``); None: ``train_obj`` itself
+    fast_obj: Any = None
 
     def train(self, U, grad):
-        """The normalised training objective (and its gradient when ``grad``)."""
+        """The normalised training objective (and its gradient when ``grad``), as the
+        optimiser sees it (``fast_obj`` where given)."""
+        obj = self.train_obj if self.fast_obj is None else self.fast_obj
         if grad:
-            return self.train_obj.value_and_grad(U, normalize=True)
-        return self.train_obj(U, normalize=True)
+            return obj.value_and_grad(U, normalize=True)
+        return obj(U, normalize=True)
 
     def val_error(self, U, xi=None):
         """The relative Frobenius Gram error on the validation subsample."""
@@ -119,9 +124,11 @@ class _Subsamples:
         return math.sqrt(max(self.train_obj(U, xi, normalize=True), 0.0))
 
 
-def _subsamples(X, make, sigma, n_train, n_validation, split_rng, sigma_rng, *, scalar=False):
+def _subsamples(X, make, sigma, n_train, n_validation, split_rng, sigma_rng, *, scalar=False,
+                make_fast=None):
     """Split ``X`` (disjoint training and validation rows), resolve ``sigma`` on the training
-    rows and build the objectives ``make(rows / sigma)`` (unit bandwidth)."""
+    rows and build the objectives ``make(rows / sigma)`` (unit bandwidth), and the optimiser's
+    ``make_fast(training rows / sigma)`` where given."""
     n, d = X.shape
     train_idx, val_idx, disjoint = _split(n, n_train, n_validation, split_rng)
     sig = _resolve_sigma(sigma, X[train_idx], d, sigma_rng, scalar=scalar)
@@ -135,8 +142,9 @@ def _subsamples(X, make, sigma, n_train, n_validation, split_rng, sigma_rng, *, 
                          f"got sigma={shown}.")
     train_obj = make(Xt)
     val_obj = train_obj if not disjoint else make(Xv)
+    fast_obj = None if make_fast is None else make_fast(Xt)
     return _Subsamples(train_obj, val_obj, sig, int(train_idx.size),
-                       int(val_idx.size) if disjoint else 0, disjoint)
+                       int(val_idx.size) if disjoint else 0, disjoint, fast_obj)
 
 
 def _orthogonal_unit(kernel, s, d, nu, rng):

@@ -7,6 +7,22 @@ import scipy.optimize
 
 from ._optimizer import _is_interrupt, _Progress
 
+#: L-BFGS-B's correction pairs on small problems
+MAXCOR = 20
+#: at most this many entries in L-BFGS-B's correction pairs (``maxcor * s * d``; at least
+#: ``MIN_MAXCOR`` pairs): its update costs about 10 ns per pair and variable, on one core
+#: (scipy 1.17), 0.2 s an iteration at ``s d = 645,120`` (s = 1024 on MNIST's 630 pixels)
+#: with 20 pairs, more than the objective and the validation together (issue 28)
+MAXCOR_ENTRIES = 2 ** 22
+MIN_MAXCOR = 5
+
+
+def lbfgs_memory(n):
+    """L-BFGS-B's ``maxcor`` for ``n`` variables: :data:`MAXCOR` where ``MAXCOR * n <=
+    MAXCOR_ENTRIES`` (every ``s d <= 209,715``: the designs of up to a few hundred
+    dimensions), fewer pairs above, never under :data:`MIN_MAXCOR`."""
+    return max(MIN_MAXCOR, min(MAXCOR, MAXCOR_ENTRIES // max(int(n), 1)))
+
 
 class _ValidationProgress(_Progress):
     """Progress on stderr (:class:`~qmc_orff.designs._optimizer._Progress`): iteration,
@@ -94,7 +110,8 @@ def _optimise(train, val_error, U0, *, maxiter, patience, callback, bar, checkpo
     try:
         res = scipy.optimize.minimize(fun, U0.ravel().copy(), jac=True, method="L-BFGS-B",
                                       callback=cb, options={"maxiter": maxiter, "gtol": tol,
-                                                            "ftol": tol, "maxcor": 20})
+                                                            "ftol": tol,
+                                                            "maxcor": lbfgs_memory(s * d)})
         if state["reason"] is None:
             if state["it"] >= maxiter:
                 state["reason"] = f"maxiter ({maxiter}) reached"
