@@ -166,7 +166,7 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
         validation error.
     n_train : int, default=500
         Training subsample size: the objective sums over all its pairs (each
-        evaluation costs ``O(n_train^2 s)``).
+        evaluation costs :math:`O(m^2 s)` for :math:`m` = ``n_train``).
     n_validation : int, default=250
         Disjoint validation subsample size (at most ``n // 5``: training data
         matter more, measured on digits; with ``n < 4`` the training points
@@ -205,7 +205,7 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
         the Laplacian kernel), ``train_error``, ``start_train_error``,
         ``iterations``, ``best_iteration``, ``stop_reason``, ``seconds``,
         ``validation_history``, ``train_history``.  Errors are relative
-        Frobenius Gram errors ``||K - Z Z^T||_F / ||K||_F`` on the subsample.
+        Frobenius Gram errors :math:`\lVert K - Z Z^\top\rVert_F / \lVert K\rVert_F` on the subsample.
         A Ctrl-C (``KeyboardInterrupt``) stops the optimisation and returns the
         best validated iterate (``stop_reason="interrupted"``).
 
@@ -370,8 +370,8 @@ def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free
         Unit-bandwidth start (Gaussian spectral measure; for ``measure="trace"``
         with a named source, the trace measure's radial law ``chi(d + 2)``).
     n_train : int, default=400
-        Training subsample size (each evaluation costs ``O(m^2 s + m s^2 + s^2 d)``,
-        ``m = n_train``).
+        Training subsample size (each evaluation costs :math:`O(m^2 s + m s^2 + s^2 d)`,
+        :math:`m` = ``n_train``).
     n_validation : int, default=200
         Disjoint validation subsample size (as in :func:`adaptive_sequence`).
     maxiter : int, default=300
