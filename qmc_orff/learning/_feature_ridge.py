@@ -15,6 +15,7 @@ from scipy.sparse.linalg import LinearOperator, cg
 
 from ..maps.operator_nystroem import OperatorNystroem
 from ._ridge_solve import _direct_solve
+from ._ridge_xp import merge
 
 #: Solvers of the generic path (``"auto"`` is ``"direct"``).
 FEATURE_SOLVERS = ("auto", "direct", "cg")
@@ -79,19 +80,6 @@ def _batch(P, Y, w):
     Yc = (Y - mY) * np.sqrt(wt)[:, None]
     S = Pc.transpose(1, 0, 2).reshape(D, n * p)   # column i p + a: Phi_i[:, a], centred
     return sw, n, mP, mY, S @ S.T, S @ Yc.reshape(n * p)
-
-
-def merge(a, b):
-    """Pairwise update of two statistics tuples (weighted)."""
-    if b[0] == 0.0:
-        return (a[0], a[1] + b[1]) + tuple(a[2:])
-    if a[0] == 0.0:
-        return (b[0], a[1] + b[1]) + tuple(b[2:])
-    total = a[0] + b[0]
-    shift_P, shift_Y = b[2] - a[2], b[3] - a[3]
-    f = a[0] * b[0] / total
-    return (total, a[1] + b[1], a[2] + shift_P * (b[0] / total), a[3] + shift_Y * (b[0] / total),
-            a[4] + b[4] + f * (shift_P @ shift_P.T), a[5] + b[5] + f * (shift_P @ shift_Y))
 
 
 def statistics(fmap, X, Y, w, rows):

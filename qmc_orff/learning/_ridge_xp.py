@@ -31,6 +31,10 @@ def check_solver(solver, decomposable):
 
 
 def _outer(a, b):
+    """``a b^T``: of vectors (an outer product), or of a generic feature map's mean features
+    ``a`` (D, p) with ``b`` (D, p) or (p,) (:mod:`._feature_ridge`'s statistics)."""
+    if a.ndim == 2:
+        return a @ (b.T if b.ndim == 2 else b)
     return a[:, None] * b[None, :]
 
 
@@ -53,7 +57,8 @@ def batch_statistics(F, Y, w, xp):
 
 
 def merge(a, b):
-    """Pairwise update of Chan, Golub and LeVeque (1979), weighted (any namespace)."""
+    """Pairwise update of Chan, Golub and LeVeque (1979), weighted (any namespace; the scalar
+    features' statistics and a generic feature map's, :mod:`._feature_ridge`)."""
     swa, na, mFa, mYa, Ga, Ca = a
     swb, nb, mFb, mYb, Gb, Cb = b
     sw = swa + swb

@@ -31,6 +31,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from .. import _dask
 from . import _feature_ridge as _generic
 from . import _ridge_xp
+from ._ridge_xp import merge as _merge  # the pairwise update, for every statistics tuple
 from ._ridge_solve import _alpha_columns, _check_alpha, _coef_alpha, _direct_solve, _stein_solve
 from .._validation import check_choice, check_int, check_positive_real
 from ..maps import _xp
@@ -485,14 +486,6 @@ def _batch_statistics(F, Y, w):
         F *= r
         Yc = (Y - mY) * r
     return sw, n, mF, mY, F.T @ F, F.T @ Yc
-
-
-def _merge(a, b):
-    """Pairwise update of batch statistics: a generic feature map's (mean features ``(D, p)``)
-    or the scalar-feature ones (NumPy and array API alike, :func:`._ridge_xp.merge`)."""
-    if a[2].ndim == 2:
-        return _generic.merge(a, b)
-    return _ridge_xp.merge(a, b)
 
 
 def _statistics(orff, X, Y, w, rows):
