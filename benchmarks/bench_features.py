@@ -36,9 +36,9 @@
    >= 2.2x in median wall time, >= 2.5x in CPU time; on AMD no slower than before.
 
 Run: ``python benchmarks/bench_features.py [--quick] [--repeat R] [--scalar-only]
-[--small-batches] [--grid] [--float32-floor]``.  Timings of sections 1-2 are wall-clock minima over ``R``
-runs; on a shared machine they are noisy (section 5 prints ratios of interleaved medians
-and the machine's load).
+[--small-batches] [--grid] [--float32-floor]``.  Timings of sections 1-2 are wall-clock
+minima over ``R`` runs; on a shared machine they are noisy (sections 5-6 print ratios of
+interleaved medians and the machine's load).
 """
 from __future__ import annotations
 
