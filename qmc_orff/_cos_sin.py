@@ -128,31 +128,36 @@ _ARG = _SINCOS = _SINCOS_BIG = _LIMIT = None
 
 def _cos_sin_rows_body(phase, out, scale):  # pragma: no cover - compiled
     """One body, two builds (:func:`qmc_orff._jit.renamed`): ``_ARG`` converts an argument,
-    ``_SINCOS`` evaluates it branch-free, ``_SINCOS_BIG`` beyond ``_LIMIT``."""
+    ``_SINCOS`` evaluates it branch-free, ``_SINCOS_BIG`` beyond ``_LIMIT`` (and for NaN).
+    Returns the number of arguments that are not finite (inf or NaN: their outputs are NaN),
+    counted in the slow rows only, so the common case pays nothing for it."""
     n, s = phase.shape
+    n_bad = 0
     for i in range(n):
         arg_part = phase[i]
         cos_part = out[i, :s]
         sin_part = out[i, s:]
         n_big = 0
         for j in range(s):
-            n_big += abs(_ARG(arg_part[j])) > _LIMIT
+            n_big += not abs(_ARG(arg_part[j])) <= _LIMIT  # NaN too
         if n_big == 0:  # the common case: a branch-free, vectorised loop
             for j in range(s):
                 sn, cs = _SINCOS(_ARG(arg_part[j]))
                 c = scale[j]
                 cos_part[j] = c * cs
                 sin_part[j] = c * sn
-        else:  # a row with a large argument: a slower evaluation for those
+        else:  # a row with a large or non-finite argument: a slower evaluation for those
             for j in range(s):
                 a = _ARG(arg_part[j])
-                if abs(a) > _LIMIT:
+                if not abs(a) <= _LIMIT:
+                    n_bad += not abs(a) < math.inf
                     sn, cs = _SINCOS_BIG(a)
                 else:
                     sn, cs = _SINCOS(a)
                 c = scale[j]
                 cos_part[j] = c * cs
                 sin_part[j] = c * sn
+    return n_bad
 
 
 # fastmath=False: the reduction relies on exact IEEE rounding (Cody-Waite and
@@ -164,7 +169,8 @@ def _cos_sin_rows_body(phase, out, scale):  # pragma: no cover - compiled
 #: ``out[i, j] = scale[j] cos(phase[i, j])``, ``out[i, s + j] = scale[j] sin(phase[i, j])``
 #: for ``phase`` (n, s) and ``out`` (n, 2 s), C-contiguous, one floating dtype, not
 #: overlapping (float32 arguments are evaluated in float64 and rounded once).  Rows with
-#: an argument ``|a| > _REDUCE_MAX`` take a scalar loop.
+#: an argument ``|a| > _REDUCE_MAX`` (or not finite) take a scalar loop.  Returns the number
+#: of arguments that are not finite.
 cos_sin_rows = njit_wide(cache=True, nogil=True)(
     renamed(_cos_sin_rows_body, "cos_sin_rows", _ARG=_as_float64, _SINCOS=_sincos,
             _SINCOS_BIG=_sincos_libm, _LIMIT=_REDUCE_MAX))
@@ -173,7 +179,7 @@ cos_sin_rows = njit_wide(cache=True, nogil=True)(
 def _inplace(kernel):
     def inplace(out, scale):
         s = out.shape[1] // 2
-        kernel(np.ascontiguousarray(out[:, s:]), out, scale)
+        return kernel(np.ascontiguousarray(out[:, s:]), out, scale)
     inplace.__doc__ = f"``{kernel.__name__}`` with the arguments in the second half of ``out``."
     return inplace
 
@@ -245,7 +251,7 @@ cos_sin_inplace_f32 = _inplace(cos_sin_rows_f32)
 
 
 # ------------------------------------------------------- the row check's norms
-# The overflow check of the rows (qmc_orff.maps._params._check_row_phases) needs the largest
+# The message of a refused X (cos_sin_features(..., name=...)) and check_phases need the largest
 # row 1-norm of X: one pass over X's memory, accumulated in float64, no temporary.  Only
 # "reassoc" of the fast-math flags, so that the sums vectorise: an overflowing sum stays
 # inf (no "ninf"), the result is a threshold only (summation order is immaterial to it).
@@ -336,8 +342,13 @@ def block_rows(s, d=1):
     return max(least, BLOCK_OUTPUTS // max(1, 2 * s))
 
 
-def cos_sin_features(X, W, scale):
+def cos_sin_features(X, W, scale, name=None):
     """``[scale * cos(X W^T), scale * sin(X W^T)]`` of shape ``(n, 2 s)``.
+
+    ``name``: check the phases, not a bound on them: a phase that is not finite (``X`` too
+    large for ``W``, or ``X`` not finite) raises `ValueError` naming ``name`` (scikit-learn's
+    message for a non-finite ``X``); the kernel counts such phases where it already branches,
+    so the check costs no pass over ``X``.  ``None``: no check (NaN features come back).
 
     ``X`` (n, d) dense or scipy.sparse, ``W`` (s, d), ``scale`` (s,), one floating
     dtype, C-contiguous.  Per block of :func:`block_rows` rows, one BLAS product writes
@@ -370,21 +381,40 @@ def cos_sin_features(X, W, scale):
 
     def run(first, step):
         buffer = np.empty((rows, s), dtype=out.dtype) if dense else None
-        for a in starts[first::step]:
-            b = min(a + rows, n)
-            if dense:
-                phase = buffer[:b - a]
-                np.matmul(X[a:b], WT, out=phase)
-            else:  # scipy.sparse: the product is a fresh (b - a, s) array
-                phase = np.ascontiguousarray(X[a:b] @ WT, dtype=out.dtype)
-            kernel(phase, out[a:b], scale)
+        n_bad = 0
+        with np.errstate(over="ignore", invalid="ignore"):  # per thread; counted by the kernel
+            for a in starts[first::step]:
+                b = min(a + rows, n)
+                if dense:
+                    phase = buffer[:b - a]
+                    np.matmul(X[a:b], WT, out=phase)
+                else:  # scipy.sparse: the product is a fresh (b - a, s) array
+                    phase = np.ascontiguousarray(X[a:b] @ WT, dtype=out.dtype)
+                n_bad += kernel(phase, out[a:b], scale)
+        return n_bad
 
     n_threads = min(get_num_threads(), len(starts))
     with _blas_limited(1):
         if n_threads == 1:
-            run(0, 1)
+            n_bad = run(0, 1)
         else:
             jobs = [_row_workers().submit(run, k, n_threads) for k in range(n_threads)]
-            for job in jobs:
-                job.result()
+            n_bad = sum(job.result() for job in jobs)
+    if n_bad and name is not None:
+        _refuse_phases(X, W, name)
     return out
+
+
+def _refuse_phases(X, W, name):
+    """The `ValueError` for phases ``X W^T`` that are not finite: scikit-learn's message where
+    ``X`` itself is not finite, else the overflow message of
+    :func:`qmc_orff._validation.check_phases`."""
+    from sklearn.utils.validation import _assert_all_finite
+
+    from ._validation import check_phases
+
+    with np.errstate(over="ignore", invalid="ignore"):  # its fast sum may overflow: inf - inf
+        _assert_all_finite(X.data if hasattr(X, "tocsr") else X, input_name=name)
+    check_phases(X, W, name, max_row_l1=max_row_l1(X))  # its message, with the bound
+    raise ValueError(f"'{name}' is too large for these frequencies: the phases X @ W.T overflow "
+                     f"{X.dtype}; rescale '{name}'.")  # pragma: no cover - the bound is met

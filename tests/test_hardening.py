@@ -128,12 +128,13 @@ def test_cbc_huge_weights_are_rejected():
 
 @pytest.mark.parametrize("dtype, big", [(np.float64, 1e308), (np.float32, 3e38)])
 def test_fourier_features_near_float_max_are_rejected(dtype, big):
-    # used to return NaN features (the phases X @ W.T overflow)
-    ff = q.FourierFeatures(n_components=16, seed=0).fit(X6)
+    # used to return NaN features (the phases X @ W.T overflow); sigma = 0.1: frequencies
+    # about 10, so that big * w overflows (phases that stay finite are accepted)
+    ff = q.FourierFeatures(n_components=16, sigma=0.1, seed=0).fit(X6)
     with pytest.raises(ValueError, match="'X' is too large for these frequencies"):
         ff.transform(np.full((3, 2), big, dtype=dtype))
     assert np.all(np.isfinite(ff.transform(np.full((3, 2), 1e10, dtype=dtype))))
-    orff = q.ORFF("curl_free", n_components=4, seed=0).fit(X6)
+    orff = q.ORFF("curl_free", n_components=4, sigma=0.1, seed=0).fit(X6)
     with pytest.raises(ValueError, match="'X' is too large for these frequencies"):
         orff.transform(np.full((3, 2), 1e308))
 

@@ -130,24 +130,3 @@ def _sigma_from_gamma(kernel, sigma, gamma, X=None, sample_weight=None):
                          f"coordinate); got {gamma!r}.")
     sig = 1.0 / np.sqrt(2.0 * g)
     return float(sig) if g.ndim == 0 else sig
-
-
-def _check_row_phases(X, W, name="X"):
-    """:func:`qmc_orff._validation.check_phases` for dense or sparse ``X``: no NaN features from
-    overflowing phases (for sparse ``X`` its row 1-norms give the same bound).  The norms are
-    read in one compiled pass over ``X`` (:func:`qmc_orff._cos_sin.max_row_l1`), no temporary
-    as large as ``X`` (sparse formats other than CSR/CSC: ``abs(X)``, a copy of the entries)."""
-    import scipy.sparse as sp
-
-    from .._cos_sin import max_row_l1
-    from .._validation import check_phases
-
-    norm = max_row_l1(X)
-    if norm is not None:
-        check_phases(X, W, name, max_row_l1=norm)
-    elif sp.issparse(X):
-        with np.errstate(over="ignore"):  # an overflowing norm is inf: check_phases raises
-            norms = np.asarray(abs(X).sum(axis=1), dtype=X.dtype).reshape(-1, 1)
-        check_phases(norms, W, name)
-    else:
-        check_phases(X, W, name)

@@ -17,7 +17,7 @@ from .._cos_sin import cos_sin_features
 from .._validation import check_choice
 from ..kernels import Gaussian, Laplacian, Matern, SkewedChi2
 from . import _xp
-from ._params import (_check_row_phases, _common_constraints, _resolve_seed, _scalar_param,
+from ._params import (_common_constraints, _resolve_seed, _scalar_param,
                       _sigma_from_gamma)
 from .adaptive_maps import _adaptive_frequencies, _is_adaptive
 from .default_source import _CHECKS, _check_supplied_sequence, _select_default, median_bandwidth
@@ -205,9 +205,13 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     def __sklearn_tags__(self):
         return _xp.map_tags(super().__sklearn_tags__())
 
-    def _input(self, X, reset):
+    def _input(self, X, reset, finite=True):
+        """Validated ``X`` (CSR or C-contiguous; ``log(X + c)`` for the skewed chi-squared
+        kernel).  ``finite=False``: the caller finds a non-finite ``X`` by its phases
+        (:func:`qmc_orff._cos_sin.cos_sin_features` with ``name``), saving a pass over ``X``."""
+        finite = finite or self.kernel == "skewed_chi2"  # log(X + c) checks X + c > 0 first
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=reset,
-                          accept_sparse=("csr", "csc"))
+                          accept_sparse=("csr", "csc"), ensure_all_finite=finite)
         if sp.issparse(X):
             if self.kernel == "skewed_chi2":
                 raise ValueError("sparse 'X' is not supported for kernel='skewed_chi2' "
@@ -298,12 +302,12 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         ns = _xp.foreign(X)
         if ns is not None:
             return self._transform_xp(X, *ns)
-        X = self._input(X, reset=False)
-        _check_row_phases(X, self.frequencies_)  # no NaN features from overflowing phases
+        X = self._input(X, reset=False, finite=False)
         dt = X.dtype
         W = np.ascontiguousarray(self.frequencies_, dtype=dt)
         scale = np.ascontiguousarray(np.sqrt(self.weights_), dtype=dt)
-        return cos_sin_features(X, W, scale)
+        # the phases are checked as they are evaluated: no NaN features from overflowing phases
+        return cos_sin_features(X, W, scale, name="X")
 
     def _transform_xp(self, X, xp, device):
         """:meth:`transform` of an array of another namespace ``xp`` (array API dispatch): in

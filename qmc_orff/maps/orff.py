@@ -18,7 +18,7 @@ from .._cos_sin import cos_sin_features
 from .._validation import check_choice
 from ..kernels import CurlFree, Decomposable, DivFree, Gaussian, check_psd_matrix
 from . import _xp
-from ._params import (_check_row_phases, _common_constraints, _resolve_seed, _scalar_param,
+from ._params import (_common_constraints, _resolve_seed, _scalar_param,
                       _sigma_from_gamma)
 from .adaptive_maps import _adaptive_operator_frequencies, _is_adaptive
 from .default_source import (BANDWIDTH_SAMPLES, _CHECKS, _check_supplied_sequence,
@@ -406,11 +406,11 @@ class ORFF(TransformerMixin, BaseEstimator):
         kept by the outputs)."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False,
-                          accept_sparse=("csr", "csc"))
+                          accept_sparse=("csr", "csc"), ensure_all_finite=False)
         dtype = X.dtype
-        X = self._rows(X.astype(np.float64, copy=False))
-        _check_row_phases(X, self.frequencies_, name)  # no NaN features from overflowing phases
-        return X, dtype
+        # a non-finite X (or one too large for the frequencies) is refused by its phases, as
+        # cos_sin_features(..., name=name) evaluates them: one pass over X fewer
+        return self._rows(X.astype(np.float64, copy=False)), dtype
 
     def _features_xp(self, X, xp, device, name="X"):
         """``F(X)`` of an array of another namespace ``xp``: in ``xp``, in ``X``'s dtype."""
@@ -439,7 +439,8 @@ class ORFF(TransformerMixin, BaseEstimator):
         if ns is not None:
             return self._features_xp(X, *ns)
         X, dtype = self._checked(X)
-        return cos_sin_features(X, self.frequencies_, self.amplitudes_).astype(dtype, copy=False)
+        return cos_sin_features(X, self.frequencies_, self.amplitudes_,
+                                name="X").astype(dtype, copy=False)
 
     def _factor_stack(self, xp=np):
         """``B(w_j)`` as ``(s, p, r)`` (materialised for the decomposable kernel)."""
