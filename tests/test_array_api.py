@@ -49,7 +49,7 @@ def space(request):
     else:
         import torch
 
-        device = torch.device(dev)
+        device = torch.zeros(1, device=dev).device  # "cuda" -> cuda:0, as the arrays report it
         with sklearn.config_context(array_api_dispatch=True):  # array_api_compat's torch
             xp = xp_api.get_namespace(torch.zeros(1))[0]
     return xp, device, lambda a: xp.asarray(a, device=device)
