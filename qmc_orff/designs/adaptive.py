@@ -48,14 +48,16 @@ if TYPE_CHECKING:  # names used in type hints only
 __all__ = ["adaptive_sequence", "adaptive_operator_sequence", "median_heuristic", "data_sha256"]
 
 #: default training subsample (all pairs) and validation subsample sizes, iteration cap and
-#: patience (issue 28, bench_vs_nystroem.py, digits and breast cancer, s = 32..512): against the
-#: earlier 1000 / 500 / 300 / 30, both on one BLAS thread, the held-out Gram error moves from
-#: 1.54x to 1.77x Nystroem's (geometric mean; worst cell 2.44x) for a fit 3.75x faster (1.7-11x),
-#: 16-57x against the earlier defaults on OpenBLAS's 2 threads (a loaded 2-core machine)
+#: patience (issue 28, bench_vs_nystroem.py, s = 32..512 on digits, breast cancer, diamonds and
+#: raw MNIST).  The validation stop decides the length: the cap of 1000 is reached only where the
+#: validation error still falls (diamonds, d = 9, s >= 256: 2.66x and 3.78x Nystroem's error
+#: where the cap of 100 gave 4.62x and 8.22x); on MNIST's 64 principal components at s = 256
+#: the design stops at 127 iterations (10.3x Nystroem.fit) and at s = 1024 on raw MNIST at 144
+#: (15.3 s).  Patience 10 stopped too early on noisy validation curves (diamonds s = 512: 7.15x).
 N_TRAIN = 500
 N_VALIDATION = 250
-MAXITER = 100
-PATIENCE = 10
+MAXITER = 1000
+PATIENCE = 20
 #: BLAS threads of the designs (numpy's and scipy's OpenBLAS alike, through threadpoolctl,
 #: restored after): the bits do not depend on the BLAS thread count, and on 2 cores the
 #: design runs 2.3x faster than with OpenBLAS's default 2 threads (issue 28: the products are
@@ -171,9 +173,10 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
         Disjoint validation subsample size (at most ``n // 5``: training data
         matter more, measured on digits; with ``n < 4`` the training points
         validate).
-    maxiter : int, default=100
-        L-BFGS iteration cap.
-    patience : int or None, default=10
+    maxiter : int, default=1000
+        L-BFGS iteration cap (the validation stop, ``patience``, usually ends
+        the design well before it).
+    patience : int or None, default=20
         Stop when the validation error has not improved for this many
         iterations (None: run to ``maxiter`` or convergence).
     tol : float, default=1e-12
@@ -234,7 +237,8 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
     some accuracy for time (issue 28, ``benchmarks/bench_vs_nystroem.py``):
     ``n_train=1000, n_validation=500, maxiter=300, patience=30`` gave a
     held-out Gram error 1.54x Nystroem's instead of 1.77x (geometric mean,
-    digits and breast cancer, s = 32..512) at 3.75x the fit time.
+    digits and breast cancer, s = 32..512, with ``maxiter=100, patience=10``)
+    at 3.75x the fit time.
 
     Examples
     --------
