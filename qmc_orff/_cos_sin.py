@@ -389,7 +389,7 @@ def cos_sin_features(X, W, scale, name=None):
                     phase = buffer[:b - a]
                     np.matmul(X[a:b], WT, out=phase)
                 else:  # scipy.sparse: the product is a fresh (b - a, s) array
-                    phase = np.ascontiguousarray(X[a:b] @ WT, dtype=out.dtype)
+                    phase = np.ascontiguousarray(_sparse_rows(X, a, b) @ WT, dtype=out.dtype)
                 n_bad += kernel(phase, out[a:b], scale)
         return n_bad
 
@@ -403,6 +403,19 @@ def cos_sin_features(X, W, scale, name=None):
     if n_bad and name is not None:
         _refuse_phases(X, W, name)
     return out
+
+
+def _sparse_rows(X, a, b):
+    """Rows ``a:b`` of the scipy.sparse ``X``: for CSR a matrix over views of its entries and
+    column indices (slicing, ``X[a:b]``, copies them: the whole of ``X`` where one block holds
+    every row, as at small ``s``); other formats are sliced."""
+    import scipy.sparse as sp
+
+    if X.format != "csr":
+        return X[a:b]
+    lo, hi = X.indptr[a], X.indptr[b]
+    return sp.csr_matrix((X.data[lo:hi], X.indices[lo:hi], X.indptr[a:b + 1] - lo),
+                         shape=(b - a, X.shape[1]), copy=False)
 
 
 def _refuse_phases(X, W, name):
