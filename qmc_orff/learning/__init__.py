@@ -2,7 +2,8 @@
 
 - :mod:`.ridge`: :class:`ORFFRidge`, operator-valued kernel ridge regression on an ORFF map
   (``Phi^T Phi`` and ``Phi^T Y`` accumulated over batches, chunks or Dask blocks);
-- :mod:`._ridge_solve`: the dense and Stein-equation solves of its normal equations;
+- :mod:`._ridge_solve`: the dense, Stein-equation and conjugate-gradient solves of its normal
+  equations;
 - :mod:`._ridge_xp`: its statistics and solves in an array-API namespace (array API dispatch);
 - :mod:`.metrics`: :func:`gram_error`, a map's Gram-matrix error against the exact kernel.
 

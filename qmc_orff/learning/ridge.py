@@ -17,14 +17,11 @@ so the memory is independent of ``n`` and chunks can be reduced in any order
 from __future__ import annotations
 
 import numbers
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
 import sklearn
-from scipy.sparse.linalg import LinearOperator, cg
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context, clone
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
@@ -32,7 +29,7 @@ from .. import _dask
 from . import _feature_ridge as _generic
 from . import _ridge_xp
 from ._ridge_xp import merge as _merge  # the pairwise update, for every statistics tuple
-from ._ridge_solve import _alpha_columns, _check_alpha, _coef_alpha, _direct_solve, _stein_solve
+from ._ridge_solve import _check_alpha, _operator_solve, _solve
 from .._validation import check_choice, check_int, check_positive_real
 from ..maps import _xp
 from ..maps.operator_nystroem import OperatorNystroem
@@ -548,131 +545,3 @@ def _solve_map(stats, orff, alpha, solver, tol, max_iter, fit_intercept):
     if _generic.is_generic(orff, ORFF):
         return _generic.solve(stats, alpha, solver, tol, max_iter, fit_intercept)
     return _solve(stats, orff.factors_, alpha, solver, tol, max_iter, fit_intercept)
-
-
-def _solve(stats, B, alpha, solver, tol, max_iter, fit_intercept):
-    """``(theta, b, n_iter)`` from the statistics."""
-    sw, _, mF, mY, G, C = stats
-    if sw <= 0.0:
-        raise ValueError("'sample_weight' must have a positive sum; got all zeros.")
-    if not fit_intercept:  # uncentred moments
-        G = G + sw * np.outer(mF, mF)
-        C = C + sw * np.outer(mF, mY)
-    s = G.shape[0] // 2
-    n_iter = 1
-    alpha = _alpha_columns(alpha, B)
-    if solver == "stein":
-        theta = _stein_solve(G, C, B, alpha)
-    else:
-        b = _apply_Bt(C, B, s)
-        if solver == "direct":
-            theta = _direct_solve(_normal_matrix(G, B), b, _coef_alpha(alpha, s, B.shape[-1]))
-        else:
-            alpha = _coef_alpha(alpha, s, B.shape[-1])
-            theta, n_iter = _cg_gram(G, B, b, alpha, tol, max_iter)
-    if fit_intercept:
-        intercept = mY - _FeatureOperator(mF[None, :], B).matvec(theta)
-    else:
-        intercept = np.zeros(mY.shape[0])
-    return theta, intercept, n_iter
-
-
-def _apply_Bt(C, B, s):
-    """``theta_{c s + j} = B(w_j)^T C[c s + j]`` for ``C`` (2 s, p): ``Phi^T Y`` from ``F^T Y``."""
-    if B.ndim == 2:
-        return (C @ B).ravel()
-    return np.einsum("jak,cja->cjk", B, C.reshape(2, s, -1)).ravel()
-
-
-def _normal_matrix(G, B):
-    """``Phi^T Phi`` as ``G o (B^T B)`` of shape (2 s r, 2 s r), ``G = F^T F``."""
-    s = G.shape[0] // 2
-    p, r = B.shape[-2], B.shape[-1]
-    G = G.reshape(2, s, 2, s)
-    if B.ndim == 2:
-        M = np.broadcast_to((B.T @ B)[None, :, None, :], (s, r, s, r))
-    else:
-        Bflat = np.ascontiguousarray(B.transpose(1, 0, 2)).reshape(p, s * r)
-        M = (Bflat.T @ Bflat).reshape(s, r, s, r)
-    H = G[:, :, None, :, :, None] * M[None, :, :, None, :, :]
-    return H.reshape(2 * s * r, 2 * s * r)
-
-
-def _jacobi_diag(colsq, B, alpha):
-    """Diagonal of ``Phi^T Phi + alpha I`` from the squared column norms of ``F`` (2 s,)."""
-    s = colsq.shape[0] // 2
-    if B.ndim == 2:
-        bsq = np.broadcast_to(np.sum(B * B, axis=0)[None, :], (s, B.shape[1]))
-    else:
-        bsq = np.sum(B * B, axis=1)  # (s, r)
-    diag = (colsq.reshape(2, s)[:, :, None] * bsq[None]).ravel() + alpha
-    return np.where(diag > 0, diag, 1.0)  # alpha = 0: no zero division in the preconditioner
-
-
-def _cg_gram(G, B, b, alpha, tol, max_iter):
-    """CG with the normal operator ``theta -> B^T (G (B theta))`` (Brault et al. Table 2, P^T P)."""
-    s = G.shape[0] // 2
-    p, r = B.shape[-2], B.shape[-1]
-    op = _FeatureOperator(np.zeros((0, 2 * s)), B)
-
-    def normal_matvec(t):
-        T = t.reshape(2 * s, r, 1)
-        V = op._theta_to_V(T)[:, :, 0]  # (2 s, p): B_j theta_cj
-        U = (G @ V)[:, :, None]
-        if B.ndim == 2:
-            out = np.einsum("ak,jaq->jkq", B, U)
-        else:
-            out = np.einsum("jak,cjaq->cjkq", B, U.reshape(2, s, p, 1))
-        return out.ravel() + alpha * t
-
-    return _cg(normal_matvec, _jacobi_diag(np.diag(G).copy(), B, alpha), b, tol, max_iter)
-
-
-def _operator_solve(orff, X, Y, w, alpha, tol, max_iter, fit_intercept):
-    """CG through ``P = Phi(X)^T`` and its adjoint, on the (weighted, centred) data."""
-    F = orff.scalar_features(X)
-    Y = np.array(Y, dtype=np.float64)
-    if fit_intercept:
-        sw = float(X.shape[0]) if w is None else float(np.sum(w))
-        if sw <= 0.0:
-            raise ValueError("'sample_weight' must have a positive sum; got all zeros.")
-        mF = (F.mean(axis=0) if w is None else (w @ F) / sw)
-        mY = (Y.mean(axis=0) if w is None else (w @ Y) / sw)
-        F -= mF
-        Y -= mY
-    if w is not None:
-        r = np.sqrt(w)[:, None]
-        F *= r
-        Y *= r
-    op = _FeatureOperator(F, orff.factors_)
-    b = op.rmatvec(Y.ravel())
-    alpha = _coef_alpha(_alpha_columns(alpha, orff.factors_), F.shape[1] // 2, orff.rank_)
-
-    def normal_matvec(t):
-        return op.rmatvec(op.matvec(t)) + alpha * t
-
-    diag = _jacobi_diag(np.einsum("ij,ij->j", F, F), orff.factors_, alpha)
-    theta, n_iter = _cg(normal_matvec, diag, b, tol, max_iter)
-    if fit_intercept:
-        intercept = mY - _FeatureOperator(mF[None, :], orff.factors_).matvec(theta)
-    else:
-        intercept = np.zeros(Y.shape[1])
-    return theta, intercept, n_iter
-
-
-def _cg(normal_matvec, diag, b, tol, max_iter):
-    """Jacobi-preconditioned CG on ``(Phi^T Phi + alpha I) theta = b``."""
-    n_dim = b.size
-    normal = LinearOperator((n_dim, n_dim), dtype=np.float64, matvec=normal_matvec)
-    precond = LinearOperator((n_dim, n_dim), dtype=np.float64, matvec=lambda t: t / diag)
-    iters = [0]
-
-    def count(_):
-        iters[0] += 1
-
-    maxiter = 10 * n_dim if max_iter is None else max_iter
-    theta, info = cg(normal, b, rtol=tol, atol=0.0, maxiter=maxiter, M=precond, callback=count)
-    if info > 0:
-        warnings.warn(f"conjugate gradient did not reach tol={tol!r} in {maxiter} iterations; "
-                      "increase 'max_iter' or 'alpha'.", ConvergenceWarning, stacklevel=4)
-    return theta, max(iters[0], 1)
