@@ -51,9 +51,10 @@ __all__ = ["adaptive_sequence", "adaptive_operator_sequence", "median_heuristic"
 #: patience (issue 28, bench_vs_nystroem.py, s = 32..512 on digits, breast cancer, diamonds and
 #: raw MNIST).  The validation stop decides the length: the cap of 1000 is reached only where the
 #: validation error still falls (diamonds, d = 9, s >= 256: 2.66x and 3.78x Nystroem's error
-#: where the cap of 100 gave 4.62x and 8.22x); on MNIST's 64 principal components at s = 256
-#: the design stops at 127 iterations (10.3x Nystroem.fit) and at s = 1024 on raw MNIST at 144
-#: (15.3 s).  Patience 10 stopped too early on noisy validation curves (diamonds s = 512: 7.15x).
+#: where the cap of 100 gave 4.62x and 8.22x, means over two seeds); over the four data sets
+#: 2.08x against 2.36x (geometric mean).  On MNIST's 64 principal components at s = 256 the
+#: design stops at 127 iterations (12.8x Nystroem.fit) and at s = 1024 on raw MNIST at 144
+#: (14.4 s).  Patience 10 stopped too early on noisy validation curves (diamonds s = 512: 7.15x).
 N_TRAIN = 500
 N_VALIDATION = 250
 MAXITER = 1000
