@@ -6,8 +6,17 @@ import os
 # before anything imports SciPy.
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
+import signal  # noqa: E402
+
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+
+# A suite started in the background by a shell without job control (`make test &` in a
+# script) inherits SIGINT ignored, and Python then keeps ignoring it, as do the subprocesses:
+# the Ctrl-C tests (raise_signal, os.kill) would see no KeyboardInterrupt.  Python's own handler
+# here; a child process resets a handled signal to its default at exec.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 #: In CI (``CI=true``) a test skipped because an import failed is a failure: the test extra
 #: installs everything the tests compare against, so such a skip means a broken install.
