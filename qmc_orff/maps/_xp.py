@@ -31,15 +31,22 @@ def map_tags(tags):
     return tags
 
 
+def _compat():
+    """``array_api_compat``: vendored by recent scikit-learn (1.9); the package otherwise (the
+    dispatch of scikit-learn 1.6 needs it)."""
+    try:
+        from sklearn.externals import array_api_compat as compat
+    except ImportError:  # pragma: no cover - scikit-learn 1.6
+        import array_api_compat as compat
+    return compat
+
+
 def foreign(*arrays):
     """``(xp, device)`` of ``arrays`` (``None`` entries skipped) when ``array_api_dispatch`` is on
     and they are arrays of a namespace other than NumPy; ``None`` otherwise."""
     if not sklearn.get_config().get("array_api_dispatch", False):
         return None
-    try:  # vendored by recent scikit-learn (1.9); the package otherwise (its dispatch needs it)
-        from sklearn.externals import array_api_compat as compat
-    except ImportError:  # pragma: no cover - scikit-learn 1.6
-        import array_api_compat as compat
+    compat = _compat()
     # torch tensors have no __array_namespace__: array_api_compat knows them; Dask arrays keep
     # their own path (qmc_orff._dask)
     arrays = [a for a in arrays if a is not None and not isinstance(a, np.ndarray)
@@ -140,10 +147,7 @@ def check_same(X, estimator, attribute, method):
 def _cos_sin_writing_into(xp):
     """torch's or CuPy's own ``(cos, sin)``, which take ``out=`` (a strided view of the output),
     for their namespaces; ``None`` for others (the standard has no ``out=``)."""
-    try:
-        from sklearn.externals import array_api_compat as compat
-    except ImportError:  # pragma: no cover - scikit-learn 1.6
-        import array_api_compat as compat
+    compat = _compat()
     if compat.is_torch_namespace(xp):
         import torch
         return torch.cos, torch.sin
