@@ -176,14 +176,20 @@ def kernel_target():
     return f"kernels compiled for {cpu}, vectors {width}"
 
 
-def _interleaved(fns, repeat):
-    """Median wall time of each of ``fns`` (name -> callable), run in turn ``repeat`` times."""
+def _interleaved(fns, repeat, cpu=None):
+    """Median wall time of each of ``fns`` (name -> callable), run in turn ``repeat`` times;
+    with a dict ``cpu``, also each one's mean process CPU time (all threads) put into it."""
     times = {name: [] for name in fns}
+    cpu_sums = dict.fromkeys(fns, 0.0)
     for _ in range(repeat):
         for name, fn in fns.items():
-            t0 = time.perf_counter()
-            fn()
+            c0, t0 = time.process_time(), time.perf_counter()
+            out = fn()
             times[name].append(time.perf_counter() - t0)
+            cpu_sums[name] += time.process_time() - c0
+            del out  # a large output freed before the next call allocates its own
+    if cpu is not None:
+        cpu.update({name: total / repeat for name, total in cpu_sums.items()})
     return {name: float(np.median(t)) for name, t in times.items()}
 
 
@@ -238,21 +244,13 @@ def bench_float32_floor(repeat):
     ours = FourierFeatures(sigma=8.0, n_components=2048, sequence="mc", seed=0).fit(X)
     ref = RBFSampler(gamma=1.0 / 128, n_components=4096, random_state=0).fit(X)
     fns = {"ours": lambda: ours.transform(X), "rbf": lambda: ref.transform(X)}
-    wall = {name: [] for name in fns}
-    cpu = {name: 0.0 for name in fns}
+    cpu = {}
     with qmc_orff.num_threads(2), threadpool_limits(2, "blas"):
         for fn in fns.values():
             fn()  # warm-up: kernels compiled, BLAS threads started
-        for _ in range(repeat):
-            for name, fn in fns.items():
-                c0, t0 = time.process_time(), time.perf_counter()
-                out = fn()
-                wall[name].append(time.perf_counter() - t0)
-                cpu[name] += time.process_time() - c0
-                del out
-    med = {name: float(np.median(t)) for name, t in wall.items()}
-    print(f"ours: median wall {1e3 * med['ours']:8.1f} ms, CPU {1e3 * cpu['ours'] / repeat:8.1f} ms"
-          f" per call; RBFSampler: {1e3 * med['rbf']:8.1f} ms, {1e3 * cpu['rbf'] / repeat:8.1f} ms")
+        med = _interleaved(fns, repeat, cpu)
+    print(f"ours: median wall {1e3 * med['ours']:8.1f} ms, CPU {1e3 * cpu['ours']:8.1f} ms per "
+          f"call; RBFSampler: {1e3 * med['rbf']:8.1f} ms, {1e3 * cpu['rbf']:8.1f} ms")
     print(f"RBFSampler / ours: wall {med['rbf'] / med['ours']:.2f}x (floor on Intel >= 2.2x), "
           f"CPU time {cpu['rbf'] / cpu['ours']:.2f}x (floor on Intel >= 2.5x)")
 
