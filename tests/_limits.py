@@ -1,10 +1,12 @@
 """A cap on this process's address space for tests that feed hostile sizes to the library.
 
 A regression in such a test (a loader that allocates what a hostile file claims) must fail
-with MemoryError, not take the shared machine's memory.
+with MemoryError, not take the shared machine's memory.  And :func:`traced_peak`, the peak
+of the memory a call allocates, for the tests that bound it.
 """
 import contextlib
 import os
+import tracemalloc
 
 try:
     import resource
@@ -29,3 +31,13 @@ def memory_cap(extra=2 * 2 ** 30):
         yield
     finally:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+def traced_peak(fn):
+    """``(fn(), peak bytes traced by tracemalloc during the call)``; exceptions propagate."""
+    tracemalloc.start()
+    try:
+        out = fn()
+        return out, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()

@@ -15,7 +15,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import tracemalloc
 import warnings
 import zipfile
 import zlib
@@ -25,6 +24,8 @@ import pytest
 
 import qmc_orff
 from qmc_orff.cli import main as cli_main
+
+from _limits import traced_peak
 
 #: One array of more than 2**28 float64 entries breaks the documented size policy.
 LIMIT_BYTES = 2 ** 28 * 8
@@ -44,15 +45,13 @@ def _gram_error(ff, X):
 
 def _peak_bytes(fn):
     """``(result or exception, peak bytes traced)`` of ``fn()``."""
-    tracemalloc.start()
-    try:
+    def returning_exception():
         try:
-            out = fn()
+            return fn()
         except Exception as exc:  # noqa: BLE001 - returned for the caller's assertions
-            out = exc
-        return out, tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+            return exc
+
+    return traced_peak(returning_exception)
 
 
 _CAPPED = textwrap.dedent('''

@@ -4,8 +4,6 @@ no temporary as large as ``X``); ``max_row_l1``, the bound of the refusal's mess
 ``X`` once with no temporary."""
 from __future__ import annotations
 
-import tracemalloc
-
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -13,6 +11,8 @@ import scipy.sparse as sp
 from qmc_orff import ORFF, FourierFeatures
 from qmc_orff._cos_sin import cos_sin_rows, cos_sin_rows_f32, max_row_l1
 from qmc_orff._validation import _blocked_max_row_l1, check_phases
+
+from _limits import traced_peak
 
 
 def _reference(X):
@@ -129,21 +129,11 @@ def test_max_row_l1_makes_no_temporary_as_large_as_x(layout):
     X = np.random.default_rng(2).standard_normal((4000, 200))
     A = dict(_layouts(X))[layout]
     max_row_l1(A)  # compiled before measuring
-    tracemalloc.start()
-    try:
-        max_row_l1(A)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    _, peak = traced_peak(lambda: max_row_l1(A))
     assert peak < X.nbytes / 50  # X is 6.4 MB; CSC keeps n float64 sums (32 kB)
     # the numpy fallback: blocks of at most 2 MiB
     W = np.ones((8, 200))
-    tracemalloc.start()
-    try:
-        check_phases(X, W)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    _, peak = traced_peak(lambda: check_phases(X, W))
     assert peak < X.nbytes / 2
 
 
@@ -153,12 +143,7 @@ def test_transform_checks_without_temporary_as_large_as_x(layout):
     A = dict(_layouts(X))[layout]  # one block holds every row at s = 4: CSR rows not copied
     ff = FourierFeatures(n_components=4).fit(X)
     ff.transform(A)  # compiled before measuring
-    tracemalloc.start()
-    try:
-        out = ff.transform(A)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    out, peak = traced_peak(lambda: ff.transform(A))
     assert peak < out.nbytes + X.nbytes / 20  # X is 6.4 MB, the output 256 kB
 
 
@@ -173,10 +158,5 @@ def test_frequency_bound_without_temporary_and_refusals():
         check_phases(X, W)
     check_phases(X, np.ones((2, 4), dtype=bool))  # boolean data arrays are accepted
     W = np.ones((20000, 50))
-    tracemalloc.start()
-    try:
-        check_phases(X[:, :1].repeat(50, axis=1), W)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    _, peak = traced_peak(lambda: check_phases(X[:, :1].repeat(50, axis=1), W))
     assert peak < W.nbytes / 50
