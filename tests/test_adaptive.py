@@ -268,6 +268,33 @@ def test_lbfgs_memory_shrinks_only_on_large_problems(monkeypatch):
     assert seen == [8] and seq.meta["maxcor"] == 8
 
 
+def test_lbfgs_memory_grows_where_the_pairs_are_cheap(monkeypatch):
+    """A scalar data design keeps up to 100 pairs where their update is cheap against the
+    objective (900 / d pairs at 500 training rows, scaled by the rows squared), never fewer
+    than 20 and within the entry budget; L-BFGS-B receives it and meta reports it."""
+    import scipy.optimize
+
+    from qmc_orff.designs._early_stopping import MAXCOR_ENTRIES, lbfgs_memory
+
+    assert lbfgs_memory(9 * 512, d=9, n_train=500) == 100  # diamonds
+    assert lbfgs_memory(30 * 256, d=30, n_train=500) == 30
+    assert lbfgs_memory(61 * 256, d=61, n_train=500) == 20  # digits: as without d
+    assert lbfgs_memory(9 * 512, d=9, n_train=250) == 25  # a quarter of the objective's cost
+    assert lbfgs_memory(MAXCOR_ENTRIES // 50, d=1, n_train=500) == 50  # the entry budget
+    assert lbfgs_memory(10 ** 9, d=1, n_train=500) == 5
+    seen = []
+    minimize = scipy.optimize.minimize
+    monkeypatch.setattr(scipy.optimize, "minimize",
+                        lambda *a, **k: (seen.append(k["options"]["maxcor"]), minimize(*a, **k))[1])
+    X = clusters(600, d=3, seed=1)  # 480 training rows: 900 * 480**2 / 500**2 / 3 = 276 pairs
+    seq = adaptive_sequence(X, 4, sigma=2.0, maxiter=2, seed=0)
+    assert seq.meta["n_train"] == 480
+    assert seen == [100] and seq.meta["maxcor"] == 100
+    seen.clear()
+    op = adaptive_operator_sequence(X[:200], 4, kernel="curl_free", sigma=2.0, maxiter=2, seed=0)
+    assert seen == [20] and op.meta["maxcor"] == 20  # the operator design: unchanged
+
+
 def test_training_evaluations_in_float32_validation_in_float64(monkeypatch):
     """The optimiser sees the float32 twin of the training objective; the validation errors
     (which pick the result) and meta's errors are float64; TRAIN_DTYPE="float64" gives the

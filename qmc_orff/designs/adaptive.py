@@ -50,9 +50,10 @@ __all__ = ["adaptive_sequence", "adaptive_operator_sequence", "median_heuristic"
 #: default training subsample (all pairs) and validation subsample sizes, iteration cap and
 #: patience (issue 28, bench_vs_nystroem.py, s = 32..512 on digits, breast cancer, diamonds and
 #: raw MNIST).  The validation stop decides the length: the cap of 1000 is reached only where the
-#: validation error still falls (diamonds, d = 9, s >= 256: 2.66x and 3.78x Nystroem's error
-#: where the cap of 100 gave 4.62x and 8.22x, means over two seeds); over the four data sets
-#: 2.08x against 2.36x (geometric mean).  On MNIST's 64 principal components at s = 256 the
+#: validation error still falls (diamonds, d = 9, s >= 256: 2.29x and 3.72x Nystroem's error,
+#: with L-BFGS-B's 100 correction pairs there (:func:`lbfgs_memory`), where the cap of 100
+#: gave 4.62x and 8.22x, means over two seeds); over the four data sets 2.05x against 2.36x
+#: (geometric mean).  On MNIST's 64 principal components at s = 256 the
 #: design stops at 127 iterations (12.8x Nystroem.fit) and at s = 1024 on raw MNIST at 144
 #: (14.4 s).  Patience 10 stopped too early on noisy validation curves (diamonds s = 512: 7.15x).
 N_TRAIN = 500
@@ -234,7 +235,9 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
     training objective in float32 (``TRAIN_DTYPE``; :class:`~qmc_orff.DataDiscrepancy`'s
     ``dtype``), about twice as fast; the validation errors, which pick the result, and
     the errors in ``meta`` are float64.  L-BFGS-B keeps ``meta["maxcor"]`` correction
-    pairs, fewer than 20 only where ``s d`` exceeds 209,715.  The defaults trade
+    pairs: 20, fewer only where ``s d`` exceeds 209,715, and up to 100 in low dimension,
+    where their update is cheap against the objective (about ``900 / d`` at 500 training
+    rows: 100 at d = 9).  The defaults trade
     some accuracy for time (issue 28, ``benchmarks/bench_vs_nystroem.py``):
     ``n_train=1000, n_validation=500, maxiter=300, patience=30`` gave a
     held-out Gram error 1.54x Nystroem's instead of 1.77x (geometric mean,
@@ -284,7 +287,7 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
             **_data_meta(X, data, sigma, init_name),
             "optimizer": "l-bfgs-b",
             "maxiter": maxiter,
-            "maxcor": lbfgs_memory(s * d),
+            "maxcor": lbfgs_memory(s * d, d=d, n_train=data.n_train),
             "train_dtype": TRAIN_DTYPE,
             "patience": patience,
             "tol": tol,
@@ -309,7 +312,8 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
         state = _optimise_with_progress(data.train, data.val_error, U0, progress=progress,
                                         maxiter=maxiter, patience=patience, callback=callback,
                                         checkpoint=checkpoint, checkpoint_every=every,
-                                        make_sequence=make_sequence, tol=tol)
+                                        make_sequence=make_sequence, tol=tol,
+                                        maxcor=meta["maxcor"])
         xi = _fitted_weights(data, state, meta) if weights else None
         if not weights:
             meta["weights_status"] = "not requested"
