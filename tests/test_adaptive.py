@@ -248,7 +248,7 @@ def test_data_discrepancy_value_drives_the_design():
 
 
 def test_lbfgs_memory_shrinks_only_on_large_problems(monkeypatch):
-    """maxcor: 20 pairs up to 2**22 / 20 variables, then fewer (at least 5), and it is what
+    """maxcor: 20 pairs up to 2**20 / 20 variables, then fewer (at least 5), and it is what
     L-BFGS-B receives and meta reports (issue 28: its update cost ~ maxcor * s * d)."""
     import scipy.optimize
 
@@ -256,7 +256,8 @@ def test_lbfgs_memory_shrinks_only_on_large_problems(monkeypatch):
 
     assert lbfgs_memory(1) == 20 and lbfgs_memory(MAXCOR_ENTRIES // 20) == 20
     assert lbfgs_memory(MAXCOR_ENTRIES // 20 + 1) == 19
-    assert lbfgs_memory(1024 * 630) == MAXCOR_ENTRIES // (1024 * 630) == 6
+    assert MAXCOR_ENTRIES == 2 ** 20
+    assert lbfgs_memory(128 * 655) == MAXCOR_ENTRIES // (128 * 655) == 12  # raw MNIST, s = 128
     assert lbfgs_memory(10 ** 9) == 5
     seen = []
     minimize = scipy.optimize.minimize

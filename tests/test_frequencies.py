@@ -227,6 +227,31 @@ def test_orf_blocks_are_orthogonal():
     assert stats.kstest(W[:, 0] * sigma, stats.norm.cdf).pvalue > 1e-3
 
 
+def test_orf_partial_block_has_the_block_law_without_a_square_block():
+    """The rows past the last full block (s mod d of them) are the first rows of a Haar
+    block: orthogonal, marginally N(0, I) (norms chi(d)); drawn from the reduced QR of a
+    d x m Gaussian matrix, never a d x d one (s = 8 at d = 4000: a 128 MB block before)."""
+    from _limits import traced_peak
+
+    d = 5
+    rows = []
+    for seed in range(1500):  # s = 7: one full block and 2 rows of the next
+        W, _ = make_frequencies("gaussian", 7, d, sequence="orf", seed=seed)
+        tail = W[5:]
+        assert abs(tail[0] @ tail[1]) <= 1e-12 * np.linalg.norm(tail[0]) * np.linalg.norm(tail[1])
+        rows.append(tail)
+    R = np.concatenate(rows)
+    assert stats.kstest(np.linalg.norm(R, axis=1), stats.chi(d).cdf).pvalue > 1e-3
+    assert stats.kstest(R[:, 3], stats.norm.cdf).pvalue > 1e-3
+    (W, _), peak = traced_peak(lambda: make_frequencies("gaussian", 8, 4000, sequence="orf",
+                                                        seed=0))
+    assert W.shape == (8, 4000) and peak < 4 * 8 * 4000 * 8 + 2 ** 20
+    # whole blocks are drawn as before: the first d rows do not depend on s
+    a, _ = make_frequencies("gaussian", 10, 4, sequence="orf", seed=3)
+    b, _ = make_frequencies("gaussian", 8, 4, sequence="orf", seed=3)
+    np.testing.assert_array_equal(a[:8], b)
+
+
 @pytest.mark.filterwarnings("error")
 def test_sobol_size_warning():
     with pytest.warns(UserWarning, match="sequence='sobol' with n_components=12: the balance"):

@@ -235,7 +235,7 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
     training objective in float32 (``TRAIN_DTYPE``; :class:`~qmc_orff.DataDiscrepancy`'s
     ``dtype``), about twice as fast; the validation errors, which pick the result, and
     the errors in ``meta`` are float64.  L-BFGS-B keeps ``meta["maxcor"]`` correction
-    pairs: 20, fewer only where ``s d`` exceeds 209,715, and up to 100 in low dimension,
+    pairs: 20, fewer only where ``s d`` exceeds 52,428, and up to 100 in low dimension,
     where their update is cheap against the objective (about ``900 / d`` at 500 training
     rows: 100 at d = 9).  The defaults trade
     some accuracy for time (issue 28, ``benchmarks/bench_vs_nystroem.py``):

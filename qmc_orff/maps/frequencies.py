@@ -208,18 +208,30 @@ def _orthogonal(s, d, rng):
     Blocks of ``d`` rows ``S Q``: ``Q`` uniform on the orthogonal group (QR of a
     Gaussian matrix with the signs of ``diag(R)`` moved into ``Q``), ``S``
     diagonal with independent chi(d) entries, so that each row is marginally
-    ``N(0, I)``; ``ceil(s / d)`` independent blocks, the last one truncated.
+    ``N(0, I)``; ``floor(s / d)`` independent blocks, then the ``m = s mod d`` rows left:
+    the first ``m`` rows of such a block, from the reduced QR of a ``d x m`` Gaussian
+    matrix (the same law; ``O(d m^2)`` work and ``O(d m)`` memory, not a ``d x d`` block:
+    0.3 ms instead of 3.9 s at d = 3136, s = 64).
     """
-    k = -(-s // d)
-    G = np.empty((k, d, d))
-    norms = np.empty((k, d))
-    for b in range(k):  # the draws in the order of one block after the other
+    nfull, m = divmod(s, d)
+    G = np.empty((nfull, d, d))
+    norms = np.empty((nfull, d))
+    for b in range(nfull):  # the draws in the order of one block after the other
         G[b] = rng.standard_normal((d, d))
         norms[b] = np.sqrt(rng.chisquare(d, size=d))
-    Q, R = np.linalg.qr(G)  # one stacked call (LAPACK per block, as block by block)
-    signs = np.where(np.diagonal(R, axis1=1, axis2=2) < 0, -1.0, 1.0)
-    Q = Q * signs[:, None, :]
-    return (norms[:, :, None] * Q.transpose(0, 2, 1)).reshape(k * d, d)[:s]
+    blocks = []
+    if nfull:
+        Q, R = np.linalg.qr(G)  # one stacked call (LAPACK per block, as block by block)
+        signs = np.where(np.diagonal(R, axis1=1, axis2=2) < 0, -1.0, 1.0)
+        Q = Q * signs[:, None, :]
+        blocks.append((norms[:, :, None] * Q.transpose(0, 2, 1)).reshape(nfull * d, d))
+    if m:
+        G = rng.standard_normal((d, m))
+        radii = np.sqrt(rng.chisquare(d, size=m))
+        Q, R = np.linalg.qr(G)  # reduced: (d, m), the first m columns of a Haar matrix
+        Q = Q * np.where(np.diag(R) < 0, -1.0, 1.0)[None, :]
+        blocks.append(radii[:, None] * Q.T)
+    return np.ascontiguousarray(np.concatenate(blocks, axis=0))
 
 
 # --------------------------------------------------------------------------- orthogonal QMC
