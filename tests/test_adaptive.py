@@ -269,6 +269,27 @@ def test_lbfgs_memory_shrinks_only_on_large_problems(monkeypatch):
     assert seen == [8] and seq.meta["maxcor"] == 8
 
 
+def test_patience_ends_no_design_before_min_iterations():
+    """The validation stop waits ``patience`` iterations after the best one, and never ends a
+    design before ``min_iterations`` (default 100): early noisy validation curves stopped
+    designs at 20-40 iterations on breast cancer (issue 28)."""
+    from qmc_orff.designs.adaptive import MIN_ITERATIONS
+
+    X = np.random.default_rng(3).normal(size=(100, 2))
+    kw = dict(sigma=1.0, n_train=40, n_validation=20, maxiter=300, patience=5, seed=0)
+    meta = adaptive_sequence(X, 32, **kw).meta
+    assert MIN_ITERATIONS == 100 and meta["min_iterations"] == 100
+    assert meta["best_iteration"] < 95 and meta["iterations"] == 100
+    assert meta["stop_reason"] == "validation error not improved for 5 iterations"
+    early = adaptive_sequence(X, 32, min_iterations=0, **kw).meta
+    assert early["best_iteration"] == meta["best_iteration"]  # the same trajectory
+    assert early["iterations"] == early["best_iteration"] + 5
+    assert adaptive_sequence(X, 32, **{**kw, "maxiter": 40}).meta["iterations"] == 40  # cap
+    for bad in (-1, 1.5, "10"):
+        with pytest.raises((ValueError, TypeError), match="min_iterations"):
+            adaptive_sequence(X, 4, min_iterations=bad, **kw)
+
+
 def test_lbfgs_memory_grows_where_the_pairs_are_cheap(monkeypatch):
     """A scalar data design keeps up to 100 pairs where their update is cheap against the
     objective (900 / d pairs at 500 training rows, scaled by the rows squared), never fewer

@@ -639,6 +639,11 @@ def test_design_adaptive_checkpoint_and_resume(tmp_path, capsys):
     assert b["orf_validation_error"] == a["orf_validation_error"]  # the first run's ORF start
     assert b["ratio_to_orf"] == pytest.approx(b["validation_error"] / a["orf_validation_error"])
     assert b["resumed_from"] == str(first)
+    # --min-iterations counts the whole run: the resumed part may stop after 2 more
+    assert call("design", "adaptive", *common, "--maxiter", 40, "--patience", 1,
+                "--min-iterations", 10, "--resume", first, "-o", tmp_path / "c.npz")[0] == 0
+    c = load_sequence(tmp_path / "c.npz").meta
+    assert c["min_iterations"] == 10 and 10 <= c["iterations"] <= 40
     capsys.readouterr()
     for extra, match in [
         (["--data", tmp_path / "other.npy"], "was designed on other data"),

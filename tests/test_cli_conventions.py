@@ -120,7 +120,8 @@ def test_design_defaults_are_the_python_functions(method):
     api = getattr(designs, f"{method}_sequence").__kwdefaults__
     parser = subparser("design", method)
     names = {"maxiter": "maxiter", "tol": "tol", "method": "optimizer", "init": "init", "seed": "seed",
-             "solver": "solver", "patience": "patience", "nu": "nu", "kernel": "kernel"}
+             "solver": "solver", "patience": "patience", "nu": "nu", "kernel": "kernel",
+             "min_iterations": "min_iterations"}
     checked = 0
     for api_name, cli_name in names.items():
         if api_name in api and any(a.dest == cli_name for a in parser._actions):

@@ -133,7 +133,9 @@ def _cmd_design_adaptive(args):
         if opts[key] is None:
             opts[key] = defaults[key]
     maxiter = args.maxiter
-    extra = {"patience": args.patience, "tol": args.tol}
+    # the floor of the validation stop counts the whole run's iterations, across --resume
+    extra = {"patience": args.patience, "tol": args.tol,
+             "min_iterations": max(args.min_iterations - done_iter, 0)}
     out, every = args.output, args.checkpoint_every
     bar = None if args.quiet else _AdaptiveProgress(maxiter)
     latest = {}
@@ -144,7 +146,8 @@ def _cmd_design_adaptive(args):
         meta.update({"cli_seed": opts["seed"], "cli_n_train": opts["n_train"],
                      "cli_n_validation": opts["n_validation"], "data_file": args.data,
                      "iterations": done_iter + int(meta.get("iterations", 0)),
-                     "maxiter": maxiter, "complete": bool(final)})
+                     "maxiter": maxiter, "min_iterations": args.min_iterations,
+                     "complete": bool(final)})
         if reason is not None:
             meta["stop_reason"] = reason
         if str(meta.get("stop_reason", "")).startswith("maxiter ("):  # the cap across --resume
@@ -252,6 +255,9 @@ def add_adaptive_parser(methods, epilog):
     p.add_argument("--patience", type=_positive_int, default=api["patience"],
                    help="stop after this many iterations without a better validation error "
                    f"(default: {api['patience']})")
+    p.add_argument("--min-iterations", type=_nonneg_int, default=api["min_iterations"],
+                   help="--patience ends no run before this many iterations, in all (also "
+                   f"across --resume; default: {api['min_iterations']})")
     p.add_argument("--weights", action="store_true",
                    help="also fit nonnegative weights (kept only if they validate better)")
     p.add_argument("--maxiter", type=_nonneg_int, default=api["maxiter"],

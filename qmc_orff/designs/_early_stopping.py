@@ -88,10 +88,11 @@ def _safe_checkpoint(checkpoint, make_sequence, state):
 
 
 def _optimise(train, val_error, U0, *, maxiter, patience, callback, bar, checkpoint,
-              checkpoint_every, make_sequence, tol, maxcor=None):
+              checkpoint_every, make_sequence, tol, maxcor=None, min_iterations=0):
     """L-BFGS-B on the normalised training objective, scoring iterates on validation.
 
-    ``maxcor``: L-BFGS-B's correction pairs (None: :func:`lbfgs_memory` of ``s d``).
+    ``maxcor``: L-BFGS-B's correction pairs (None: :func:`lbfgs_memory` of ``s d``);
+    ``min_iterations``: the validation stop (``patience``) ends no run before it.
     Returns a dict with the best validated iterate and the bookkeeping.
     """
     s, d = U0.shape
@@ -129,7 +130,7 @@ def _optimise(train, val_error, U0, *, maxiter, patience, callback, bar, checkpo
         if callback is not None and callback(it, U.copy(), tr, v):
             state["reason"] = "callback requested stop"
             raise StopIteration
-        if patience is not None and it - state["best_it"] >= patience:
+        if patience is not None and it >= min_iterations and it - state["best_it"] >= patience:
             state["reason"] = f"validation error not improved for {patience} iterations"
             raise StopIteration
 
