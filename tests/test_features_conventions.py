@@ -7,7 +7,7 @@ from sklearn.linear_model import Ridge
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from qmc_orff import FourierFeatures, ORFF
+from qmc_orff import ORFF, FourierFeatures, OperatorNystroem
 from qmc_orff.kernels import Gaussian
 
 
@@ -196,3 +196,22 @@ def test_orff_in_a_pipeline_with_set_output(rng):
 ])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("make", [lambda: ORFF("curl_free", n_components=8, seed=0),
+                                  lambda: OperatorNystroem(n_components=10, random_state=0)],
+                         ids=["ORFF", "OperatorNystroem"])
+def test_approximate_kernel_names_the_second_rows(make):
+    """A bad ``Z`` of ``approximate_kernel(X, Z)`` is refused naming 'Z', not 'X' (scikit-learn's
+    validate_data calls every array X)."""
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    est = make().fit(X)
+    name = type(est).__name__
+    with pytest.raises(ValueError, match=f"^Z has 4 features, but {name} is expecting 3"):
+        est.approximate_kernel(X, np.ones((2, 4)))
+    with pytest.raises(ValueError, match="Input Z contains NaN"):
+        est.approximate_kernel(X, np.full((2, 3), np.nan))
+    with pytest.raises(ValueError, match="^X has 4 features"):
+        est.approximate_kernel(np.ones((2, 4)), X)
+    K = est.approximate_kernel(X[:4], X[:5])
+    np.testing.assert_allclose(K, est.approximate_kernel(X)[:4, :5], rtol=1e-12, atol=1e-14)

@@ -130,3 +130,20 @@ def _sigma_from_gamma(kernel, sigma, gamma, X=None, sample_weight=None):
                          f"coordinate); got {gamma!r}.")
     sig = 1.0 / np.sqrt(2.0 * g)
     return float(sig) if g.ndim == 0 else sig
+
+
+def _check_second_rows(estimator, Z, name="Z"):
+    """Refuse a second set of rows ``Z`` (``approximate_kernel(X, Z)``) with messages that name
+    it: scikit-learn's ``validate_data`` calls every array ``X``.  Arrays of another namespace
+    (torch, CuPy) are left to the map's own path (no host copy here)."""
+    from sklearn.utils.validation import check_array
+
+    from . import _xp
+
+    if _xp.foreign(Z) is not None:
+        return
+    Z = check_array(Z, input_name=name, accept_sparse=("csr", "csc"), dtype="numeric")
+    n = getattr(estimator, "n_features_in_", None)
+    if n is not None and Z.shape[1] != n:
+        raise ValueError(f"{name} has {Z.shape[1]} features, but {type(estimator).__name__} is "
+                         f"expecting {n} features as input.")

@@ -18,7 +18,7 @@ from ..threads import _blas_limited
 from ..kernels import CurlFree, Decomposable, DivFree, Gaussian, check_psd_matrix
 from ._pairs import inv_sqrt_psd, rp_cholesky_pairs, uniform_pairs
 from .default_source import median_bandwidth
-from ._params import _resolve_seed, _scalar_param, _seed_constraints, _sigma_from_gamma
+from ._params import _check_second_rows, _resolve_seed, _scalar_param, _seed_constraints, _sigma_from_gamma
 
 if TYPE_CHECKING:  # names used in type hints only
     from typing import Any
@@ -305,6 +305,8 @@ class OperatorNystroem(TransformerMixin, BaseEstimator):
         ndarray of shape (n, m, p, p), or (n p, m p) with ``block=True``
         """
         check_is_fitted(self)
+        if Z is not None:
+            _check_second_rows(self, Z)
         rows = [X] if Z is None else [X, Z]
         feats = [self._features(_dense(validate_data(self, R, dtype=np.float64, reset=False,
                                                      accept_sparse=("csr", "csc"))))

@@ -18,7 +18,7 @@ from .._cos_sin import cos_sin_features
 from .._validation import check_choice
 from ..kernels import CurlFree, Decomposable, DivFree, Gaussian, check_psd_matrix
 from . import _xp
-from ._params import (_common_constraints, _resolve_seed, _scalar_param,
+from ._params import (_check_second_rows, _common_constraints, _resolve_seed, _scalar_param,
                       _sigma_from_gamma)
 from .adaptive_maps import _adaptive_operator_frequencies, _is_adaptive
 from .default_source import (BANDWIDTH_SAMPLES, _CHECKS, _check_supplied_sequence,
@@ -432,15 +432,15 @@ class ORFF(TransformerMixin, BaseEstimator):
         """
         return self._scalar_features(X, "scalar_features")
 
-    def _scalar_features(self, X, method):
+    def _scalar_features(self, X, method, name="X"):
         check_is_fitted(self)
         _xp.check_same(X, self, "frequencies_", method)
         ns = _xp.foreign(X)
         if ns is not None:
-            return self._features_xp(X, *ns)
-        X, dtype = self._checked(X)
+            return self._features_xp(X, *ns, name=name)
+        X, dtype = self._checked(X, name)
         return cos_sin_features(X, self.frequencies_, self.amplitudes_,
-                                name="X").astype(dtype, copy=False)
+                                name=name).astype(dtype, copy=False)
 
     def _factor_stack(self, xp=np):
         """``B(w_j)`` as ``(s, p, r)`` (materialised for the decomposable kernel)."""
@@ -542,7 +542,9 @@ class ORFF(TransformerMixin, BaseEstimator):
         ndarray of shape (n, m, p, p), or (n p, m p) when ``block``
         """
         FX = self._scalar_features(X, "approximate_kernel")
-        FZ = FX if Z is None else self._scalar_features(Z, "approximate_kernel")
+        if Z is not None:
+            _check_second_rows(self, Z)
+        FZ = FX if Z is None else self._scalar_features(Z, "approximate_kernel", "Z")
         ns = _xp.foreign(FX)
         if ns is not None:
             return self._approximate_kernel_xp(FX, FZ, block, ns[0])
