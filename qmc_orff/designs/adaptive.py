@@ -142,7 +142,8 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
                       init: str | Sequence | ArrayLike = "orf", weights: bool = False,
                       n_train: int = N_TRAIN, n_validation: int = N_VALIDATION,
                       maxiter: int = MAXITER, patience: int | None = PATIENCE,
-                      min_iterations: int = MIN_ITERATIONS, tol: float = 1e-12, seed: Any = None, callback: Callable | None = None, progress: bool = False,
+                      min_iterations: int = MIN_ITERATIONS, tol: float = 1e-12, seed: Any = None,
+                      callback: Callable | None = None, progress: bool = False,
                       checkpoint: Callable | None = None,
                       checkpoint_every: int | None = None) -> Sequence:
     r"""Frequencies designed on data: minimise the Gram error on a training subsample of ``X``.

@@ -202,6 +202,15 @@ def _sample(kernel, measure, nu, s, d, rng):
         return z / np.sqrt(g / (2.0 * nu))[:, None]
 
 
+def _haar_rows(G):
+    """The first ``k`` rows of Haar-random orthogonal matrices from Gaussian ``G`` of shape
+    ``(..., d, k)``: ``Q^T`` of its (reduced, stacked) QR with the signs of ``diag(R)`` moved
+    into ``Q``, shape ``(..., k, d)``."""
+    Q, R = np.linalg.qr(G)  # stacked: LAPACK per matrix, as one by one
+    Q = Q * np.where(np.diagonal(R, axis1=-2, axis2=-1) < 0, -1.0, 1.0)[..., None, :]
+    return np.swapaxes(Q, -1, -2)
+
+
 def _orthogonal(s, d, rng):
     """Orthogonal random features (Yu et al. 2016) at unit bandwidth.
 
@@ -211,7 +220,7 @@ def _orthogonal(s, d, rng):
     ``N(0, I)``; ``floor(s / d)`` independent blocks, then the ``m = s mod d`` rows left:
     the first ``m`` rows of such a block, from the reduced QR of a ``d x m`` Gaussian
     matrix (the same law; ``O(d m^2)`` work and ``O(d m)`` memory, not a ``d x d`` block:
-    0.3 ms instead of 3.9 s at d = 3136, s = 64).
+    14 ms instead of 3.9 s at d = 3136, s = 64).
     """
     nfull, m = divmod(s, d)
     G = np.empty((nfull, d, d))
@@ -221,16 +230,10 @@ def _orthogonal(s, d, rng):
         norms[b] = np.sqrt(rng.chisquare(d, size=d))
     blocks = []
     if nfull:
-        Q, R = np.linalg.qr(G)  # one stacked call (LAPACK per block, as block by block)
-        signs = np.where(np.diagonal(R, axis1=1, axis2=2) < 0, -1.0, 1.0)
-        Q = Q * signs[:, None, :]
-        blocks.append((norms[:, :, None] * Q.transpose(0, 2, 1)).reshape(nfull * d, d))
+        blocks.append((norms[:, :, None] * _haar_rows(G)).reshape(nfull * d, d))
     if m:
         G = rng.standard_normal((d, m))
-        radii = np.sqrt(rng.chisquare(d, size=m))
-        Q, R = np.linalg.qr(G)  # reduced: (d, m), the first m columns of a Haar matrix
-        Q = Q * np.where(np.diag(R) < 0, -1.0, 1.0)[None, :]
-        blocks.append(radii[:, None] * Q.T)
+        blocks.append(np.sqrt(rng.chisquare(d, size=m))[:, None] * _haar_rows(G))
     return np.ascontiguousarray(np.concatenate(blocks, axis=0))
 
 
@@ -298,13 +301,9 @@ def _orthogonal_directions(s, d, rng):
     nfull, m = divmod(s, d)
     blocks = []
     if nfull:
-        Q, R = np.linalg.qr(rng.standard_normal((nfull, d, d)))  # stacked QR
-        Q = Q * np.where(np.diagonal(R, axis1=1, axis2=2) < 0, -1.0, 1.0)[:, None, :]
-        blocks.append(np.swapaxes(Q, 1, 2).reshape(nfull * d, d))
+        blocks.append(_haar_rows(rng.standard_normal((nfull, d, d))).reshape(nfull * d, d))
     if m:
-        Q, R = np.linalg.qr(rng.standard_normal((d, m)))
-        Q = Q * np.where(np.diag(R) < 0, -1.0, 1.0)[None, :]
-        blocks.append(Q.T)
+        blocks.append(_haar_rows(rng.standard_normal((d, m))))
     return np.ascontiguousarray(np.concatenate(blocks, axis=0))
 
 
