@@ -25,6 +25,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from . import _distances
+from ._jit import parallel_pays
 from ._validation import as_float_array, as_positive, check_finite_output
 
 __all__ = [
@@ -66,30 +68,38 @@ def _check_scale_length(scale, d, name):
                          f"got length {scale.shape[0]}.")
 
 
+#: pairwise work ``n m d`` from which the distances run on numba's threads
+PARALLEL_DISTANCE_WORK = 2 ** 20
+
+
+def _dists(X, Z, which):
+    """``(n, m)`` distances of the rows of float64 ``X`` and ``Z`` by the numba kernel
+    ``which`` ("sq" or "abs"; :mod:`qmc_orff._distances`), the parallel build where the work
+    pays for it (the same bits either way)."""
+    n, m = X.shape[0], Z.shape[0]
+    out = np.empty((n, m))
+    if out.size == 0:
+        return out
+    parallel = parallel_pays(n * m * X.shape[1], PARALLEL_DISTANCE_WORK)
+    kernel = getattr(_distances, f"{which}_dists" + ("" if parallel else "_serial"))
+    kernel(np.ascontiguousarray(X, dtype=np.float64), np.ascontiguousarray(Z.T, dtype=np.float64),
+           out)
+    return out
+
+
 def _sq_dists(X, Z):
     """Squared Euclidean distances ``|x_i - z_j|^2`` without cancellation.
 
     The expansion ``|x|^2 + |z|^2 - 2 x.z`` loses all digits for nearby
-    points, so the differences are formed explicitly (memory ``n m d``
-    in chunks of rows).
+    points, so the differences are formed explicitly, each sum in the order of the
+    coordinates (:func:`qmc_orff._distances.sq_dists`).
     """
-    n, m = X.shape[0], Z.shape[0]
-    out = np.empty((n, m))
-    step = max(1, 2**22 // max(1, m * X.shape[1]))
-    for i in range(0, n, step):
-        diff = X[i:i + step, None, :] - Z[None, :, :]
-        out[i:i + step] = np.einsum("ijk,ijk->ij", diff, diff)
-    return out
+    return _dists(X, Z, "sq")
 
 
 def _abs_dists(X, Z):
-    """L1 distances ``|x_i - z_j|_1``."""
-    n, m = X.shape[0], Z.shape[0]
-    out = np.empty((n, m))
-    step = max(1, 2**22 // max(1, m * X.shape[1]))
-    for i in range(0, n, step):
-        out[i:i + step] = np.abs(X[i:i + step, None, :] - Z[None, :, :]).sum(axis=2)
-    return out
+    """L1 distances ``|x_i - z_j|_1`` (:func:`qmc_orff._distances.abs_dists`)."""
+    return _dists(X, Z, "abs")
 
 
 def check_psd_matrix(A, name="A", *, rtol=1e-10):

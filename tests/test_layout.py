@@ -33,7 +33,8 @@ RUN = 6
 #: package").
 LAYERS = (
     ("foundation", ("qmc_orff._validation", "qmc_orff._jit", "qmc_orff.threads", "qmc_orff._dask",
-                    "qmc_orff._cos_sin", "qmc_orff._lazy", "qmc_orff._version")),
+                    "qmc_orff._cos_sin", "qmc_orff._distances", "qmc_orff._lazy",
+                    "qmc_orff._version")),
     ("generators", ("qmc_orff.generators",)),
     ("densities and kernels", ("qmc_orff.densities", "qmc_orff.kernels")),
     ("objectives", ("qmc_orff.objectives",)),
