@@ -54,8 +54,8 @@ __all__ = ["adaptive_sequence", "adaptive_operator_sequence", "median_heuristic"
 #: with L-BFGS-B's 100 correction pairs there (:func:`lbfgs_memory`), where the cap of 100
 #: gave 3.97x and 6.31x, means over two seeds); over the four data sets 2.01x against 2.22x
 #: (geometric mean).  On MNIST's 64 principal components at s = 256 the
-#: design stops at 127 iterations (11.4-14.3x Nystroem.fit) and at s = 1024 on raw MNIST at
-#: 100 (10.4 s).  Patience 10 stopped too early on noisy validation curves (diamonds s = 512:
+#: design stops at 127 iterations (12.4x Nystroem.fit) and at s = 1024 on raw MNIST at
+#: 100 (9.5 s).  Patience 10 stopped too early on noisy validation curves (diamonds s = 512:
 #: 7.15x).
 N_TRAIN = 500
 N_VALIDATION = 250
