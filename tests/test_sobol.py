@@ -319,3 +319,20 @@ def test_zero_dimension(scramble):
     assert e.random(4).shape == (4, 0)
     assert e.random_base2(2).shape == (4, 0)
     assert e.num_generated == 8
+
+
+def test_missing_direction_numbers_say_where_they_come_from(monkeypatch):
+    """The direction numbers are SciPy's private file: a SciPy without it gets a RuntimeError
+    naming the file and the SciPy version, not a bare FileNotFoundError or KeyError."""
+    from qmc_orff.generators import sobol as mod
+
+    mod._load_joe_kuo.cache_clear()
+    try:
+        with monkeypatch.context() as patch:
+            patch.setattr(mod, "_JOE_KUO_FILE", ("scipy.stats", "_no_such_file.npz"))
+            with pytest.raises(RuntimeError,
+                               match=r"scipy.stats/_no_such_file.npz, which this SciPy"):
+                mod.direction_numbers(3)
+    finally:
+        mod._load_joe_kuo.cache_clear()
+    assert mod.direction_numbers(3).shape == (3, mod.BITS)  # SciPy's file again

@@ -20,6 +20,8 @@ MAXDIM = 21201
 BITS = 30
 #: Largest ``bits`` (SciPy's too).
 MAX_BITS = 64
+#: SciPy's copy of the Joe-Kuo direction numbers (a private file of ``scipy.stats``)
+_JOE_KUO_FILE = ("scipy.stats", "_sobol_direction_numbers.npz")
 
 _CHUNK = 4096
 
@@ -32,10 +34,19 @@ def _load_joe_kuo():
     # `vinit` (21201, 18) the initial direction numbers m_1 .. m_s (zero padded).
     # Source: S. Joe and F. Y. Kuo, https://web.maths.unsw.edu.au/~fkuo/sobol/
     # (BSD-style licence, Copyright (c) 2008 Frances Y. Kuo and Stephen Joe).
-    res = importlib.resources.files("scipy.stats").joinpath("_sobol_direction_numbers.npz")
-    with importlib.resources.as_file(res) as path, np.load(path) as data:
-        poly = np.ascontiguousarray(data["poly"], dtype=np.int64)
-        vinit = np.ascontiguousarray(data["vinit"], dtype=np.int64)
+    package, name = _JOE_KUO_FILE
+    try:
+        res = importlib.resources.files(package).joinpath(name)
+        with importlib.resources.as_file(res) as path, np.load(path) as data:
+            poly = np.ascontiguousarray(data["poly"], dtype=np.int64)
+            vinit = np.ascontiguousarray(data["vinit"], dtype=np.int64)
+    except (OSError, KeyError, ValueError, ModuleNotFoundError) as exc:  # moved, renamed, changed
+        import scipy
+
+        raise RuntimeError(
+            f"qmc_orff's Sobol' engine reads Joe and Kuo's direction numbers from SciPy's "
+            f"{package}/{name}, which this SciPy ({scipy.__version__}) does not provide as "
+            f"expected ({exc!r}); install a SciPy with that file (1.15 to 1.18 have it).") from exc
     poly.setflags(write=False)
     vinit.setflags(write=False)
     return poly, vinit
