@@ -18,7 +18,8 @@ from ..threads import _blas_limited
 from ..kernels import CurlFree, Decomposable, DivFree, Gaussian, check_psd_matrix
 from ._pairs import inv_sqrt_psd, rp_cholesky_pairs, uniform_pairs
 from .default_source import median_bandwidth
-from ._params import _check_second_rows, _resolve_seed, _scalar_param, _seed_constraints, _sigma_from_gamma
+from ._params import (_check_second_rows, _resolve_seed, _scalar_param, _seed_constraints,
+                      _sigma_from_gamma)
 
 if TYPE_CHECKING:  # names used in type hints only
     from typing import Any
