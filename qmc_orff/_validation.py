@@ -104,6 +104,16 @@ def check_real(value, name):
     return value
 
 
+def check_fraction(value, name):
+    """Return ``value`` as a Python float in [0, 1] (a real number, not a bool)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"'{name}' must be a number in [0, 1]; got {value!r}.")
+    value = float(value)
+    if not 0.0 <= value <= 1.0:  # NaN fails too
+        raise ValueError(f"'{name}' must be a number in [0, 1]; got {value!r}.")
+    return value
+
+
 def check_finite_output(values, what, fix):
     """Raise `ValueError` where a computed result is not finite (never a silent NaN/inf)."""
     if not np.all(np.isfinite(values)):

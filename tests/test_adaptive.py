@@ -276,7 +276,9 @@ def test_patience_ends_no_design_before_min_iterations():
     from qmc_orff.designs.adaptive import MIN_ITERATIONS
 
     X = np.random.default_rng(3).normal(size=(100, 2))
-    kw = dict(sigma=1.0, n_train=40, n_validation=20, maxiter=300, patience=5, seed=0)
+    # uniform training rows: a run whose validation error stops improving early
+    kw = dict(sigma=1.0, n_train=40, n_validation=20, maxiter=300, patience=5, seed=0,
+              coverage=0.0)
     meta = adaptive_sequence(X, 32, **kw).meta
     assert MIN_ITERATIONS == 100 and meta["min_iterations"] == 100
     assert meta["best_iteration"] < 95 and meta["iterations"] == 100

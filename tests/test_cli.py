@@ -541,6 +541,8 @@ def test_design_adaptive_bad_data_one_line_exit_2(tmp_path, monkeypatch, capsys,
       "-o", "o.npz"], "unrecognized arguments: --d 2"),
     (["design", "adaptive", "--data", "same.csv", "--s", "4", "--sigma", "median", "-o", "o.npz"],
      "'sigma'='median' needs distinct rows in 'X': the median distance is 0.0"),
+    (["design", "adaptive", "--data", "ok.csv", "--s", "4", "--sigma", "1", "--coverage", "1.5",
+      "-o", "o.npz"], "argument --coverage: expected a number in [0, 1]; got '1.5'"),
     (["design", "global", "--s", "4", "--box-over-sigma", "1", "-o", "o.npz"],
      "the following arguments are required: --d"),
     (["design", "global", "--d", "2", "--s", "4", "-o", "o.npz"],
@@ -644,12 +646,14 @@ def test_design_adaptive_checkpoint_and_resume(tmp_path, capsys):
                 "--min-iterations", 10, "--resume", first, "-o", tmp_path / "c.npz")[0] == 0
     c = load_sequence(tmp_path / "c.npz").meta
     assert c["min_iterations"] == 10 and 10 <= c["iterations"] <= 40
+    assert a["coverage"] == c["coverage"] == 0.25  # the checkpoint's covering rows
     capsys.readouterr()
     for extra, match in [
         (["--data", tmp_path / "other.npy"], "was designed on other data"),
         (["--sigma", 2.0], "was designed for kernel='gaussian', sigma=1.5 (given)"),
         (["--s", 9], "has s=8, d=3; expected s=9, d=3"),
         (["--seed", 5], "was designed with --seed 0; got 5"),
+        (["--coverage", 0.5], "was designed with --coverage 0.25; got 0.5"),
     ]:
         args = ["design", "adaptive", *common, "--resume", first, "-o", tmp_path / "c.npz"]
         for i in range(0, len(extra), 2):  # later options override earlier ones

@@ -70,6 +70,17 @@ def _positive_float(text):
     return value
 
 
+def _fraction(text):
+    """An argparse type: one number in [0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 <= value <= 1.0:  # NaN fails too
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1]; got {text!r}")
+    return value
+
+
 def _design_size():
     """``--s`` of the designs: 1 .. MAX_DESIGN_POINTS (checked before any work)."""
     from .._validation import MAX_DESIGN_POINTS

@@ -122,14 +122,15 @@ def _cmd_design_adaptive(args):
     X = _read_data(args.data)
     d, s, kernel = X.shape[1], args.s, args.kernel
     digest = data_sha256(X)
-    opts = {"n_train": args.n_train, "n_validation": args.n_validation, "seed": args.seed}
+    opts = {"n_train": args.n_train, "n_validation": args.n_validation, "seed": args.seed,
+            "coverage": args.coverage}
     init = args.init if args.init is not None else ("mc" if kernel == "laplacian" else "orf")
     done_iter, origin = 0, None
     if args.resume is not None:
         init, done_iter, origin = _resume_adaptive(args, opts, digest, s, d, kernel)
     if opts["seed"] is None:
         opts["seed"] = 0
-    for key in ("n_train", "n_validation"):
+    for key in ("n_train", "n_validation", "coverage"):
         if opts[key] is None:
             opts[key] = defaults[key]
     maxiter = args.maxiter
@@ -222,7 +223,7 @@ def _check_adaptive_args(args):
 def add_adaptive_parser(methods, epilog):
     """Add ``design adaptive``'s parser to ``methods`` (design's subparsers); return it.
     The defaults are `~qmc_orff.designs.adaptive_sequence`'s."""
-    from ._common import _design_size, _int_at_least, _nonneg_int, _positive_int
+    from ._common import _design_size, _fraction, _int_at_least, _nonneg_int, _positive_int
 
     api = _adaptive_defaults()
     p = methods.add_parser(
@@ -252,6 +253,10 @@ def add_adaptive_parser(methods, epilog):
     p.add_argument("--n-validation", type=_nonneg_int, default=None,
                    help="disjoint validation subsample that picks the best iterate (default: "
                    f"{api['n_validation']}; --resume: the checkpoint's)")
+    p.add_argument("--coverage", type=_fraction, default=None,
+                   help="fraction of the training rows drawn to cover the data (k-means++ "
+                   "seeding in the kernel's distance), the rest uniform (default: "
+                   f"{api['coverage']}; --resume: the checkpoint's)")
     p.add_argument("--patience", type=_positive_int, default=api["patience"],
                    help="stop after this many iterations without a better validation error "
                    f"(default: {api['patience']})")
@@ -302,8 +307,10 @@ def _resume_adaptive(args, opts, digest, s, d, kernel):
         raise _CliError(f"--resume file {args.resume!r} was designed for kernel="
                         f"{m.get('kernel')!r}, sigma={m.get('sigma')} ({rule}); not kernel="
                         f"{kernel!r}, sigma={args.sigma_arg}")
-    # the same subsamples as the run it continues: its seed and sizes
-    for key in ("seed", "n_train", "n_validation"):
+    # the same subsamples as the run it continues: its seed, sizes and covering rows
+    # (a checkpoint from before the covering rows has none: coverage 0)
+    m = dict(m) if "coverage" in m else {**m, "coverage": 0.0}
+    for key in ("seed", "n_train", "n_validation", "coverage"):
         if opts[key] is None:
             opts[key] = m.get(f"cli_{key}", m.get(key))
         elif m.get(f"cli_{key}", m.get(key)) not in (None, opts[key]):

@@ -12,6 +12,7 @@ import numpy as np
 
 from .._validation import as_float_array, as_generator, as_positive, check_int
 from ..sequence import Sequence
+from ._coverage import split_cover
 
 __all__ = ["median_heuristic"]
 
@@ -106,6 +107,8 @@ class _Subsamples:
     #: the optimiser's evaluations of the training objective (a float32 twin of
     #: ``train_obj``); None: ``train_obj`` itself
     fast_obj: Any = None
+    #: training rows chosen to cover the data (:mod:`._coverage`), not uniformly
+    n_cover: int = 0
 
     def train(self, U, grad):
         """The normalised training objective (and its gradient when ``grad``), as the
@@ -125,13 +128,21 @@ class _Subsamples:
 
 
 def _subsamples(X, make, sigma, n_train, n_validation, split_rng, sigma_rng, *, scalar=False,
-                make_fast=None):
-    """Split ``X`` (disjoint training and validation rows), resolve ``sigma`` on the training
-    rows and build the objectives ``make(rows / sigma)`` (unit bandwidth), and the optimiser's
+                make_fast=None, coverage=0.0, kernel="gaussian", nu=1.5):
+    """Split ``X`` (disjoint training and validation rows), resolve ``sigma`` on the uniform
+    training rows, re-draw the fraction ``coverage`` of them to cover ``X`` in the distance of
+    ``kernel`` (:func:`._coverage.split_cover`), and build the objectives
+    ``make(rows / sigma)`` (unit bandwidth), and the optimiser's
     ``make_fast(training rows / sigma)`` where given."""
     n, d = X.shape
     train_idx, val_idx, disjoint = _split(n, n_train, n_validation, split_rng)
     sig = _resolve_sigma(sigma, X[train_idx], d, sigma_rng, scalar=scalar)
+    n_cover = 0
+    if coverage > 0:
+        train_idx, n_cover = split_cover(X, sig, train_idx, val_idx if disjoint else train_idx,
+                                         coverage, kernel=kernel, nu=nu, rng=split_rng)
+        if not disjoint:
+            val_idx = train_idx
     with np.errstate(over="ignore", invalid="ignore"):
         Xt = X[train_idx] / sig
         Xv = X[val_idx] / sig
@@ -144,7 +155,7 @@ def _subsamples(X, make, sigma, n_train, n_validation, split_rng, sigma_rng, *, 
     val_obj = train_obj if not disjoint else make(Xv)
     fast_obj = None if make_fast is None else make_fast(Xt)
     return _Subsamples(train_obj, val_obj, sig, int(train_idx.size),
-                       int(val_idx.size) if disjoint else 0, disjoint, fast_obj)
+                       int(val_idx.size) if disjoint else 0, disjoint, fast_obj, n_cover)
 
 
 def _orthogonal_unit(kernel, s, d, nu, rng):

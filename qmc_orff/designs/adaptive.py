@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._version import __version__
-from .._validation import as_generator, check_int, check_positive_real, check_size
+from .._validation import (as_generator, check_fraction, check_int, check_positive_real,
+                           check_size)
 from ..objectives.data import GRAM_ARRAYS, KERNELS, DataDiscrepancy, data_sha256
 from ..objectives.operator_data import (OPERATOR_GRAM_ARRAYS, OPERATOR_KERNELS,
                                         OperatorDataDiscrepancy, check_operator_frequencies)
@@ -67,6 +68,10 @@ PATIENCE = 20
 #: error over 8 seeds, 1.92x with this floor; digits s = 128, 4 seeds: 2.48x, 2.41x).  The
 #: timing sets' designs run past it (127 and 100 iterations), so their fit time is unchanged
 MIN_ITERATIONS = 100
+#: fraction of the training rows drawn to cover the data (k-means++ seeding in the kernel's
+#: distance, :mod:`._coverage`), the rest uniform.  Provisional: see the measurements in
+#: ``adaptive_sequence``'s notes
+COVERAGE = 0.25
 #: BLAS threads of the designs (numpy's and scipy's OpenBLAS alike, through threadpoolctl,
 #: restored after): the bits do not depend on the BLAS thread count, and on 2 cores the
 #: design runs 2.3x faster than with OpenBLAS's default 2 threads (issue 28: the products are
@@ -142,8 +147,8 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
                       init: str | Sequence | ArrayLike = "orf", weights: bool = False,
                       n_train: int = N_TRAIN, n_validation: int = N_VALIDATION,
                       maxiter: int = MAXITER, patience: int | None = PATIENCE,
-                      min_iterations: int = MIN_ITERATIONS, tol: float = 1e-12, seed: Any = None,
-                      callback: Callable | None = None, progress: bool = False,
+                      min_iterations: int = MIN_ITERATIONS, coverage: float = COVERAGE,
+                      tol: float = 1e-12, seed: Any = None, callback: Callable | None = None, progress: bool = False,
                       checkpoint: Callable | None = None,
                       checkpoint_every: int | None = None) -> Sequence:
     r"""Frequencies designed on data: minimise the Gram error on a training subsample of ``X``.
@@ -193,6 +198,14 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
         The validation stop (``patience``) ends no design before this many
         iterations (``maxiter`` and convergence still do): the early
         validation curve is noisy on small validation subsamples.
+    coverage : float in [0, 1], default=0.25
+        Fraction of the ``n_train`` training rows drawn to cover the data,
+        the rest uniform: k-means++ (D^2) seeding in the kernel's distance
+        :math:`1 - k(x, y)`, from up to 8 uniform candidate rows per covered
+        row outside the validation rows.  A uniform subsample leaves sparse
+        regions of ``X`` without training rows, and the held-out error
+        concentrates on their differences.  The validation rows stay
+        uniform.  0: every training row uniform (the design before this option).
     tol : float, default=1e-12
         ``gtol`` and ``ftol`` of L-BFGS-B on the training objective normalised
         to 1 at the start.
@@ -277,6 +290,7 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
         nu = check_positive_real(nu, "nu")
     maxiter, patience, tol = _check_run(maxiter, patience, tol)
     min_iterations = check_int(min_iterations, "min_iterations", minimum=0)
+    coverage = check_fraction(coverage, "coverage")
     if not isinstance(weights, (bool, np.bool_)):
         raise TypeError(f"'weights' must be a bool; got {type(weights).__name__}.")
     _check_callables(callback=callback, checkpoint=checkpoint)
@@ -287,7 +301,8 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
         fast = None if TRAIN_DTYPE == "float64" else (
             lambda Xs: DataDiscrepancy(Xs, kernel=kernel, sigma=1.0, nu=nu, dtype=TRAIN_DTYPE))
         data = _subsamples(X, lambda Xs: DataDiscrepancy(Xs, kernel=kernel, sigma=1.0, nu=nu),
-                           sigma, n_train, n_validation, split_rng, sigma_rng, make_fast=fast)
+                           sigma, n_train, n_validation, split_rng, sigma_rng, make_fast=fast,
+                           coverage=coverage, kernel=kernel, nu=nu)
         U0, init_name = _init_points(init, s, d, kernel, nu, init_rng, kernel)
         orf_val = _orf_reference(data, U0, init_name, kernel, nu, orf_rng)
         sig = data.sigma
@@ -304,6 +319,8 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
             "train_dtype": TRAIN_DTYPE,
             "patience": patience,
             "min_iterations": min_iterations,
+            "coverage": coverage,
+            "n_cover": data.n_cover,
             "tol": tol,
             **_stamp(),
         }
