@@ -425,7 +425,7 @@ def test_orf_qmc_structure():
 
 
 def test_orf_qmc_isotropic_criterion_matches_monte_carlo():
-    from qmc_orff.maps.frequencies import _isotropic_criterion
+    from qmc_orff.maps._orthogonal import _isotropic_criterion
     rng = np.random.default_rng(0)
     s, d = 12, 3
     U = rng.standard_normal((s, d))
@@ -437,7 +437,8 @@ def test_orf_qmc_isotropic_criterion_matches_monte_carlo():
 
 
 def test_auto_rule():
-    from qmc_orff.maps.frequencies import ORF_QMC_SEED, _auto_source
+    from qmc_orff.maps._orthogonal import ORF_QMC_SEED
+    from qmc_orff.maps.frequencies import _auto_source
     assert _auto_source("gaussian", "spectral", 64, 30) == "orf-qmc"
     assert _auto_source("gaussian", "spectral", 320, 10) == "sobol"
     assert _auto_source("gaussian", "spectral", 319, 10) == "orf-qmc"

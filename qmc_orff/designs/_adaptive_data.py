@@ -160,7 +160,7 @@ def _subsamples(X, make, sigma, n_train, n_validation, split_rng, sigma_rng, *, 
 
 def _orthogonal_unit(kernel, s, d, nu, rng):
     """Orthogonal random features at unit bandwidth for the Gaussian or Matern kernel."""
-    from ..maps.frequencies import _orthogonal
+    from ..maps._orthogonal import _orthogonal
 
     U = _orthogonal(s, d, rng)
     if kernel == "matern":  # multivariate t: rows (marginally N(0, I)) over sqrt(chi2(2 nu) / 2 nu)

@@ -12,7 +12,8 @@ from .._validation import MAX_ELEMENTS, check_choice, check_phases
 from ..kernels import Gaussian, Laplacian, Matern, SkewedChi2
 from ..threads import _blas_limited, _row_workers, get_num_threads
 from ._params import _resolve_seed
-from .frequencies import ORF_QMC_SEED, _auto_source, make_frequencies
+from ._orthogonal import ORF_QMC_SEED
+from .frequencies import _auto_source, make_frequencies
 
 
 # --------------------------------------------------------------------------- fit-time check
