@@ -54,6 +54,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 
 import qmc_orff  # noqa: E402
 import qmc_orff.catalogue as cat  # noqa: E402
+from qmc_orff.catalogue import index as cat_index  # noqa: E402
 from qmc_orff.cli import main as cli_main  # noqa: E402
 from qmc_orff.sequence import Sequence, load_sequence, read_lattice  # noqa: E402
 from _limits import memory_cap  # noqa: E402
@@ -363,7 +364,7 @@ def run_catalogue(tmp, rnd):
     root = os.path.join(tmp, "cat")
     os.makedirs(root)
     entry = next(e for e in cat.list_catalogue() if e["d"] == 2 and e["s"] == 64 and e["method"] == "global")
-    src = cat._package_dir().joinpath(entry["file"])
+    src = cat_index._package_dir().joinpath(entry["file"])
     with open(os.path.join(root, entry["file"]), "wb") as fh:
         fh.write(src.read_bytes())
     outside = os.path.join(tmp, "outside.npz")
@@ -372,8 +373,8 @@ def run_catalogue(tmp, rnd):
     shutil.copy(outside, os.path.join(root, "small.npz"))
     os.symlink(outside, os.path.join(root, "link.npz"))
     sha_out = hashlib.sha256(open(outside, "rb").read()).hexdigest()
-    real_dir = cat._package_dir
-    cat._package_dir = lambda: __import__("pathlib").Path(root)
+    real_dir = cat_index._package_dir  # load_catalogue's folder of the shipped files
+    cat_index._package_dir = lambda: __import__("pathlib").Path(root)
     counts = collections.Counter()
     others = []
     variants = []
@@ -411,7 +412,7 @@ def run_catalogue(tmp, rnd):
                 counts[f"OTHER {type(exc).__name__}"] += 1
                 others.append((text[:120], repr(exc)[:200]))
     finally:
-        cat._package_dir = real_dir
+        cat_index._package_dir = real_dir
     return counts, others
 
 

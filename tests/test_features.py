@@ -10,7 +10,7 @@ import qmc_orff
 from qmc_orff import FourierFeatures, ORFF
 from qmc_orff._cos_sin import (block_rows, cos_sin_features, cos_sin_inplace,
                                cos_sin_inplace_f32, cos_sin_rows, cos_sin_rows_f32)
-from qmc_orff.maps.orff import householder_complement
+from qmc_orff.maps import householder_complement
 from qmc_orff.sequence import Sequence
 
 

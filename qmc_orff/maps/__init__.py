@@ -45,7 +45,7 @@ _LAZY = {
     "FourierFeatures": "qmc_orff.maps.fourier_features",
     "ORFF": "qmc_orff.maps.orff",
     "OperatorNystroem": "qmc_orff.maps.operator_nystroem",
-    "householder_complement": "qmc_orff.maps.orff",
+    "householder_complement": "qmc_orff.maps._factors",
     "make_frequencies": "qmc_orff.maps.frequencies",
     "source_points": "qmc_orff.maps.frequencies",
 }

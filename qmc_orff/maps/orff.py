@@ -1,4 +1,5 @@
-"""Operator-valued random Fourier features: :class:`ORFF` and the factors ``B(w)`` of its kernels."""
+"""Operator-valued random Fourier features: :class:`ORFF` (the factors ``B(w)`` of its kernels
+in :mod:`._factors`)."""
 from __future__ import annotations
 
 import math
@@ -18,6 +19,7 @@ from .._cos_sin import cos_sin_features
 from .._validation import check_choice
 from ..kernels import CurlFree, Decomposable, DivFree, Gaussian, check_psd_matrix
 from . import _xp
+from ._factors import _orff_factors
 from ._params import (_check_second_rows, _common_constraints, _resolve_seed, _scalar_param,
                       _sigma_from_gamma)
 from .adaptive_maps import _adaptive_operator_frequencies, _is_adaptive
@@ -31,43 +33,13 @@ if TYPE_CHECKING:  # names used in type hints only
 
     from numpy.typing import ArrayLike
 
-__all__ = ["ORFF", "householder_complement"]
+__all__ = ["ORFF"]
 
 _ORFF_KERNELS = ("decomposable", "curl_free", "div_free")
 _ORFF_MEASURES = ("spectral", "bounded", "trace")
 #: ``flatten=True`` with the implicit ``A=None`` (the identity of size ``d``, so ``p = d``
 #: outputs and ``2 s d^2`` columns) warns above this many columns: pass ``A`` to choose ``p``.
 FLATTEN_WARN_COLUMNS = 4096
-
-
-def _orff_factors(kernel, measure, radial, W, xi, sig_arr, sigma, d, A):
-    """ORFF amplitudes ``(s,)`` and factors ``B(w_j)`` ``(s, p, r)`` of frequencies ``W``.
-
-    ``A~(w) = B(w) B(w)^T`` (Brault et al. 2016; Minh 2016): ``A`` for the decomposable
-    kernel, ``w w^T`` (curl-free) and ``|w|^2 I - w w^T`` (div-free) in the spectral
-    measure; the trace measure replaces ``|w|`` by ``sqrt(d) / sigma``.
-    """
-    amp = np.sqrt(xi)
-    if measure == "bounded":
-        # sqrt(rho_0 / rho) = 2^(d/4) exp(-sigma^2 |w|^2 / 8)
-        amp = amp * 2.0 ** (d / 4.0) * np.exp(-np.sum((W * sig_arr) ** 2, axis=1) / 8.0)
-    if kernel == "decomposable":
-        lam, V = np.linalg.eigh(A)
-        keep = lam > lam[-1] * A.shape[0] * np.finfo(np.float64).eps
-        return amp, np.ascontiguousarray(V[:, keep] * np.sqrt(lam[keep]))
-    norm = np.sqrt(np.sum(W * W, axis=1))
-    if kernel == "curl_free":
-        if radial:
-            safe = np.where(norm > 0, norm, 1.0)
-            B = (math.sqrt(d) / sigma) * (W / safe[:, None])
-        else:
-            B = W.copy()
-        B = B[:, :, None]
-    else:
-        Q = householder_complement(W)
-        scale = np.full(W.shape[0], math.sqrt(d) / sigma) if radial else norm
-        B = Q * scale[:, None, None]
-    return amp, np.ascontiguousarray(B)
 
 
 def _warn_width(columns, d):
@@ -80,39 +52,6 @@ def _warn_width(columns, d):
                       "map; pass A=[[1.0]] for one output (as FourierFeatures), or an explicit "
                       "A to choose the outputs and silence this warning.", UserWarning,
                       stacklevel=4)
-
-
-def householder_complement(W):
-    """Orthonormal bases ``Q(w)`` of the complements ``w^perp``.
-
-    Parameters
-    ----------
-    W : ndarray of shape (s, d), d >= 2
-
-    Returns
-    -------
-    ndarray of shape (s, d, d - 1)
-        ``Q[j]`` has orthonormal columns orthogonal to ``W[j]`` (for ``w = 0``:
-        those orthogonal to ``e_1``).
-
-    Notes
-    -----
-    Columns 2..d of the Householder reflection ``H = I - 2 v v^T / v^T v``,
-    ``v = w^ + sign(w^_1) e_1``, which maps ``e_1`` to ``-sign(w^_1) w^``.  In
-    2-D this is ``+-(-w_2, w_1) / |w|``.  ``O(d^2)`` per frequency.
-    """
-    s, d = W.shape
-    norm = np.sqrt(np.sum(W * W, axis=1))
-    U = np.zeros_like(W)
-    ok = norm > 0
-    U[ok] = W[ok] / norm[ok, None]
-    U[~ok, 0] = 1.0
-    sign = np.where(U[:, 0] >= 0, 1.0, -1.0)
-    V = U.copy()
-    V[:, 0] += sign
-    vv = np.sum(V * V, axis=1)  # = 2 (1 + |u_1|) >= 2
-    H = np.eye(d)[None] - (2.0 / vv)[:, None, None] * V[:, :, None] * V[:, None, :]
-    return np.ascontiguousarray(H[:, :, 1:])
 
 
 @_dask.lazy_transform
