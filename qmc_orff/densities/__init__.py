@@ -1,12 +1,13 @@
 """Product spectral densities at unit bandwidth and the box discrepancy's 1-D integrals.
 
-:mod:`qmc_orff.densities.product` defines them; the compiled integrals live in
+:mod:`qmc_orff.densities.product` defines them (:mod:`qmc_orff.densities.characteristic`
+those given by a characteristic function); the compiled integrals live in
 :mod:`qmc_orff.densities._kernels`.
 """
 from __future__ import annotations
 
-from .product import (CauchyDensity, CharacteristicDensity, GaussianDensity,  # noqa: F401
-                      ProductDensity,
-                      get_density)
+from .characteristic import CharacteristicDensity
+from .product import CauchyDensity, GaussianDensity, ProductDensity, get_density
 
-from .product import __all__  # noqa: F401 - the same public names
+__all__ = ["ProductDensity", "GaussianDensity", "CauchyDensity", "CharacteristicDensity",
+           "get_density"]

@@ -24,18 +24,17 @@ All methods are elementwise and broadcast like numpy ufuncs.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import numpy as np
 from scipy import special
 
 from . import _kernels as _dk
+from ._quadrature import _quad_C, _quad_g
 
 __all__ = [
     "ProductDensity",
     "GaussianDensity",
     "CauchyDensity",
-    "CharacteristicDensity",
     "get_density",
 ]
 
@@ -80,17 +79,6 @@ def _as_t(t):
     if np.any(~((t >= 0) & (t <= 1))):
         raise ValueError("'t' must lie in [0, 1] (no NaN).")
     return t
-
-
-@lru_cache(maxsize=8)
-def _gauss_legendre(n):
-    """Gauss-Legendre nodes and weights on [0, 1] (read-only arrays)."""
-    x, w = np.polynomial.legendre.leggauss(n)
-    x = 0.5 * (x + 1.0)
-    w = 0.5 * w
-    x.setflags(write=False)
-    w.setflags(write=False)
-    return x, w
 
 
 def _result(value):
@@ -441,200 +429,6 @@ def _cauchy_g(x, a, derivative=False):
 
 
 # --------------------------------------------------------------------------- generic
-class CharacteristicDensity(ProductDensity):
-    r"""Symmetric product density given by its one-dimensional characteristic function.
-
-    Parameters
-    ----------
-    char_fn : callable
-        :math:`\varphi_1(\beta)` at unit bandwidth: real, even, :math:`\varphi_1(0) = 1`, vectorised
-        over float64 arrays.  It is also the kernel profile :math:`k_1(\delta)`.
-    ppf : callable
-        Inverse CDF of :math:`p_1` on [0, 1] (vectorised), with ``ppf(0) = -inf`` and
-        ``ppf(1) = inf`` where the support is unbounded.
-    cdf, pdf : callable, default=None
-        CDF and density of :math:`p_1`; calling :meth:`cdf` / :meth:`pdf` without them
-        raises ``ValueError``.
-    name : str, default="custom"
-
-    Notes
-    -----
-    :math:`g_1` and :math:`C_1` are computed by composite 16-point Gauss-Legendre
-    quadrature.  The panels on :math:`[0, a]` are first refined (by bisection) until
-    the 16- and 32-point rules agree on :math:`\varphi_1` and :math:`\varphi_1^2` to :math:`10^{-15}` of
-    :math:`\int_0^a |\varphi_1|`; for :math:`g_1(x; a)` each panel is further split until
-    :math:`|x| h \le 2` (:math:`h` the panel width), so the oscillation of :math:`\cos(x t)`
-    is resolved as well.  The relative accuracy is about :math:`10^{-13}` for smooth
-    :math:`\varphi_1` (a kink or discontinuity of :math:`\varphi_1` inside :math:`(0, a)` is
-    handled by the bisection, at more cost).
-
-    See Also
-    --------
-    GaussianDensity, CauchyDensity : the closed-form densities.
-    get_density : looks a density up by name, or passes one through.
-
-    Examples
-    --------
-    The sinc kernel :math:`k_1(\delta) = \sin(\delta) / \delta` has the uniform spectral
-    density on [-1, 1]:
-
-    >>> import numpy as np
-    >>> from qmc_orff.densities import CharacteristicDensity
-    >>> sinc = CharacteristicDensity(lambda t: np.sinc(t / np.pi),
-    ...                              ppf=lambda t: 2.0 * t - 1.0, name="sinc")
-    >>> round(float(sinc.C(1.0)), 12)   # pi^-1 int_0^1 (sin t / t)^2 dt
-    0.285632052744
-    """
-
-    def __init__(self, char_fn, *, ppf, cdf=None, pdf=None, name="custom"):
-        for label, fn in (("char_fn", char_fn), ("ppf", ppf)):
-            if not callable(fn):
-                raise TypeError(f"'{label}' must be callable; got {type(fn).__name__}.")
-        for label, fn in (("cdf", cdf), ("pdf", pdf)):
-            if fn is not None and not callable(fn):
-                raise TypeError(f"'{label}' must be callable or None; got {type(fn).__name__}.")
-        if not isinstance(name, str) or not name:
-            raise TypeError(f"'name' must be a non-empty string; got {name!r}.")
-        phi0 = float(np.asarray(char_fn(np.zeros(1)), dtype=np.float64).ravel()[0])
-        if not abs(phi0 - 1.0) <= 1e-12:
-            raise ValueError(f"'char_fn' must equal 1 at 0 (a probability density); got {phi0!r}.")
-        self._char_fn = char_fn
-        self._ppf = ppf
-        self._cdf = cdf
-        self._pdf = pdf
-        self.name = name
-        self._panel_cache = {}
-
-    def char_fn(self, beta):
-        beta = np.asarray(beta, dtype=np.float64)
-        return _result(np.asarray(self._char_fn(beta), dtype=np.float64))
-
-    def pdf(self, u):
-        if self._pdf is None:
-            raise ValueError(f"density {self.name!r} was created without 'pdf'.")
-        return _result(np.asarray(self._pdf(np.asarray(u, dtype=np.float64)), dtype=np.float64))
-
-    def cdf(self, u):
-        if self._cdf is None:
-            raise ValueError(f"density {self.name!r} was created without 'cdf'.")
-        return _result(np.asarray(self._cdf(np.asarray(u, dtype=np.float64)), dtype=np.float64))
-
-    def ppf(self, t):
-        return _result(np.asarray(self._ppf(_as_t(t)), dtype=np.float64))
-
-    def __repr__(self):
-        return f"CharacteristicDensity(name={self.name!r})"
-
-
-# --------------------------------------------------------------------------- quadrature
-_GL_N = 16
-_MAX_DEPTH = 40
-_MAX_SPLIT = float(1 << 20)  # at most 2^20 sub-panels per panel (|x| h <= 2 each)
-_CHUNK = 1 << 21  # elements x nodes per vectorised block
-
-
-def _char_values(density, t):
-    """``phi_1(t)`` as float64, checked finite (a NaN would refine panels without end)."""
-    f = np.asarray(density.char_fn(t), dtype=np.float64)
-    if not np.all(np.isfinite(f)):
-        bad = float(np.broadcast_to(t, f.shape)[~np.isfinite(f)].ravel()[0])
-        raise ValueError(f"'char_fn' of density {density.name!r} must return finite values; "
-                         f"got {float(f[~np.isfinite(f)].ravel()[0])!r} at t={bad!r}.")
-    return f
-
-
-def _panels(density, a):
-    """Panel edges on [0, a] that resolve phi_1 and phi_1^2 (cached per density and a)."""
-    cache = getattr(density, "_panel_cache", None)
-    if cache is None:
-        cache = density._panel_cache = {}
-    key = float(a)
-    if key in cache:
-        return cache[key]
-    n0 = max(1, int(math.ceil(a)))
-    stack = [(a * i / n0, a * (i + 1) / n0, 0) for i in range(n0)][::-1]
-    x16, w16 = _gauss_legendre(_GL_N)
-    x32, w32 = _gauss_legendre(2 * _GL_N)
-
-    def rules(lo, hi):
-        h = hi - lo
-        f16 = _char_values(density, lo + h * x16)
-        f32 = _char_values(density, lo + h * x32)
-        return (h * np.dot(w16, f16), h * np.dot(w32, f32),
-                h * np.dot(w16, f16 * f16), h * np.dot(w32, f32 * f32), h * np.dot(w32, np.abs(f32)))
-
-    # scale: int_0^a |phi| (at least the first panel's mass, so tails do not over-refine)
-    scale = sum(rules(lo, hi)[4] for lo, hi, _ in stack)
-    scale = max(scale, 1e-300)
-    edges = []
-    while stack:
-        lo, hi, depth = stack.pop()
-        i16, i32, q16, q32, _ = rules(lo, hi)
-        ok = abs(i16 - i32) <= 1e-15 * scale and abs(q16 - q32) <= 1e-15 * scale
-        if ok or depth >= _MAX_DEPTH:
-            edges.append((lo, hi))
-        else:
-            mid = 0.5 * (lo + hi)
-            stack.append((mid, hi, depth + 1))
-            stack.append((lo, mid, depth + 1))
-    edges.sort()
-    out = np.array(edges, dtype=np.float64)
-    cache[key] = out
-    return out
-
-
-def _quad_C(density, a):
-    edges = _panels(density, a)
-    x32, w32 = _gauss_legendre(2 * _GL_N)
-    h = edges[:, 1] - edges[:, 0]
-    t = edges[:, :1] + h[:, None] * x32[None, :]
-    f = _char_values(density, t)
-    return float(np.sum(h[:, None] * w32[None, :] * f * f)) / math.pi
-
-
-def _quad_g(density, x, a, *, derivative):
-    """Composite Gauss-Legendre ``g_1`` (and ``g_1'``) for broadcast arrays x, a."""
-    g = np.empty(x.shape)
-    dg = np.empty(x.shape) if derivative else None
-    xf = x.ravel()
-    af = a.ravel()
-    gf = g.reshape(-1)
-    dgf = dg.reshape(-1) if derivative else None
-    nodes, weights = _gauss_legendre(_GL_N)
-    for av in np.unique(af):
-        sel_a = np.flatnonzero(af == av)
-        edges = _panels(density, float(av))
-        hmax = float(np.max(edges[:, 1] - edges[:, 0]))
-        # level L: every base panel split into 2^L pieces so that |x| h <= 2
-        need = np.abs(xf[sel_a]) * hmax / 2.0
-        if np.any(need > _MAX_SPLIT):
-            raise ValueError(f"'x' is too large for the quadrature of density {density.name!r}: "
-                             f"|x| = {float(np.max(np.abs(xf[sel_a])))!r} with a = {float(av)!r} "
-                             f"(|x| a must stay below about {_MAX_SPLIT:.0e}).")
-        level = np.where(need > 1.0, np.ceil(np.log2(np.maximum(need, 1.0))), 0.0).astype(np.int64)
-        for L in np.unique(level):
-            idx = sel_a[level == L]
-            k = 1 << int(L)
-            lo = edges[:, 0]
-            h = (edges[:, 1] - edges[:, 0]) / k
-            sub_lo = (lo[:, None] + h[:, None] * np.arange(k)[None, :]).ravel()
-            sub_h = np.repeat(h, k)
-            t = (sub_lo[:, None] + sub_h[:, None] * nodes[None, :]).ravel()
-            wt = (sub_h[:, None] * weights[None, :]).ravel()
-            phi = _char_values(density, t)
-            wphi = wt * phi
-            wtphi = wphi * t
-            step = max(1, _CHUNK // t.size)
-            for start in range(0, idx.size, step):
-                ii = idx[start:start + step]
-                xt = np.multiply.outer(xf[ii], t)
-                gf[ii] = np.cos(xt) @ wphi / math.pi
-                if derivative:
-                    dgf[ii] = -(np.sin(xt) @ wtphi) / math.pi
-    return g, dg
-
-
-# --------------------------------------------------------------------------- lookup
 _NAMED = {"gaussian": GaussianDensity, "laplacian": CauchyDensity}
 
 
