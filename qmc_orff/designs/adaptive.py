@@ -235,8 +235,9 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
         Unit-bandwidth frequencies ``U`` (``seq.frequencies(sigma)`` gives the
         map's), weights when ``weights=True`` and they helped.  ``meta``:
         ``method="adaptive"``, ``density`` (the kernel), ``kernel``, ``sigma``,
-        ``nu``, ``n``, ``n_train``, ``n_validation``, ``data_sha256`` (of all of
-        ``X``), ``start_validation_error``, ``validation_error`` (the result's),
+        ``nu``, ``n``, ``n_train``, ``n_validation``, ``coverage``, ``n_cover``
+        (training rows drawn to cover ``X``), ``data_sha256`` (of all of ``X``),
+        ``start_validation_error``, ``validation_error`` (the result's),
         ``orf_validation_error`` (a fresh ORF draw of the same size; None for
         the Laplacian kernel), ``train_error``, ``start_train_error``,
         ``iterations``, ``best_iteration``, ``stop_reason``, ``seconds``,
