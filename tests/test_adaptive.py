@@ -269,11 +269,14 @@ def test_lbfgs_memory_shrinks_only_on_large_problems(monkeypatch):
     assert seen == [8] and seq.meta["maxcor"] == 8
 
 
-def test_patience_ends_no_design_before_min_iterations():
+def test_patience_ends_no_design_before_min_iterations(monkeypatch):
     """The validation stop waits ``patience`` iterations after the best one, and never ends a
     design before ``min_iterations`` (default 100): early noisy validation curves stopped
     designs at 20-40 iterations on breast cancer (issue 28)."""
+    from qmc_orff.designs import _early_stopping
     from qmc_orff.designs.adaptive import MIN_ITERATIONS
+
+    monkeypatch.setattr(_early_stopping, "TRAIN_STILL_FALLING", None)  # the next test's rule
 
     X = np.random.default_rng(3).normal(size=(100, 2))
     # uniform training rows: a run whose validation error stops improving early
@@ -290,6 +293,25 @@ def test_patience_ends_no_design_before_min_iterations():
     for bad in (-1, 1.5, "10"):
         with pytest.raises((ValueError, TypeError), match="min_iterations"):
             adaptive_sequence(X, 4, min_iterations=bad, **kw)
+
+
+def test_patience_waits_while_the_training_error_falls_fast():
+    """The validation stop is deferred while the training error falls by more than
+    ``TRAIN_STILL_FALLING`` (10%) over the patience window, and taken once the fall slows."""
+    from qmc_orff.designs._early_stopping import TRAIN_STILL_FALLING, still_falling
+
+    assert TRAIN_STILL_FALLING == 0.1
+    X = np.random.default_rng(3).normal(size=(100, 2))
+    meta = adaptive_sequence(X, 32, sigma=1.0, n_train=40, n_validation=20, maxiter=300,
+                             patience=5, seed=0, coverage=0.0, min_iterations=0).meta
+    hist, it, best = meta["train_history"], meta["iterations"], meta["best_iteration"]
+    assert meta["stop_reason"] == "validation error not improved for 5 iterations"
+    assert it > best + 5  # the plain patience stop (at best + 5) was deferred ...
+    for k in range(best + 5, it):
+        assert still_falling(hist[:k + 1], 5) and hist[k] < 0.9 * hist[k - 5]
+    assert not still_falling(hist[:it + 1], 5)  # ... until the fall slowed
+    assert not still_falling([1.0, 0.5], 5) and still_falling([1.0] + [0.5] * 5, 5)
+    assert not still_falling([1.0] + [0.5] * 5, 5, 0.6) and not still_falling([1.0, 0.95], 1)
 
 
 def test_lbfgs_memory_grows_where_the_pairs_are_cheap(monkeypatch):

@@ -199,7 +199,9 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
         the design well before it).
     patience : int or None, default=20
         Stop when the validation error has not improved for this many
-        iterations (None: run to ``maxiter`` or convergence).
+        iterations (None: run to ``maxiter`` or convergence), unless the
+        training error fell by more than 10% over those iterations (the
+        optimiser's early, large steps; the stop waits for the fall to slow).
     min_iterations : int, default=100
         The validation stop (``patience``) ends no design before this many
         iterations (``maxiter`` and convergence still do): the early
@@ -425,7 +427,9 @@ def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free
         Iteration cap of L-BFGS-B.
     patience : int or None, default=30
         Early stopping: stop after this many iterations without a lower
-        validation error (None: run to ``maxiter`` or convergence).
+        validation error (None: run to ``maxiter`` or convergence), as in
+        :func:`adaptive_sequence` (waiting while the training error falls by
+        more than 10% over them).
     tol : float, default=1e-12
         L-BFGS-B's ``gtol`` and ``ftol``, on the training objective scaled to 1
         at the start.
