@@ -50,6 +50,20 @@ def test_cover_rows_finds_a_small_far_cluster():
     assert cover_hits == 10 and uniform_hits < 10
 
 
+@pytest.mark.parametrize("kernel", sorted(KERNELS))
+def test_cover_rows_without_kept_rows_starts_uniformly(kernel):
+    """coverage=1: no kept row, every candidate at distance inf (no NaN from the kernel)."""
+    Y = np.random.default_rng(0).standard_normal((50, 3))
+    with np.errstate(all="raise"):
+        got = cover_rows(Y[:0], Y, 10, kernel=kernel, nu=1.5, rng=np.random.default_rng(0))
+    assert np.unique(got).size == 10
+    X = np.random.default_rng(1).standard_normal((400, 3))
+    seq = adaptive_sequence(X, 8, kernel=kernel, sigma=1.0, coverage=1.0, n_train=100,
+                            n_validation=50, maxiter=5, seed=0,
+                            init="mc" if kernel == "laplacian" else "orf")
+    assert seq.meta["n_cover"] == 100
+
+
 def test_cover_rows_on_duplicates_draws_uniformly():
     Y = np.ones((50, 3))
     got = cover_rows(Y[:10], Y[10:], 20, kernel="gaussian", nu=1.5,

@@ -24,7 +24,7 @@ from ..objectives.data import KERNELS
 __all__ = ["cover_rows", "split_cover"]
 
 #: candidate rows drawn (uniformly) per covering row: the seeding's cost is
-#: ``O(CANDIDATES k^2 d)`` for ``k`` covering rows, whatever the number of rows of ``X``
+#: ``O(CANDIDATES k n_train d)`` for ``k`` covering rows, whatever the number of rows of ``X``
 CANDIDATES = 8
 
 
@@ -83,7 +83,10 @@ def cover_rows(kept, candidates, k, *, kernel, nu, rng):
     free = np.ones(c, dtype=bool)
     chosen = np.empty(k, dtype=np.intp)
     for t in range(k):
-        weights = np.where(free, np.maximum(1.0 - k_of(near), 0.0), 0.0)
+        weights = np.ones(c)  # 1 - k: 1 where no row is chosen yet (near = inf)
+        seen = np.isfinite(near)
+        weights[seen] = np.maximum(1.0 - k_of(near[seen]), 0.0)
+        weights[~free] = 0.0
         total = weights.sum()
         if total > 0:
             pick = int(rng.choice(c, p=weights / total))

@@ -66,12 +66,13 @@ PATIENCE = 20
 #: subsamples the early validation curve is noisy, and patience alone stopped designs at
 #: 20-40 iterations (breast cancer, 57 validation rows, s = 64: 2.21x Nystroem's held-out
 #: error over 8 seeds, 1.92x with this floor; digits s = 128, 4 seeds: 2.48x, 2.41x).  The
-#: timing sets' designs run past it (127 and 100 iterations), so their fit time is unchanged
+#: timing sets' designs ran past it (127 and 100 iterations then; 171 and 162 now)
 MIN_ITERATIONS = 100
 #: fraction of the training rows drawn to cover the data (k-means++ seeding in the kernel's
 #: distance, :mod:`._coverage`), the rest uniform.  Over the four data sets above (four seeds)
 #: 2.01x Nystroem's held-out error against 2.08x with uniform rows, worst cell 3.72x against
-#: 4.47x (diamonds, s = 512; before :data:`._early_stopping.TRAIN_STILL_FALLING`: 3.34x now); digits: better at s >= 128, 2.05x against 1.97x at s = 32.  A
+#: 4.47x (diamonds, s = 512; 3.34x since :data:`._early_stopping.TRAIN_STILL_FALLING`);
+#: digits: better at s >= 128, 2.05x against 1.97x at s = 32.  A
 #: prototype with half the rows covering (coverage 0.5) was better on diamonds and worse on
 #: digits (2.49x against 2.29x at s = 64, three seeds).  Synthetic, standardised, 3000 rows,
 #: s = 64 and 256, four seeds: Student t3 (d = 5) 1.83x -> 1.57x and 1.32x -> 1.15x,
@@ -154,7 +155,8 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
                       n_train: int = N_TRAIN, n_validation: int = N_VALIDATION,
                       maxiter: int = MAXITER, patience: int | None = PATIENCE,
                       min_iterations: int = MIN_ITERATIONS, coverage: float = COVERAGE,
-                      tol: float = 1e-12, seed: Any = None, callback: Callable | None = None, progress: bool = False,
+                      tol: float = 1e-12, seed: Any = None, callback: Callable | None = None,
+                      progress: bool = False,
                       checkpoint: Callable | None = None,
                       checkpoint_every: int | None = None) -> Sequence:
     r"""Frequencies designed on data: minimise the Gram error on a training subsample of ``X``.
