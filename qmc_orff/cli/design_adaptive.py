@@ -309,7 +309,8 @@ def _resume_adaptive(args, opts, digest, s, d, kernel):
                         f"{kernel!r}, sigma={args.sigma_arg}")
     # the same subsamples as the run it continues: its seed, sizes and covering rows
     # (a checkpoint from before the covering rows has none: coverage 0)
-    m = dict(m) if "coverage" in m else {**m, "coverage": 0.0}
+    if "coverage" not in m:
+        m = {**m, "coverage": 0.0}
     for key in ("seed", "n_train", "n_validation", "coverage"):
         if opts[key] is None:
             opts[key] = m.get(f"cli_{key}", m.get(key))
