@@ -341,6 +341,39 @@ def test_lbfgs_memory_grows_where_the_pairs_are_cheap(monkeypatch):
     assert seen == [20] and op.meta["maxcor"] == 20  # the operator design: unchanged
 
 
+def test_auto_n_train_grows_with_the_width_within_the_budget():
+    """n_train="auto": 2 s rows (the map's columns), clipped to [500, 1000] and to the rows an
+    iteration of ITERATION_BUDGET multiply-adds, m s (m + d), affords; never under 500."""
+    from qmc_orff.designs import adaptive as A
+
+    assert [A.auto_n_train(s, 9) for s in (1, 32, 250, 256, 400, 512, 4096)] == [
+        500, 500, 500, 512, 800, 1000, 500]
+    assert A.auto_n_train(512, 61) == 1000  # digits
+    for s, d in [(512, 655), (1024, 655), (700, 40), (1500, 3)]:
+        m = A.auto_n_train(s, d)
+        assert m * s * (m + d) <= A.ITERATION_BUDGET < (m + 1) * s * (m + 1 + d)  # the most
+    assert A.auto_n_train(512, 655) == 803  # raw MNIST: the budget binds
+    assert A.auto_n_train(2048, 655) == A.N_TRAIN  # the floor, above the budget
+    assert A.auto_n_train(10 ** 9, 10 ** 6) == A.N_TRAIN
+
+
+def test_n_train_auto_is_the_default_and_bad_values_are_refused():
+    """The default training subsample is auto_n_train(s, d), capped by the rows there are;
+    a string other than 'auto' is refused with the parameter's name."""
+    from qmc_orff.designs.adaptive import auto_n_train
+
+    X = clusters(1500, d=3, seed=2)  # 250 validation rows, 1250 to train on
+    seq = adaptive_sequence(X, 300, sigma=2.0, maxiter=0, seed=0)
+    assert auto_n_train(300, 3) == 600 and seq.meta["n_train"] == 600
+    same = adaptive_sequence(X, 300, sigma=2.0, maxiter=0, seed=0, n_train=600)
+    np.testing.assert_array_equal(seq.points, same.points)
+    assert adaptive_sequence(X[:700], 300, sigma=2.0, maxiter=0, seed=0).meta["n_train"] == 560
+    with pytest.raises(ValueError, match="'n_train' must be an integer >= 2 or 'auto'"):
+        adaptive_sequence(X, 8, sigma=2.0, n_train="many")
+    with pytest.raises(ValueError, match="'s'"):
+        adaptive_sequence(X, 0, sigma=2.0)
+
+
 def test_training_evaluations_in_float32_validation_in_float64(monkeypatch):
     """The optimiser sees the float32 twin of the training objective; the validation errors
     (which pick the result) and meta's errors are float64; TRAIN_DTYPE="float64" gives the

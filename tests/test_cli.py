@@ -543,6 +543,8 @@ def test_design_adaptive_bad_data_one_line_exit_2(tmp_path, monkeypatch, capsys,
      "'sigma'='median' needs distinct rows in 'X': the median distance is 0.0"),
     (["design", "adaptive", "--data", "ok.csv", "--s", "4", "--sigma", "1", "--coverage", "1.5",
       "-o", "o.npz"], "argument --coverage: expected a number in [0, 1]; got '1.5'"),
+    (["design", "adaptive", "--data", "ok.csv", "--s", "4", "--sigma", "1", "--n-train", "many",
+      "-o", "o.npz"], "argument --n-train: expected an integer >= 2 or 'auto'; got 'many'"),
     (["design", "global", "--s", "4", "--box-over-sigma", "1", "-o", "o.npz"],
      "the following arguments are required: --d"),
     (["design", "global", "--d", "2", "--s", "4", "-o", "o.npz"],
@@ -622,6 +624,18 @@ def test_design_adaptive_end_to_end(tmp_path, capsys):
     np.testing.assert_array_equal(load_sequence(tmp_path / "b.npz").points, seq.points)
 
 
+def test_design_adaptive_n_train_auto_by_default(tmp_path):
+    """Without --n-train the command takes the library's 'auto' rows (all there are here,
+    below 500) and records the choice; --n-train auto is the same run."""
+    _adaptive_data(tmp_path)
+    common = ["--data", tmp_path / "X.npy", "--sigma", 1.5, "--s", 8, "--maxiter", 2, "--quiet"]
+    assert call("design", "adaptive", *common, "-o", tmp_path / "a.npz")[0] == 0
+    assert call("design", "adaptive", *common, "--n-train", "auto", "-o", tmp_path / "b.npz")[0] == 0
+    a, b = load_sequence(tmp_path / "a.npz"), load_sequence(tmp_path / "b.npz")
+    assert a.meta["cli_n_train"] == "auto" and a.meta["n_train"] + a.meta["n_validation"] == 150
+    np.testing.assert_array_equal(a.points, b.points)
+
+
 def test_design_adaptive_checkpoint_and_resume(tmp_path, capsys):
     _adaptive_data(tmp_path)
     _adaptive_data(tmp_path, seed=1, name="other.npy")
@@ -654,6 +668,7 @@ def test_design_adaptive_checkpoint_and_resume(tmp_path, capsys):
         (["--s", 9], "has s=8, d=3; expected s=9, d=3"),
         (["--seed", 5], "was designed with --seed 0; got 5"),
         (["--coverage", 0.5], "was designed with --coverage 0.25; got 0.5"),
+        (["--n-train", "auto"], "was designed with --n-train 60; got auto"),
     ]:
         args = ["design", "adaptive", *common, "--resume", first, "-o", tmp_path / "c.npz"]
         for i in range(0, len(extra), 2):  # later options override earlier ones

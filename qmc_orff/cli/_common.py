@@ -41,10 +41,12 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(EXIT_USAGE)
 
 
-def _int_at_least(minimum, what, maximum=None):
+def _int_at_least(minimum, what, maximum=None, words=()):
     """An argparse type: an integer >= ``minimum`` (and <= ``maximum``; ``what`` names it in
-    the error)."""
+    the error), or one of the strings ``words`` as given."""
     def parse(text):
+        if text in words:
+            return text
         try:
             value = int(text)
         except ValueError:

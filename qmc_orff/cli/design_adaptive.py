@@ -247,9 +247,11 @@ def add_adaptive_parser(methods, epilog):
                    help="seed of the start and the train/validation subsamples (default 0, "
                    "not the Python function's None: a command's result is reproducible and "
                    "--resume draws the same subsamples; --resume: the checkpoint's)")
-    p.add_argument("--n-train", type=_int_at_least(2, "an integer >= 2"), default=None,
+    p.add_argument("--n-train", type=_int_at_least(2, "an integer >= 2 or 'auto'",
+                                                   words=("auto",)), default=None,
                    help="training subsample; all its pairs enter the objective (default: "
-                   f"{api['n_train']}; --resume: the checkpoint's)")
+                   f"{api['n_train']}: 2 s rows, 500 to 1000, within a cost per iteration; "
+                   "--resume: the checkpoint's)")
     p.add_argument("--n-validation", type=_nonneg_int, default=None,
                    help="disjoint validation subsample that picks the best iterate (default: "
                    f"{api['n_validation']}; --resume: the checkpoint's)")
