@@ -28,6 +28,8 @@ with ``min(800, n // 2)`` held-out rows (as ``bench_adaptive.py``), s in
   (``maxiter=100, patience=10``; the defaults are now 1000 and 20);
 - ``adaptU``: ``sequence="adaptive"`` with uniform training rows (``coverage=0``, the
   default before the covering rows);
+- ``adapt500``: ``sequence="adaptive"`` on 500 training rows at every ``s`` (``n_train=500``,
+  the default before ``n_train="auto"``);
 - ``adapt0``: ``sequence="adaptive"`` with the design's defaults before issue 28
   (``n_train=1000, n_validation=500, maxiter=300, patience=30``), on one BLAS thread as
   every design now runs; ``adapt0x``: the same on OpenBLAS's own thread count (the library
@@ -100,9 +102,10 @@ from qmc_orff.designs.adaptive import median_heuristic  # noqa: E402
 from qmc_orff.kernels import Gaussian  # noqa: E402
 
 ALL_METHODS = ("nys", "kpca", "orf", "auto", "adapt0", "adapt0x", "adapt64", "adapt100",
-               "adaptU", "adapt", "orf+L", "adapt+L", "orf+Lp", "adapt+Lp", "vp", "vpA", "dict16")
+               "adaptU", "adapt500", "adapt", "orf+L", "adapt+L", "orf+Lp", "adapt+Lp", "vp", "vpA",
+               "dict16")
 DEFAULT_METHODS = ("nys", "kpca", "orf", "auto", "adapt0", "adapt")
-ADAPTIVE = ("adapt0", "adapt0x", "adapt64", "adapt100", "adaptU", "adapt", "adapt+L",
+ADAPTIVE = ("adapt0", "adapt0x", "adapt64", "adapt100", "adaptU", "adapt500", "adapt", "adapt+L",
             "adapt+Lp")
 SEEDED = {"nys", "orf", "orf+L", "orf+Lp", "vp", "vpA"}
 NEW = "adapt"       # the map whose floors are printed
@@ -116,6 +119,8 @@ OLD_ADAPTIVE = {"n_train": 1000, "n_validation": 500, "maxiter": 300, "patience"
 CAP100_ADAPTIVE = {"maxiter": 100, "patience": 10}
 #: every training row uniform (the default before the covering rows)
 UNIFORM_ADAPTIVE = {"coverage": 0.0}
+#: 500 training rows at every width (the default before ``n_train="auto"``)
+ROWS500_ADAPTIVE = {"n_train": 500}
 
 
 def load(name):
@@ -190,11 +195,13 @@ def fit_method(method, pool, sigma, s, seed, tgt, vp_iters):
                             random_state=seed).fit(pool), {}
     if method == "kpca":
         return proto.KernelPCAMap(pool / sigma, 2 * s, sigma), {}
-    if method in ("orf", "auto", "adapt", "adapt0", "adapt0x", "adapt64", "adapt100", "adaptU"):
+    if method in ("orf", "auto", "adapt", "adapt0", "adapt0x", "adapt64", "adapt100", "adaptU",
+                  "adapt500"):
         seq = "adaptive" if method.startswith("adapt") else method
         opts = (OLD_ADAPTIVE if method.startswith("adapt0") else
                 CAP100_ADAPTIVE if method == "adapt100" else
-                UNIFORM_ADAPTIVE if method == "adaptU" else None)
+                UNIFORM_ADAPTIVE if method == "adaptU" else
+                ROWS500_ADAPTIVE if method == "adapt500" else None)
         saved = adaptive.BLAS_THREADS, adaptive.TRAIN_DTYPE, _early_stopping.MAXCOR_ENTRIES
         adaptive.BLAS_THREADS = None if method == "adapt0x" else saved[0]  # None: no BLAS limit
         if method.startswith("adapt0") or method == "adapt64":  # float64, always 20 pairs

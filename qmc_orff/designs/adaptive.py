@@ -49,16 +49,15 @@ if TYPE_CHECKING:  # names used in type hints only
 
 __all__ = ["adaptive_sequence", "adaptive_operator_sequence", "median_heuristic", "data_sha256"]
 
-#: default training subsample (all pairs) and validation subsample sizes, iteration cap and
-#: patience (issue 28, bench_vs_nystroem.py, s = 32..512 on digits, breast cancer, diamonds and
-#: raw MNIST).  The validation stop decides the length: the cap of 1000 is reached only where the
-#: validation error still falls (diamonds, d = 9, s >= 256: 2.22x and 3.34x Nystroem's error,
-#: with L-BFGS-B's 100 correction pairs there (:func:`lbfgs_memory`), where the cap of 100
-#: gave 3.03x and 5.63x, means over four seeds); over the four data sets 2.00x against 2.19x
-#: (geometric mean).  On MNIST's 64 principal components at s = 256 the
-#: design stops at 171 iterations (15.6x Nystroem.fit) and at s = 1024 on raw MNIST at
-#: 162 (15 s).  Patience 10 stopped too early on noisy validation curves (diamonds s = 512:
-#: 7.15x).
+#: the fewest training rows (:data:`N_TRAIN`; ``n_train="auto"`` takes more at s > 250), the
+#: validation subsample, iteration cap and patience (issue 28, bench_vs_nystroem.py,
+#: s = 32..512 on digits, breast cancer, diamonds and raw MNIST).  The validation stop decides
+#: the length: the cap of 1000 is reached only where the validation error still falls (diamonds,
+#: d = 9, with L-BFGS-B's 100 correction pairs there, :func:`lbfgs_memory`).  Over the four data
+#: sets 1.97x Nystroem's held-out error against 2.19x with the cap of 100 (geometric mean, four
+#: seeds).  On MNIST's 64 principal components at s = 256 the design fits in 14.8x
+#: Nystroem.fit and at s = 1024 on raw MNIST in 14.5 s (153 iterations).  Patience 10 stopped
+#: too early on noisy validation curves (diamonds s = 512: 7.15x).
 N_TRAIN = 500
 N_VALIDATION = 250
 #: ``n_train="auto"`` (``auto_n_train``): the training rows grow with the map's width,
@@ -85,8 +84,9 @@ MIN_ITERATIONS = 100
 #: fraction of the training rows drawn to cover the data (k-means++ seeding in the kernel's
 #: distance, :mod:`._coverage`), the rest uniform.  Over the four data sets above (four seeds)
 #: 2.01x Nystroem's held-out error against 2.08x with uniform rows, worst cell 3.72x against
-#: 4.47x (diamonds, s = 512; 3.34x since :data:`._early_stopping.TRAIN_STILL_FALLING`);
-#: digits: better at s >= 128, 2.05x against 1.97x at s = 32.  A
+#: 4.47x (diamonds, s = 512, 500 training rows); with ``n_train="auto"`` 1.97x against 2.09x,
+#: diamonds at s = 512 2.42x against 4.49x; digits: better at s >= 128, 2.05x against
+#: 1.97x at s = 32.  A
 #: prototype with half the rows covering (coverage 0.5) was better on diamonds and worse on
 #: digits (2.49x against 2.29x at s = 64, three seeds).  Synthetic, standardised, 3000 rows,
 #: s = 64 and 256, four seeds: Student t3 (d = 5) 1.83x -> 1.57x and 1.32x -> 1.15x,
