@@ -68,8 +68,9 @@ N_VALIDATION = 250
 #: than held-out rows (diamonds, d = 9: training error 2e-4, validation 9.4e-4); 1000 rows
 #: there gave 2.42x Nystroem's held-out error against 3.34x (four seeds), raw MNIST at
 #: s = 512 (803 rows) 2.22x against 2.41x (two seeds), digits 1.78x against 1.79x (798 rows,
-#: all its pool allows).  The budget is the 500-row design at s = 1024 on raw MNIST
-#: (d = 655), the fit-time floor's cell: about 90 ms an iteration on one core (issue 28)
+#: all its pool allows).  The budget is about the 500-row design at s = 1024 on raw MNIST
+#: (d = 630-655: 512-505 rows), the fit-time floor's cell: about 95 ms an iteration on one
+#: core, 14.5 s for its 153 iterations (issue 28)
 ROWS_PER_FREQUENCY = 2
 N_TRAIN_MAX = 1000
 ITERATION_BUDGET = 6e8
@@ -113,7 +114,7 @@ def auto_n_train(s, d):
     ``[N_TRAIN, N_TRAIN_MAX]`` and to the most rows ``m`` whose iteration costs
     ``m s (m + d) <= ITERATION_BUDGET`` multiply-adds, never below :data:`N_TRAIN`:
     500 for s <= 250, 512 at s = 256, 1000 at s = 512 for d <= 171 (803 at d = 655),
-    500 at s >= 1024 in hundreds of dimensions.
+    505 at s = 1024 for d = 655, 500 from s = 2048 in hundreds of dimensions.
     """
     s, d = int(s), int(d)
     fits = (math.sqrt(d * d + 4.0 * ITERATION_BUDGET / s) - d) / 2.0  # m (m + d) s = budget
