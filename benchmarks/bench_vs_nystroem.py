@@ -121,6 +121,9 @@ CAP100_ADAPTIVE = {"maxiter": 100, "patience": 10}
 UNIFORM_ADAPTIVE = {"coverage": 0.0}
 #: 500 training rows at every width (the default before ``n_train="auto"``)
 ROWS500_ADAPTIVE = {"n_train": 500}
+#: each benchmark method's ``design_options`` (the others: the library's defaults)
+DESIGN_OPTIONS = {"adapt0": OLD_ADAPTIVE, "adapt0x": OLD_ADAPTIVE, "adapt100": CAP100_ADAPTIVE,
+                  "adaptU": UNIFORM_ADAPTIVE, "adapt500": ROWS500_ADAPTIVE}
 
 
 def load(name):
@@ -195,13 +198,9 @@ def fit_method(method, pool, sigma, s, seed, tgt, vp_iters):
                             random_state=seed).fit(pool), {}
     if method == "kpca":
         return proto.KernelPCAMap(pool / sigma, 2 * s, sigma), {}
-    if method in ("orf", "auto", "adapt", "adapt0", "adapt0x", "adapt64", "adapt100", "adaptU",
-                  "adapt500"):
+    if method in ("orf", "auto", "adapt", "adapt64") or method in DESIGN_OPTIONS:
         seq = "adaptive" if method.startswith("adapt") else method
-        opts = (OLD_ADAPTIVE if method.startswith("adapt0") else
-                CAP100_ADAPTIVE if method == "adapt100" else
-                UNIFORM_ADAPTIVE if method == "adaptU" else
-                ROWS500_ADAPTIVE if method == "adapt500" else None)
+        opts = DESIGN_OPTIONS.get(method)
         saved = adaptive.BLAS_THREADS, adaptive.TRAIN_DTYPE, _early_stopping.MAXCOR_ENTRIES
         adaptive.BLAS_THREADS = None if method == "adapt0x" else saved[0]  # None: no BLAS limit
         if method.startswith("adapt0") or method == "adapt64":  # float64, always 20 pairs
