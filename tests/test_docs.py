@@ -164,7 +164,9 @@ def test_every_public_name_has_an_api_page():
 def test_docs_build_settings():
     """The build is offline and strict: what ``make docs`` and docs/conf.py promise."""
     conf = (DOCS / "conf.py").read_text(encoding="utf-8")
-    assert re.search(r"^intersphinx_mapping = \{\}", conf, re.M)
+    # the inventories are written offline (tested below), never fetched
+    assert re.search(r"^intersphinx_mapping = write_inventories\(", conf, re.M)
+    assert conf.count("intersphinx_mapping") == 1
     assert "nitpick_ignore" not in conf and "suppress_warnings" not in conf
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert "-W --keep-going" in makefile
@@ -191,3 +193,79 @@ def test_developer_map_names_every_layer():
     for layer, prefixes in LAYERS:
         home = prefixes[0].removeprefix("qmc_orff.").replace(".", "/")
         assert re.search(rf"``{re.escape(home)}(/|\.py)``", text), (layer, home)
+
+
+def _inventories():
+    import sys
+    sys.path.insert(0, str(DOCS))
+    try:
+        import _inventories
+    finally:
+        sys.path.remove(str(DOCS))
+    return _inventories
+
+
+@pytest.fixture(scope="module")
+def inventories(tmp_path_factory):
+    """{full name: (role, URL)} of the inventories ``make docs`` writes, as Sphinx reads them."""
+    from sphinx.util.inventory import InventoryFile
+
+    mapping = _inventories().write_inventories(tmp_path_factory.mktemp("inventories"))
+    assert set(mapping) == {"python", "numpy", "scipy", "sklearn"}
+    names = {}
+    for root, path in mapping.values():
+        assert root.startswith("https://") and Path(path).is_file()  # links online, read locally
+        with open(path, "rb") as f:
+            inventory = InventoryFile.load(f, root, lambda base, uri: base + uri)
+        for role, items in getattr(inventory, "data", inventory).items():
+            for name, item in items.items():
+                uri = item.uri if hasattr(item, "uri") else item[2]
+                names[name] = (role, uri)
+    return names
+
+
+def test_inventories_link_to_the_projects_pages(inventories):
+    """The names the pages mention most link to the page that documents them."""
+    expected = {
+        "sklearn.kernel_approximation.Nystroem": "https://scikit-learn.org/stable/modules/"
+        "generated/sklearn.kernel_approximation.Nystroem.html#sklearn.kernel_approximation.Nystroem",
+        "sklearn.linear_model.Ridge.fit": "https://scikit-learn.org/stable/modules/generated/"
+        "sklearn.linear_model.Ridge.html#sklearn.linear_model.Ridge.fit",
+        "scipy.stats.qmc.Sobol": "https://docs.scipy.org/doc/scipy/reference/generated/"
+        "scipy.stats.qmc.Sobol.html#scipy.stats.qmc.Sobol",
+        "scipy.stats.qmc": "https://docs.scipy.org/doc/scipy/reference/stats.qmc.html"
+        "#module-scipy.stats.qmc",
+        "numpy.random.Generator": "https://numpy.org/doc/stable/reference/random/generator.html"
+        "#numpy.random.Generator",
+        "numpy.polyval": "https://numpy.org/doc/stable/reference/generated/numpy.polyval.html"
+        "#numpy.polyval",
+        "ValueError": "https://docs.python.org/3/library/exceptions.html#ValueError",
+    }
+    for name, url in expected.items():
+        assert inventories[name][1] == url, name
+    assert inventories["sklearn.kernel_approximation.Nystroem"][0] == "py:class"
+    assert inventories["scipy.special.wofz"][0] == "py:function"
+
+
+def _external_references():
+    """Names of NumPy, SciPy and scikit-learn that the docs and docstrings cross-reference:
+    roles (:class:`scipy.stats.qmc.Sobol`) and numpydoc "See Also" entries."""
+    role = re.compile(r":(?:class|func|meth|mod|obj|data|attr|exc):`~?((?:numpy|scipy|sklearn)"
+                      r"\.[\w.]+)`")
+    see_also = re.compile(r"^\s*((?:numpy|scipy|sklearn)\.[\w.]+) :", re.M)
+    files = [*DOCS.rglob("*.rst"), *(ROOT / "qmc_orff").rglob("*.py")]
+    found = set()
+    for path in files:
+        if "_build" in path.parts or "auto_examples" in path.parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        found |= set(role.findall(text)) | set(see_also.findall(text))
+    return found
+
+
+def test_every_external_reference_is_in_an_inventory(inventories):
+    """Each NumPy/SciPy/scikit-learn name the docs link to resolves (so it renders as a link)."""
+    refs = _external_references()
+    assert {"sklearn.kernel_approximation.Nystroem", "scipy.stats.qmc.Sobol"} <= refs
+    missing = sorted(refs - set(inventories))
+    assert not missing, f"not in the generated inventories: {missing}"
