@@ -8,7 +8,6 @@ Python, NumPy, SciPy and scikit-learn documentation through inventories written 
 installed packages (``docs/_inventories.py``).
 """
 import os
-import re
 import sys
 import warnings
 
@@ -17,6 +16,7 @@ import qmc_orff
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, _HERE)  # _gallery_order, _inventories
 
+from _gallery_order import running_times  # noqa: E402
 from _inventories import write_inventories  # noqa: E402
 
 project = "qmc_orff"
@@ -124,40 +124,10 @@ for _name, _args in _CLI_COMMANDS.items():
 
 # -- the gallery index lists each example's running time, as measured by the build that last ran
 # it (sphinx-gallery's own table page, write_computation_times, loads scripts from a CDN) -------
-_GALLERY = os.path.join(_HERE, "auto_examples")
-_RUNNING_TIME = re.compile(
-    r"Total running time of the script:\*\* \((\d+) minutes ([\d.]+) seconds\)")
-
-
-def _running_times():
-    """The gallery index's table of running times, read from the example pages' last line."""
-    from _gallery_order import ORDER
-
-    names = sorted(f for f in os.listdir(os.path.join(_HERE, "gallery"))
-                   if f.startswith("plot_") and f.endswith(".py"))
-    names.sort(key=lambda f: (ORDER.index(f) if f in ORDER else len(ORDER), f))
-    rows = []
-    for name in names:
-        stem = name[:-3]
-        page = os.path.join(_GALLERY, f"{stem}.rst")
-        found = None
-        if os.path.exists(page):
-            with open(page, encoding="utf-8") as f:
-                found = _RUNNING_TIME.search(f.read())
-        seconds = 60 * int(found[1]) + float(found[2]) if found else None
-        shown = f"{seconds:.1f} s" if seconds is not None else "not measured"
-        rows.append(f"   * - :doc:`{stem}`\n     - {shown}\n")
-    return ("\n\nRunning times\n-------------\n\n"
-            "Each example's running time in the build that last ran it (as at the end of its "
-            "page). It varies with the machine's load, and the first run on a machine also "
-            "compiles the library's numba kernels (they are cached afterwards).\n\n"
-            ".. list-table::\n   :header-rows: 1\n\n   * - example\n     - running time\n"
-            + "".join(rows))
-
-
 def _add_running_times(app, docname, source):
     if docname == "auto_examples/index":
-        source[0] += _running_times()
+        source[0] += running_times(os.path.join(_HERE, "gallery"),
+                                   os.path.join(_HERE, "auto_examples"))
 
 
 def setup(app):

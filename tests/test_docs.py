@@ -195,14 +195,14 @@ def test_developer_map_names_every_layer():
         assert re.search(rf"``{re.escape(home)}(/|\.py)``", text), (layer, home)
 
 
-def _inventories():
+def _docs_module(name):
+    import importlib
     import sys
     sys.path.insert(0, str(DOCS))
     try:
-        import _inventories
+        return importlib.import_module(name)
     finally:
         sys.path.remove(str(DOCS))
-    return _inventories
 
 
 @pytest.fixture(scope="module")
@@ -210,7 +210,8 @@ def inventories(tmp_path_factory):
     """{full name: (role, URL)} of the inventories ``make docs`` writes, as Sphinx reads them."""
     from sphinx.util.inventory import InventoryFile
 
-    mapping = _inventories().write_inventories(tmp_path_factory.mktemp("inventories"))
+    folder = tmp_path_factory.mktemp("inventories")
+    mapping = _docs_module("_inventories").write_inventories(folder)
     assert set(mapping) == {"python", "numpy", "scipy", "sklearn"}
     names = {}
     for root, path in mapping.values():
@@ -228,7 +229,8 @@ def test_inventories_link_to_the_projects_pages(inventories):
     """The names the pages mention most link to the page that documents them."""
     expected = {
         "sklearn.kernel_approximation.Nystroem": "https://scikit-learn.org/stable/modules/"
-        "generated/sklearn.kernel_approximation.Nystroem.html#sklearn.kernel_approximation.Nystroem",
+        "generated/sklearn.kernel_approximation.Nystroem.html"
+        "#sklearn.kernel_approximation.Nystroem",
         "sklearn.linear_model.Ridge.fit": "https://scikit-learn.org/stable/modules/generated/"
         "sklearn.linear_model.Ridge.html#sklearn.linear_model.Ridge.fit",
         "scipy.stats.qmc.Sobol": "https://docs.scipy.org/doc/scipy/reference/generated/"
@@ -269,3 +271,37 @@ def test_every_external_reference_is_in_an_inventory(inventories):
     assert {"sklearn.kernel_approximation.Nystroem", "scipy.stats.qmc.Sobol"} <= refs
     missing = sorted(refs - set(inventories))
     assert not missing, f"not in the generated inventories: {missing}"
+
+
+def test_gallery_index_states_each_running_time(tmp_path):
+    """The gallery index lists every example with the time of its last run, read from the
+    line sphinx-gallery ends its page with; an example never run says so."""
+    gallery = _docs_module("_gallery_order")
+    src, out = tmp_path / "gallery", tmp_path / "auto_examples"
+    src.mkdir()
+    out.mkdir()
+    for name in ("plot_zeta.py", "plot_which_map.py", "plot_qmc_points.py", "notes.py"):
+        (src / name).write_text("")
+    (out / "plot_which_map.rst").write_text(
+        ".. rst-class:: sphx-glr-timing\n\n"
+        "   **Total running time of the script:** (1 minutes 58.043 seconds)\n")
+    (out / "plot_qmc_points.rst").write_text(
+        "   **Total running time of the script:** (0 minutes 2.349 seconds)\n")
+    text = gallery.running_times(str(src), str(out))
+    rows = re.findall(r"\* - :doc:`(\w+)`\n     - (.+)\n", text)
+    assert rows == [("plot_qmc_points", "2.3 s"), ("plot_which_map", "118.0 s"),
+                    ("plot_zeta", "not measured")]
+    readme = " ".join((DOCS / "gallery" / "README.rst").read_text(encoding="utf-8").split())
+    assert "few seconds" not in readme and "running times are listed" in readme
+    conf = (DOCS / "conf.py").read_text(encoding="utf-8")
+    assert 'app.connect("source-read", _add_running_times)' in conf
+
+
+def test_display_math_scrolls_inside_the_column():
+    """A formula wider than the column scrolls (the theme's flex item needs min-width: 0)."""
+    conf = (DOCS / "conf.py").read_text(encoding="utf-8")
+    assert 'html_static_path = ["_static"]' in conf and '"qmc_orff.css"' in conf
+    css = (DOCS / "_static" / "qmc_orff.css").read_text(encoding="utf-8")
+    rule = re.search(r"div\.math mjx-container\[display=\"true\"\] \{([^}]*)\}", css)
+    assert rule is not None
+    assert "min-width: 0" in rule[1] and "overflow-x: auto" in rule[1]
