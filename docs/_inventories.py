@@ -164,6 +164,11 @@ def _numpy_uri(name, role, owner):
     return f"reference/generated/{name}.html#{name}"
 
 
+#: built-in types documented on library/stdtypes.html (the others on library/functions.html)
+_STDTYPES = {"str", "list", "dict", "tuple", "set", "frozenset", "bytes", "bytearray", "range",
+             "memoryview"}
+
+
 def _python_entries():
     for name, value in vars(builtins).items():
         if name.startswith("_"):
@@ -172,6 +177,8 @@ def _python_entries():
             yield name, "exception", f"library/exceptions.html#{name}"
         elif name in ("None", "True", "False", "Ellipsis", "NotImplemented"):
             yield name, "data", f"library/constants.html#{name}"
+        elif name in _STDTYPES:
+            yield name, "class", f"library/stdtypes.html#{name}"
         elif inspect.isclass(value) or callable(value):
             yield name, _role(value), f"library/functions.html#{name}"
     for module_name in STDLIB:

@@ -242,6 +242,8 @@ def test_inventories_link_to_the_projects_pages(inventories):
         "numpy.polyval": "https://numpy.org/doc/stable/reference/generated/numpy.polyval.html"
         "#numpy.polyval",
         "ValueError": "https://docs.python.org/3/library/exceptions.html#ValueError",
+        "int": "https://docs.python.org/3/library/functions.html#int",
+        "dict": "https://docs.python.org/3/library/stdtypes.html#dict",
     }
     for name, url in expected.items():
         assert inventories[name][1] == url, name
