@@ -300,10 +300,14 @@ def test_gallery_index_states_each_running_time(tmp_path):
 
 
 def test_display_math_scrolls_inside_the_column():
-    """A formula wider than the column scrolls (the theme's flex item needs min-width: 0)."""
+    """A formula wider than the column scrolls (the theme's flex item needs min-width: 0); the
+    column stays within a narrow screen."""
     conf = (DOCS / "conf.py").read_text(encoding="utf-8")
     assert 'html_static_path = ["_static"]' in conf and '"qmc_orff.css"' in conf
     css = (DOCS / "_static" / "qmc_orff.css").read_text(encoding="utf-8")
     rule = re.search(r"div\.math mjx-container\[display=\"true\"\] \{([^}]*)\}", css)
     assert rule is not None
     assert "min-width: 0" in rule[1] and "overflow-x: auto" in rule[1]
+    # and a long name in inline code breaks rather than widening the column past the screen
+    rule = re.search(r"\.bd-article span\.pre \{([^}]*)\}", css)
+    assert rule is not None and "overflow-wrap: anywhere" in rule[1]
