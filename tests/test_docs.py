@@ -311,3 +311,5 @@ def test_display_math_scrolls_inside_the_column():
     # and a long name in inline code breaks rather than widening the column past the screen
     rule = re.search(r"\.bd-article span\.pre \{([^}]*)\}", css)
     assert rule is not None and "overflow-wrap: anywhere" in rule[1]
+    rule = re.search(r"\.bd-article table span\.pre \{([^}]*)\}", css)  # tables scroll instead
+    assert rule is not None and "white-space: nowrap" in rule[1]
