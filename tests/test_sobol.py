@@ -1,4 +1,5 @@
 """Tests of qmc_orff.generators.Sobol."""
+import pickle
 import warnings
 
 import numpy as np
@@ -380,6 +381,9 @@ def test_skip_leap_kept_by_fast_forward_reset_and_random_base2():
     np.testing.assert_array_equal(e.random_base2(5), full[32:64])
     np.testing.assert_array_equal(
         Sobol(4, rng=2, skip=17 + 32 * 5, leap=4).random(32), full[32:])
+    twin = pickle.loads(pickle.dumps(e.reset().fast_forward(32)))
+    assert (twin.skip, twin.leap, twin.num_generated) == (17, 4, 32)
+    np.testing.assert_array_equal(twin.random(32), full[32:])
     assert e.reset() is e and (e.skip, e.leap) == (17, 4)
     np.testing.assert_array_equal(e.random(64), full)
     # unscrambled, random_base2 draws SciPy's points at the leaped indices

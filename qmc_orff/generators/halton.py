@@ -229,7 +229,7 @@ class Halton(IndexedEngine):
 
     def _room(self):
         return (MAX_INDEX, f"At most 2**53={MAX_INDEX} Halton points can be generated "
-                           "(float64 resolution);", "")
+                           "(float64 resolution).", "")
 
     def _random(self, n=1, *, workers=1):
         n, out = self._empty(n)
