@@ -32,7 +32,11 @@ def test_wheel_has_every_module(wheel_names):
 
 
 def test_wheel_has_lattice_data(wheel_names):
+    from qmc_orff.generators.lattice import NAMED_VECTORS
+
     assert "qmc_orff/data/kuo.lattice-33002-1024-1048576.9125.npy" in wheel_names
+    for file, _, _ in NAMED_VECTORS.values():
+        assert f"qmc_orff/data/{file}" in wheel_names
     assert "qmc_orff/data/README.md" in wheel_names
 
 

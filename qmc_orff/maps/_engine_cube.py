@@ -76,7 +76,7 @@ def engine_cube_points(engine, s):
     start = int(getattr(engine, "num_generated", 0))
     t = np.array(engine.random(s), dtype=np.float64)
     if kind == "centre":
-        return centre(t, grid, max(start + s - 1, 0))
+        return centre(t, grid, getattr(engine, "sequence_index", int)(max(start + s - 1, 0)))
     if kind == "natural":
         t += 0.5 / float(grid)
         return np.clip(t, T_EPS, 1.0 - T_EPS, out=t)
