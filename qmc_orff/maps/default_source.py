@@ -10,10 +10,10 @@ import scipy.sparse as sp
 from .._cos_sin import cos_sin_features
 from .._validation import MAX_ELEMENTS, check_choice, check_phases
 from ..kernels import Gaussian, Laplacian, Matern, SkewedChi2
+from ..sources._orthogonal import ORF_QMC_SEED
+from ..sources.frequencies import _auto_source, make_frequencies
 from ..threads import _blas_limited, _row_workers, get_num_threads
 from ._params import _resolve_seed
-from ._orthogonal import ORF_QMC_SEED
-from .frequencies import _auto_source, make_frequencies
 
 
 # --------------------------------------------------------------------------- fit-time check

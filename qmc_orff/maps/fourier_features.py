@@ -16,12 +16,12 @@ from .. import _dask
 from .._cos_sin import cos_sin_features
 from .._validation import check_choice
 from ..kernels import Gaussian, Laplacian, Matern, SkewedChi2
+from ..sources.frequencies import SOURCES, make_frequencies
 from . import _xp
 from ._params import (_common_constraints, _resolve_seed, _scalar_param,
                       _sigma_from_gamma)
 from .adaptive_maps import _adaptive_frequencies, _is_adaptive
 from .default_source import _CHECKS, _check_supplied_sequence, _select_default, median_bandwidth
-from .frequencies import SOURCES, make_frequencies
 
 if TYPE_CHECKING:  # names used in type hints only
     from typing import Any

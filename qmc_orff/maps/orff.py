@@ -18,6 +18,7 @@ from .. import _dask
 from .._cos_sin import cos_sin_features
 from .._validation import check_choice
 from ..kernels import CurlFree, Decomposable, DivFree, Gaussian, check_psd_matrix
+from ..sources.frequencies import SOURCES, make_frequencies
 from . import _xp
 from ._factors import _orff_factors
 from ._params import (_check_second_rows, _common_constraints, _resolve_seed, _scalar_param,
@@ -25,7 +26,6 @@ from ._params import (_check_second_rows, _common_constraints, _resolve_seed, _s
 from .adaptive_maps import _adaptive_operator_frequencies, _is_adaptive
 from .default_source import (BANDWIDTH_SAMPLES, _CHECKS, _check_supplied_sequence,
                              _sample_indices, _select_default_operator, median_bandwidth)
-from .frequencies import SOURCES, make_frequencies
 from .operators import _FeatureOperator
 
 if TYPE_CHECKING:  # names used in type hints only

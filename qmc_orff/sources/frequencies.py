@@ -22,6 +22,7 @@ from scipy import stats
 from .._validation import MAX_DIMENSION, check_size
 from .._validation import (as_generator, as_points, as_positive, check_choice, check_int,
                            check_positive_real)
+from ..densities import get_density
 from ..generators import Halton, Lattice, Sobol
 from ..sequence import Sequence
 from ._engine_cube import T_EPS, centre, engine_cube_points
@@ -138,7 +139,6 @@ def source_points(source, s, dim, *, scramble="auto", seed=None):
 
 # --------------------------------------------------------------------------- inverse CDFs
 def _ppf_cauchy(t):
-    from ..densities import get_density
     return get_density("laplacian").ppf(t)
 
 
@@ -148,7 +148,6 @@ def _ppf_sech(t):
 
 
 def _ppf_gaussian(t):
-    from ..densities import get_density
     return get_density("gaussian").ppf(t)
 
 
@@ -285,7 +284,7 @@ def _given_points(sequence, kernel, measure, n_components, d):
 def _engine_points(engine, kernel, measure, nu, s, d):
     """Unit-bandwidth frequencies ``(s, d)`` from the next ``s`` points of a
     `scipy.stats.qmc.QMCEngine` (``engine.random(s)``, kept off the cube's boundary as the
-    named QMC sources, :func:`~qmc_orff.maps._engine_cube.engine_cube_points`, and mapped by
+    named QMC sources, :func:`~qmc_orff.sources._engine_cube.engine_cube_points`, and mapped by
     the inverse CDF); a stateful engine advances."""
     if d is None:
         raise ValueError("'d' is required for a QMCEngine 'sequence'.")
