@@ -38,7 +38,8 @@ LAYERS = (
                     "qmc_orff._cos_sin", "qmc_orff._distances", "qmc_orff._lazy",
                     "qmc_orff._version")),
     ("generators, densities, kernels and the file format",
-     ("qmc_orff.generators", "qmc_orff.densities", "qmc_orff.kernels", "qmc_orff.sequence")),
+     ("qmc_orff.generators", "qmc_orff.densities", "qmc_orff.kernels", "qmc_orff._kernel_base",
+      "qmc_orff.sequence")),
     ("frequency sources", ("qmc_orff.sources",)),
     ("objectives", ("qmc_orff.objectives",)),
     ("designs", ("qmc_orff.designs",)),
@@ -49,7 +50,7 @@ LAYERS = (
 #: Packages below the maps: none of them imports ``qmc_orff.maps`` (lazy imports included),
 #: so the maps are consumers only.
 BELOW_MAPS = ("qmc_orff.generators", "qmc_orff.densities", "qmc_orff.kernels",
-              "qmc_orff.sequence", "qmc_orff.sources", "qmc_orff.objectives",
+              "qmc_orff._kernel_base", "qmc_orff.sequence", "qmc_orff.sources", "qmc_orff.objectives",
               "qmc_orff.designs", "qmc_orff.catalogue")
 
 
