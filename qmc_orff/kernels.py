@@ -7,7 +7,9 @@ flattened block Gram matrix of shape ``(n p, m p)`` with :meth:`OperatorKernel.b
 
 All kernels here are shift invariant (for the skewed chi-squared kernel: on the
 skewed multiplicative group), so ``K(x, z) = K_0(x - z)``; their spectral
-measures are what :func:`qmc_orff.make_frequencies` samples.
+measures are what :func:`qmc_orff.make_frequencies` samples.  The maps and the data
+objectives take them by name: :data:`SCALAR_KERNELS`, :data:`OPERATOR_KERNELS`, built by
+:func:`scalar_kernel` and :func:`operator_kernel`.
 
 References
 ----------
@@ -20,7 +22,6 @@ References
    skewed multiplicative histogram kernels", DAGM 2010.
 """
 from __future__ import annotations
-
 
 import numpy as np
 from scipy import special
@@ -529,15 +530,14 @@ def operator_kernel(name, sigma, d, A=None):
         A key of :data:`OPERATOR_KERNELS` (checked by the caller).
     sigma : float or array_like of shape (d,)
     d : int
-        Number of input columns.
     A : array_like of shape (p, p) or None, default=None
         Output matrix of the decomposable kernel.
 
     Returns
     -------
     kernel : OperatorKernel
-    sigma : float or ndarray of shape (d,)
-        ``sigma`` as a Python float where it is one number.
+    sigma : float or array_like of shape (d,)
+        ``sigma`` as a Python float where it is one number, else as given.
     """
     cls = OPERATOR_KERNELS[name]
     cls._check_d(d)

@@ -45,7 +45,9 @@ from .protocol import UnitBandwidth
 
 __all__ = ["DataDiscrepancy", "KERNELS", "data_sha256"]
 
-#: Scalar kernels :class:`DataDiscrepancy` measures (their spectral densities).
+#: Scalar kernels :class:`DataDiscrepancy` measures (their spectral densities): those of
+#: :data:`qmc_orff.kernels.SCALAR_KERNELS` that are shift invariant on ``X`` itself (the skewed
+#: chi-squared kernel is so on ``log(X + c)`` only).
 KERNELS = ("gaussian", "laplacian", "matern")
 
 
@@ -99,7 +101,7 @@ class DataDiscrepancy:
         Precision of :meth:`__call__` and :meth:`value_and_grad` (phases, features, the
         error matrix and the products; the value is summed in float64 and the results are
         float64).  ``"float32"`` runs the products about twice as fast for a relative error
-        near ``1e-6`` of the value (the adaptive design's training objective, issue 28;
+        near ``1e-6`` of the value (the adaptive design's training objective;
         frequencies whose phases ``|x . w|`` may exceed ``2**10`` are evaluated in float64);
         :meth:`features`, :meth:`pair_matrix` and :meth:`linear_term` stay float64.
 
