@@ -37,6 +37,7 @@ from ..objectives.data import GRAM_ARRAYS, KERNELS, DataDiscrepancy, data_sha256
 from ..objectives.operator_data import (OPERATOR_GRAM_ARRAYS, OPERATOR_KERNELS,
                                         OperatorDataDiscrepancy, check_operator_frequencies)
 from ..sequence import Sequence
+from ..sources.frequencies import make_frequencies
 from ..threads import _blas_limited
 from ._adaptive_data import (_check_X, _init_points, _orf_reference, _orthogonal_unit,
                              _subsamples, check_subsample_sizes, median_heuristic)
@@ -575,8 +576,6 @@ def _operator_start(init, s, d, kernel, measure, rng):
             U0 = _orthogonal_unit("gaussian", s, d, 1.5, rng)
             U0 *= (np.sqrt(rng.chisquare(d + 2, size=s)) / np.linalg.norm(U0, axis=1))[:, None]
         else:
-            from ..maps.frequencies import make_frequencies
-
             U0, _ = make_frequencies("gaussian", s, d, sigma=1.0, sequence=init, seed=rng,
                                      measure="radial")
         return U0, init

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import as_generator, check_choice, check_dimension, check_size
+from ..sources.frequencies import make_frequencies
 
 __all__ = ["initial_points", "to_frequencies", "start_frequencies"]
 
@@ -42,7 +43,7 @@ def initial_points(init, s, d, *, seed=None):
 
     See Also
     --------
-    qmc_orff.maps.frequencies.source_points : the feature maps' policy for the same
+    qmc_orff.sources.frequencies.source_points : the feature maps' policy for the same
         generators, which keeps index 0 and centres unrandomised points by half a
         grid step instead (no point dropped, nets kept).  Designs skip index 0 so
         that their Halton reference values match Avron et al. and the issue.
@@ -88,8 +89,6 @@ def start_frequencies(init, s, unit, seed=None):
     d = unit.sigma.shape[0]
     if unit.kernel is None or (unit.density is not None and init in _INITS):
         return to_frequencies(initial_points(init, s, d, seed=seed), unit.density, 1.0)
-    from ..maps.frequencies import make_frequencies
-
     if init == "halton-rr2":
         init, scramble = "halton", "deterministic"
     elif init == "random":

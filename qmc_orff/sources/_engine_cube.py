@@ -1,7 +1,7 @@
 """Unit-cube points of a QMC engine given as ``sequence=``, kept off the cube's boundary.
 
 The inverse CDF is infinite at 0 and 1, and every unrandomised low-discrepancy sequence
-starts at the origin.  The named sources (:func:`qmc_orff.maps.frequencies.source_points`)
+starts at the origin.  The named sources (:func:`qmc_orff.sources.frequencies.source_points`)
 and an engine passed as ``sequence=`` follow one rule:
 
 * unrandomised points of a known grid -- :class:`qmc_orff.Sobol` and
