@@ -397,3 +397,41 @@ def test_training_evaluations_in_float32_validation_in_float64(monkeypatch):
     assert not np.array_equal(a.points, b.points)
     assert a.meta["validation_error"] == pytest.approx(b.meta["validation_error"], rel=1e-3)
     assert a.meta["validation_error"] < a.meta["start_validation_error"]
+
+
+def test_both_faces_take_the_shared_options_with_the_table_s_defaults():
+    """adaptive_sequence and adaptive_operator_sequence: one driver, the same options, and
+    their defaults read from one table (DEFAULTS: scalar, operator)."""
+    import inspect
+
+    from qmc_orff.designs.adaptive import DEFAULTS
+
+    faces = (adaptive_sequence, adaptive_operator_sequence)
+    shared = set(DEFAULTS)
+    for i, face in enumerate(faces):
+        params = inspect.signature(face).parameters
+        assert shared <= set(params), shared - set(params)
+        for option in shared:
+            assert params[option].default == DEFAULTS[option][i], (face.__name__, option)
+    assert {p for p in inspect.signature(faces[0]).parameters} - {
+        p for p in inspect.signature(faces[1]).parameters} == {"nu"}  # scalar kernels only
+
+
+def test_operator_face_checkpoints_covers_and_floors_like_the_scalar_one():
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-1, 1, (160, 2))
+    seen = []
+    common = dict(sigma=0.6, n_train=60, n_validation=40, maxiter=9, seed=0)
+    seq = adaptive_operator_sequence(X, 6, **common, checkpoint=seen.append, checkpoint_every=3,
+                                     coverage=0.5, min_iterations=9, patience=1)
+    assert [s.meta["iterations"] for s in seen] == [3, 6, 9]
+    assert all(s.meta["stop_reason"] == "checkpoint" for s in seen)
+    assert seq.meta["iterations"] == 9  # patience 1 waits for the floor of 9
+    assert seq.meta["coverage"] == 0.5 and seq.meta["n_cover"] == 30
+    np.testing.assert_array_equal(seen[-1].points, seq.points)
+    plain = adaptive_operator_sequence(X, 6, **common)
+    assert plain.meta["coverage"] == 0.0 and plain.meta["min_iterations"] == 0
+    with pytest.raises(ValueError, match="'weights'=True is not available for operator-valued"):
+        adaptive_operator_sequence(X, 6, sigma=0.6, weights=True)
+    with pytest.raises(ValueError, match="'checkpoint_every' must be"):
+        adaptive_operator_sequence(X, 6, sigma=0.6, checkpoint=seen.append, checkpoint_every=0)

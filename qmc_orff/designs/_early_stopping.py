@@ -12,7 +12,7 @@ MAXCOR = 20
 #: at most this many entries in L-BFGS-B's correction pairs (``maxcor * s * d``; at least
 #: ``MIN_MAXCOR`` pairs): its update costs about 5-10 ns per pair and variable, on one core
 #: (scipy 1.17), 0.2 s an iteration at ``s d = 645,120`` (s = 1024 on MNIST's 630 pixels)
-#: with 20 pairs, more than the objective and the validation together (issue 28).  At
+#: with 20 pairs, more than the objective and the validation together.  At
 #: d = 3136, s = 64 (raw pixels, 500 training rows) 20 pairs took 25 ms an iteration against
 #: 11 ms for the objective and its validation.  2**20 entries (about 6 ms) keep 20 pairs up to
 #: ``s d = 52,428`` (digits and MNIST's 64 principal components at s = 512); on raw MNIST at
@@ -26,7 +26,7 @@ MAXCOR_CHEAP = 100
 #: rows: L-BFGS-B's update takes about 7 ns per pair and variable (``s d`` variables), the
 #: float32 objective and its float64 validation about 26 us per frequency (one core; both
 #: measured at d = 9, s = 512).  On diamonds (d = 9) 100 pairs instead of 20 reached in 400
-#: iterations the validation error that 20 reached in 1000 (issue 28)
+#: iterations the validation error that 20 reached in 1000
 PAIRS_TIMES_D = 900
 #: the training rows at which :data:`PAIRS_TIMES_D` was measured (the objective's cost grows
 #: as their square)
@@ -37,7 +37,7 @@ PAIRS_ROWS = 500
 #: s = 512 one of four seeds stopped at iteration 103 (best 83) while its training error
 #: fell 17% over the last 20 iterations: 6.04x Nystroem's held-out error; with this rule it
 #: ran to 182 (best 162), 4.51x.  No other cell of the four-data-set benchmark changed (the
-#: stops there came with a fall of 1-7.5%), nor the fit-time floors (issue 28)
+#: stops there came with a fall of 1-7.5%), nor the fit-time floors
 TRAIN_STILL_FALLING = 0.1
 
 

@@ -205,7 +205,7 @@ class UnitProblem:
             meta.update(self.halton_meta(U.shape[0]))
         h = meta["normalized_halton_d2"]
         meta["ratio_to_halton"] = float(nd2) / h if h > 0 else None
-        # never the only number (issue 10): also against the Monte Carlo expectation
+        # never the only number: also against the Monte Carlo expectation
         emc = meta.get("normalized_expected_mc")
         meta["ratio_to_mc"] = float(nd2) / emc if emc else None
         meta["sigma_product"] = self.factor

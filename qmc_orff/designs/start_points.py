@@ -3,7 +3,7 @@
 ``init="halton"`` (the default) and ``"sobol"`` use the *unscrambled*
 sequences from index 1 on: index 0 is the origin, whose inverse CDF is
 ``-inf``.  Skipping it keeps the designs deterministic and reproduces the
-reference values of the issue (Halton ``D^2 = 1.2e-3`` at d=4, s=64,
+published reference values (Halton ``D^2 = 1.2e-3`` at d=4, s=64,
 b/sigma=2).  ``"halton-rr2"`` uses the deterministic RR2-scrambled Halton
 sequence (the paper's choice), also from index 1 (RR2 keeps the origin at
 index 0); ``"random"`` uses i.i.d. uniform points (``seed``).  As a last guard
@@ -45,7 +45,7 @@ def initial_points(init, s, d, *, seed=None):
     qmc_orff.maps.frequencies.source_points : the feature maps' policy for the same
         generators, which keeps index 0 and centres unrandomised points by half a
         grid step instead (no point dropped, nets kept).  Designs skip index 0 so
-        that their Halton reference values match Avron et al. and the issue.
+        that their Halton reference values match Avron et al.
     """
     check_choice(init, "init", _INITS)
     d = check_dimension(d)
