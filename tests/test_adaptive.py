@@ -435,3 +435,41 @@ def test_operator_face_checkpoints_covers_and_floors_like_the_scalar_one():
         adaptive_operator_sequence(X, 6, sigma=0.6, weights=True)
     with pytest.raises(ValueError, match="'checkpoint_every' must be"):
         adaptive_operator_sequence(X, 6, sigma=0.6, checkpoint=seen.append, checkpoint_every=0)
+
+
+def test_resume_continues_the_whole_run_on_the_same_subsamples():
+    X = clusters(300, d=4, seed=5)
+    common = dict(sigma=3.0, n_train=80, n_validation=40, patience=None, seed=2)
+    ckpts = []
+    first = adaptive_sequence(X, 8, maxiter=6, checkpoint=ckpts.append, checkpoint_every=3,
+                              **common)
+    rest = adaptive_sequence(X, 8, maxiter=10, resume=first, **common)
+    m, m1 = rest.meta, first.meta
+    assert m["iterations"] == 10 and m["stop_reason"] == "maxiter (10) reached"
+    assert m["resumed_iterations"] == 6 and m["maxiter"] == 10
+    assert m["validation_history"][:7] == m1["validation_history"]
+    assert len(m["validation_history"]) == len(m["train_history"]) == 11
+    assert m["resume_validation_error"] == m1["validation_error"]
+    assert m["start_validation_error"] == m1["start_validation_error"]
+    assert m["orf_validation_error"] == m1["orf_validation_error"] and m["init"] == "orf"
+    assert m["validation_error"] <= m1["validation_error"]
+    # the same subsamples: the resumed iterate's validation error is the first run's best
+    direct = adaptive_sequence(X, 8, maxiter=4, init=first, **common)
+    np.testing.assert_array_equal(rest.points, direct.points)
+    # a complete file: nothing left, the stop still names the whole run's cap
+    again = adaptive_sequence(X, 8, maxiter=6, resume=first, **common)
+    assert again.meta["stop_reason"] == "maxiter (6) reached" and again.meta["iterations"] == 6
+    np.testing.assert_array_equal(again.points, first.points)
+    # checkpoints count the whole run
+    seen = []
+    adaptive_sequence(X, 8, maxiter=9, resume=ckpts[0], checkpoint=seen.append,
+                      checkpoint_every=3, **common)
+    assert [s.meta["iterations"] for s in seen] == [6, 9]
+    for bad, match in [(dict(resume=first, n_train=70), "'resume' was designed with n_train=80"),
+                       (dict(resume="a.npz"), "'resume' must be a Sequence"),
+                       (dict(resume=Sequence(first.points, None, {"method": "global"})),
+                        "'resume' must hold an 'adaptive' design")]:
+        with pytest.raises((ValueError, TypeError), match=match):
+            adaptive_sequence(X, 8, maxiter=2, **{**common, **bad})
+    with pytest.raises(ValueError, match="'resume' was designed on other data"):
+        adaptive_sequence(X[1:], 8, maxiter=2, resume=first, **common)

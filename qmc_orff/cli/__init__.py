@@ -51,7 +51,7 @@ __all__ = ["main", "entry_point"]
 
 # --------------------------------------------------------------------------- parser
 def build_parser():
-    from .._version import __version__
+    from .. import __version__
 
     p = _Parser(prog="qmc-orff", description="QMC sequence design for random Fourier features.")
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -196,9 +196,9 @@ def _run(argv):
         sys.stderr.write(f"qmc-orff: error: {msg}\n")
         return EXIT_USAGE
     except (KeyboardInterrupt, SystemError) as exc:
-        from ..designs._optimizer import _is_interrupt
+        from ..designs import is_interrupt
 
-        if not _is_interrupt(exc):
+        if not is_interrupt(exc):
             raise
         sys.stderr.write("qmc-orff: interrupted\n")
         return EXIT_INTERRUPTED

@@ -85,7 +85,7 @@ def _fraction(text):
 
 def _design_size():
     """``--s`` of the designs: 1 .. MAX_DESIGN_POINTS (checked before any work)."""
-    from .._validation import MAX_DESIGN_POINTS
+    from ..designs import MAX_DESIGN_POINTS
 
     return _int_at_least(1, f"an integer in [1, {MAX_DESIGN_POINTS}]", MAX_DESIGN_POINTS)
 

@@ -9,7 +9,7 @@ from ._common import (_CliError, _check_output_path, _check_suffix, _nonneg_int,
 
 def _cmd_generate(args):
     from ..densities import get_density
-    from ..designs.start_points import _EPS_UNIT, to_frequencies
+    from ..designs import to_frequencies
     from ..generators import Halton, Lattice, Sobol
     from ..sequence import Sequence
 
@@ -53,8 +53,7 @@ def _cmd_generate(args):
         print(f"wrote {n} x {d} {args.generator} points in [0, 1)^d to {out}")
         return 0
     density = get_density(args.kernel)
-    t = np.clip(t, _EPS_UNIT, 1.0 - _EPS_UNIT)
-    W = to_frequencies(t, density, 1.0)
+    W = to_frequencies(t, density, 1.0, clip=True)
     if out.endswith(".npz"):
         seq = Sequence(W, None, {"method": args.generator, "init": args.generator,
                                  "density": density.name, "scramble": args.scramble,

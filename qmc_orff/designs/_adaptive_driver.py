@@ -10,6 +10,7 @@ engine's ``_random``.
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -25,6 +26,7 @@ from ..sequence import Sequence
 from ..threads import _blas_limited
 from ._adaptive_data import _check_X, _orf_reference, _subsamples, check_subsample_sizes
 from ._early_stopping import _optimise_with_progress
+from ._optimizer import _check_checkpoint, is_interrupt
 
 __all__ = ["AdaptiveFace", "run_adaptive"]
 
@@ -98,13 +100,6 @@ def _check_run(maxiter, patience, tol):
     return maxiter, patience, tol
 
 
-def _check_callables(**callables):
-    """Each of ``callables`` must be callable or None."""
-    for name, fn in callables.items():
-        if fn is not None and not callable(fn):
-            raise TypeError(f"'{name}' must be callable or None; got {type(fn).__name__}.")
-
-
 def _stamp():
     """The library version and the time, for ``meta``."""
     return {"library_version": __version__,
@@ -138,7 +133,7 @@ def _outcome(state, orf_val):
 
 def run_adaptive(face: AdaptiveFace, X: Any, s: int, n_train: int, *, sigma, init, weights,
                  n_validation, maxiter, patience, min_iterations, coverage, tol, seed,
-                 callback, progress, checkpoint, checkpoint_every) -> Sequence:
+                 callback, progress, checkpoint, checkpoint_every, resume=None) -> Sequence:
     """The adaptive design of ``face`` on ``X``: ``s`` frequencies (a checked ``X``
     of shape (n, d); ``n_train`` already resolved from ``"auto"``).  The options are
     :func:`~qmc_orff.adaptive_sequence`'s."""
@@ -155,16 +150,24 @@ def run_adaptive(face: AdaptiveFace, X: Any, s: int, n_train: int, *, sigma, ini
     coverage = check_fraction(coverage, "coverage")
     if not isinstance(weights, (bool, np.bool_)):
         raise TypeError(f"'weights' must be a bool; got {type(weights).__name__}.")
-    _check_callables(callback=callback, checkpoint=checkpoint)
-    every = None if checkpoint_every is None else check_int(checkpoint_every, "checkpoint_every",
-                                                            minimum=1)
+    every = _check_checkpoint(checkpoint, checkpoint_every, callback=callback)
+    done, origin = 0, None
+    if resume is not None:
+        done, origin = _resumed(resume, X, s, d)
+        init = resume
     split_rng, init_rng, orf_rng, sigma_rng = as_generator(seed).spawn(4)
     with _blas_limited(face.blas_threads):  # bit-identical whatever the BLAS thread count
         data = _subsamples(X, face.make, sigma, n_train, n_validation, split_rng, sigma_rng,
                            scalar=face.scalar_sigma, make_fast=face.make_fast, coverage=coverage,
                            kernel=face.reference_kernel, nu=face.nu)
+        if origin is not None:
+            _check_same_subsamples(origin, data, coverage)
         U0, init_name = face.start(init, s, d, init_rng)
-        orf_val = _orf_reference(data, U0, init_name, face.reference_kernel, face.nu, orf_rng)
+        if origin is not None and origin.get("orf_validation_error") is not None:
+            orf_val = origin["orf_validation_error"]  # the reference of the run it continues
+        else:
+            orf_val = _orf_reference(data, U0, init_name, face.reference_kernel, face.nu,
+                                     orf_rng)
         sig = data.sigma
         meta = {
             **face.meta,
@@ -181,34 +184,102 @@ def run_adaptive(face: AdaptiveFace, X: Any, s: int, n_train: int, *, sigma, ini
             "tol": tol,
             **_stamp(),
         }
+        if origin is not None:
+            meta["init"] = origin.get("init", init_name)
+            meta["resumed_iterations"] = done
 
         def make_sequence(state, reason, xi=None):
             m = dict(meta)
             m.update(_outcome(state, orf_val))
             m.update({
-                "iterations": state["it"],
-                "best_iteration": state["best_it"],
+                "iterations": done + state["it"],
+                "best_iteration": done + state["best_it"],
                 "stop_reason": reason,
                 "seconds": time.perf_counter() - t_start,
             })
-            m.setdefault("train_history", list(state["train_history"]))  # checkpoints: so far
-            m.setdefault("validation_history", list(state["val_history"]))
+            m["train_history"] = list(state["train_history"])  # checkpoints: so far
+            m["validation_history"] = list(state["val_history"])
+            if origin is not None:
+                _continue_run(m, origin, done)
             if state.get("checkpoint_error"):  # the last failure of the 'checkpoint' callable
                 m["checkpoint_error"] = state["checkpoint_error"]
             return Sequence(state["best_U"], xi, m)
 
-        state = _optimise_with_progress(data.train, data.val_error, U0, progress=progress,
-                                        maxiter=maxiter, patience=patience, callback=callback,
-                                        checkpoint=checkpoint, checkpoint_every=every,
-                                        make_sequence=make_sequence, tol=tol,
-                                        maxcor=meta["maxcor"], min_iterations=min_iterations)
-        xi = _fitted_weights(data, state, meta) if weights else None
+        start = None if origin is None else origin.get("start_validation_error")
+        state = _optimise_with_progress(
+            data.train, data.val_error, U0, progress=progress, maxiter=max(maxiter - done, 0),
+            total=maxiter, reference=orf_val or start, label="ORF start" if orf_val else "start",
+            offset=done, patience=patience, callback=callback, checkpoint=checkpoint,
+            checkpoint_every=every, make_sequence=make_sequence, tol=tol, maxcor=meta["maxcor"],
+            min_iterations=max(min_iterations - done, 0))
+        reason = state["reason"]
+        if done and reason.startswith("maxiter"):  # the cap of the whole run
+            reason = f"maxiter ({maxiter}) reached"
+        try:
+            xi = _fitted_weights(data, state, meta) if weights else None
+            meta["train_error"] = data.train_error(state["best_U"], xi)
+        except (KeyboardInterrupt, SystemError) as exc:  # keep the best validated iterate
+            if not is_interrupt(exc):
+                raise
+            xi, reason = None, "interrupted"
+            meta["weights_status"] = "interrupted" if weights else "not requested"
         if not weights:
             meta["weights_status"] = "not requested"
-        meta["train_error"] = data.train_error(state["best_U"], xi)
-        meta["train_history"] = state["train_history"]
-        meta["validation_history"] = state["val_history"]
-        return make_sequence(state, state["reason"], xi)
+        return make_sequence(state, reason, xi)
+
+
+def _resumed(resume, X, s, d):
+    """``(iterations, meta)`` of the adaptive design ``resume`` continues, checked."""
+    if not isinstance(resume, Sequence):
+        raise TypeError(f"'resume' must be a Sequence (a checkpoint or result) or None; got "
+                        f"{type(resume).__name__}.")
+    m = resume.meta
+    if m.get("method") != "adaptive":
+        raise ValueError(f"'resume' must hold an 'adaptive' design; got {m.get('method')!r}.")
+    if resume.s != s or resume.d != d:
+        raise ValueError(f"'resume' has shape ({resume.s}, {resume.d}); expected ({s}, {d}).")
+    if m.get("data_sha256") != data_sha256(X):
+        raise ValueError("'resume' was designed on other data (its 'data_sha256' differs "
+                         "from that of 'X').")
+    done = m.get("iterations", 0)
+    if type(done) is not int or done < 0:
+        raise ValueError(f"'resume' has a malformed 'iterations' entry (an int >= 0); got "
+                         f"{done!r}.")
+    return done, m
+
+
+def _check_same_subsamples(origin, data, coverage):
+    """The resumed run must draw the subsamples of the run it continues (the same seed,
+    sizes and covering fraction): its sizes and ``coverage`` are checked here."""
+    ours = {"n_train": data.n_train, "n_validation": data.n_validation, "coverage": coverage}
+    for key, value in ours.items():
+        theirs = origin.get(key, 0.0 if key == "coverage" else None)
+        if theirs is not None and theirs != value:
+            raise ValueError(f"'resume' was designed with {key}={theirs!r}; this run has "
+                             f"{value!r}: give its seed, n_train, n_validation and coverage.")
+
+
+def _history(meta, key, done):
+    """A resumed file's ``train_history`` / ``validation_history`` when consistent
+    (``done + 1`` finite numbers), else None."""
+    h = meta.get(key)
+    if (isinstance(h, list) and len(h) == done + 1
+            and all(type(x) in (int, float) and math.isfinite(x) for x in h)):
+        return list(h)
+    return None
+
+
+def _continue_run(m, origin, done):
+    """``meta`` ``m`` of a resumed run made the whole run's: the first run's start errors,
+    the histories joined (this run's first entry is the resumed iterate again)."""
+    m["resume_validation_error"] = m["start_validation_error"]
+    for key in ("start_validation_error", "start_train_error"):
+        if origin.get(key) is not None:
+            m[key] = origin[key]
+    for key in ("train_history", "validation_history"):
+        first = _history(origin, key, done)
+        if first is not None:
+            m[key] = first + m[key][1:]
 
 
 def _fitted_weights(data, state, meta):

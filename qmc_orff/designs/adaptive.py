@@ -162,8 +162,8 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
                       tol: float = _default("tol", _SCALAR), seed: Any = None,
                       callback: Callable | None = None, progress: bool = False,
                       checkpoint: Callable | None = None,
-                      checkpoint_every: int | None = _default("checkpoint_every", _SCALAR)
-                      ) -> Sequence:
+                      checkpoint_every: int | None = _default("checkpoint_every", _SCALAR),
+                      resume: Sequence | None = None) -> Sequence:
     r"""Frequencies designed on data: minimise the Gram error on a training subsample of ``X``.
 
     The frequencies :math:`w_l` (and, with ``weights=True``, the weights :math:`\xi_l`)
@@ -241,8 +241,19 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
         best validation error to the start's).
     checkpoint : callable or None, default=None
         ``checkpoint(sequence)`` receives the best validated iterate so far
-        every ``checkpoint_every`` iterations.
+        every ``checkpoint_every`` iterations (of the whole run, with ``resume``).
     checkpoint_every : int or None, default=None
+    resume : Sequence or None, default=None
+        A checkpoint or result of an earlier run on the same ``X`` (its
+        ``data_sha256``), to continue: give that run's ``seed``, ``n_train``,
+        ``n_validation`` and ``coverage`` (the same subsamples; the sizes and
+        ``coverage`` are checked).  The design continues from its points
+        (``init`` is not used); ``maxiter`` and ``min_iterations`` count the
+        whole run, and ``iterations``, ``best_iteration``, the histories, the
+        start errors, the ORF reference and ``stop_reason`` describe it
+        (``resume_validation_error``: the resumed iterate's).  L-BFGS-B's
+        memory restarts at the resumed iterate, so later iterates differ from
+        those of a run that was never stopped.
 
     Returns
     -------
@@ -328,7 +339,7 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
                         n_validation=n_validation, maxiter=maxiter, patience=patience,
                         min_iterations=min_iterations, coverage=coverage, tol=tol, seed=seed,
                         callback=callback, progress=progress, checkpoint=checkpoint,
-                        checkpoint_every=checkpoint_every)
+                        checkpoint_every=checkpoint_every, resume=resume)
 
 
 # --------------------------------------------------------------------------- operator-valued
@@ -347,8 +358,8 @@ def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free
                                callback: Callable | None = None, progress: bool = False,
                                checkpoint: Callable | None = None,
                                checkpoint_every: int | None = _default("checkpoint_every",
-                                                                       _OPERATOR)
-                               ) -> Sequence:
+                                                                       _OPERATOR),
+                               resume: Sequence | None = None) -> Sequence:
     """Frequencies for an operator-valued map designed on data (block Gram error).
 
     The operator-valued analogue of :func:`adaptive_sequence`: L-BFGS on
@@ -417,6 +428,8 @@ def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free
         ``checkpoint(sequence)`` receives the best validated iterate so far
         every ``checkpoint_every`` iterations (as in :func:`adaptive_sequence`).
     checkpoint_every : int or None, default=None
+    resume : Sequence or None, default=None
+        A checkpoint or result to continue, as in :func:`adaptive_sequence`.
 
     Returns
     -------
@@ -479,7 +492,7 @@ def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free
                         n_validation=n_validation, maxiter=maxiter, patience=patience,
                         min_iterations=min_iterations, coverage=coverage, tol=tol, seed=seed,
                         callback=callback, progress=progress, checkpoint=checkpoint,
-                        checkpoint_every=checkpoint_every)
+                        checkpoint_every=checkpoint_every, resume=resume)
 
 
 def _operator_start(init, s, d, kernel, measure, rng):

@@ -68,8 +68,15 @@ def initial_points(init, s, d, *, seed=None):
     return np.clip(np.asarray(t, dtype=np.float64), _EPS_UNIT, 1.0 - _EPS_UNIT)
 
 
-def to_frequencies(t, density, sigma):
-    """Map unit-cube points through the inverse CDF: ``w_j = ppf(t_j) / sigma_j``."""
+def to_frequencies(t, density, sigma, *, clip=False):
+    """Map unit-cube points through the inverse CDF: ``w_j = ppf(t_j) / sigma_j``.
+
+    ``clip=True`` first clips ``t`` into ``[2^-53, 1 - 2^-53]`` (as the designs' start
+    points are), so that points on the cube's faces (an unscrambled sequence's origin)
+    give finite frequencies instead of an error.
+    """
+    if clip:
+        t = np.clip(np.asarray(t, dtype=np.float64), _EPS_UNIT, 1.0 - _EPS_UNIT)
     w = np.asarray(density.ppf(t), dtype=np.float64) / sigma
     if not np.all(np.isfinite(w)):
         raise ValueError("the inverse CDF produced non-finite frequencies; unit points must lie "
