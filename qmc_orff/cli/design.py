@@ -205,12 +205,15 @@ def _init_option(p, api):
                    help="seed of --init random (default: none, as the Python function)")
 
 
+#: the command's line in ``qmc-orff --help``
+HELP = "design a sequence (global, greedy, weighted, lattice, adaptive)"
+
+
 def add_parser(sub):
     """Add the ``design`` subcommand and its methods' parsers to ``sub``; return it."""
     from .design_adaptive import add_adaptive_parser
 
-    de = sub.add_parser("design", help="design a sequence (global, greedy, weighted, lattice, "
-                        "adaptive)",
+    de = sub.add_parser("design", help=HELP,
                         description="Design s frequencies in d dimensions minimising the box "
                         "discrepancy for box/bandwidth R (unit bandwidth, box R), or, with "
                         "'adaptive', the Gram error on data.  Each method has its own options: "
