@@ -161,6 +161,30 @@ def _check_output_path(path, option, inputs=()):
     remove_stale_temps(folder, path)
 
 
+def _saver(out):
+    """``save(seq, final)``: write ``seq`` to ``out`` marked complete or not; a failed
+    checkpoint (``final=False``) warns once and the design goes on."""
+    from ..sequence import Sequence
+
+    warned = []
+
+    def save(seq, final):
+        meta = dict(seq.meta)
+        meta["complete"] = bool(final)
+        result = Sequence(seq.points, seq.weights, meta)
+        try:
+            result.save(out)
+        except OSError as exc:
+            if final:
+                raise
+            if not warned:  # a failed checkpoint must not end the run
+                warned.append(exc)
+                sys.stderr.write(f"\nqmc-orff: warning: cannot write the checkpoint {out!r} "
+                                 f"({exc.strerror or exc}); going on\n")
+
+    return save
+
+
 def _fallback_paths(path):
     """Places for a result whose output file could not be written: the working folder,
     the temporary folder and the home folder, in turn."""

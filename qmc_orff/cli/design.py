@@ -4,13 +4,12 @@ with its own options; the box designs here (checkpoints, resume and Ctrl-C), ada
 from __future__ import annotations
 
 import os
-import sys
 
 import numpy as np
 
 from ._common import (EXIT_INTERRUPTED, _CliError, _Parser, _check_output_path, _check_suffix,
                       _design_size, _nonneg_int, _positive_float, _positive_floats,
-                      _positive_int, _read_points, _save_result)
+                      _positive_int, _read_points, _save_result, _saver)
 from .design_adaptive import _cmd_design_adaptive
 
 
@@ -92,30 +91,6 @@ def _resume_state(args, d, s, r, box):
     if args.method == "greedy" and ckpt.s > s:
         raise _CliError(f"--resume file {args.resume!r} has s={ckpt.s} > {s}")
     return ckpt
-
-
-def _saver(out):
-    """``save(seq, final)``: write ``seq`` to ``out`` marked complete or not; a failed
-    checkpoint (``final=False``) warns once and the design goes on."""
-    from ..sequence import Sequence
-
-    warned = []
-
-    def save(seq, final):
-        meta = dict(seq.meta)
-        meta["complete"] = bool(final)
-        result = Sequence(seq.points, seq.weights, meta)
-        try:
-            result.save(out)
-        except OSError as exc:
-            if final:
-                raise
-            if not warned:  # a failed checkpoint must not end the run
-                warned.append(exc)
-                sys.stderr.write(f"\nqmc-orff: warning: cannot write the checkpoint {out!r} "
-                                 f"({exc.strerror or exc}); going on\n")
-
-    return save
 
 
 def _report(args, seq, d, out, interrupted):

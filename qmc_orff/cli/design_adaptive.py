@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 
 import numpy as np
 
-from ._common import EXIT_INTERRUPTED, _CliError, _positive_float, _read_points, _save_result
+from ._common import (EXIT_INTERRUPTED, _CliError, _positive_float, _read_points, _save_result,
+                      _saver)
 
 
 _DATA_SUFFIXES = (".npy", ".csv")
@@ -97,7 +97,6 @@ def _cmd_design_adaptive(args):
     from ..objectives.data import data_sha256
     from ..sequence import Sequence
 
-    _check_adaptive_args(args)
     defaults = _adaptive_defaults()
     X = _read_data(args.data)
     d, s, kernel = X.shape[1], args.s, args.kernel
@@ -113,7 +112,7 @@ def _cmd_design_adaptive(args):
         if opts[key] is None:
             opts[key] = defaults[key]
     out, every = args.output, args.checkpoint_every
-    warned = []
+    save = _saver(out)
 
     def with_cli_meta(seq, final):
         """The library's meta with the command's bookkeeping."""
@@ -128,13 +127,7 @@ def _cmd_design_adaptive(args):
         return Sequence(seq.points, seq.weights, meta)
 
     def checkpoint(seq):  # the best validated iterate so far
-        try:
-            with_cli_meta(seq, False).save(out)
-        except OSError as exc:  # a failed checkpoint must not end the run
-            if not warned:
-                warned.append(exc)
-                sys.stderr.write(f"\nqmc-orff: warning: cannot write the checkpoint {out!r} "
-                                 f"({exc.strerror or exc}); going on\n")
+        save(with_cli_meta(seq, False), final=False)
 
     seq = adaptive_sequence(X, s, kernel=kernel, sigma=args.sigma_arg, nu=args.nu, init=init,
                             weights=args.weights, maxiter=args.maxiter,
@@ -144,14 +137,9 @@ def _cmd_design_adaptive(args):
                             checkpoint_every=every or None, resume=resume, **opts)
     interrupted = seq.meta.get("stop_reason") == "interrupted"
     seq = with_cli_meta(seq, not interrupted)
-    _save_result(seq, out, lambda result, final: result.save(out), interrupted)
+    _save_result(seq, out, save, interrupted)
     _report(seq, out, d, kernel, interrupted)
     return EXIT_INTERRUPTED if interrupted else 0
-
-
-def _check_adaptive_args(args):
-    """What the parser cannot check (nothing today: --data and --sigma are required there,
-    and the options of the box designs are not design adaptive's)."""
 
 
 def add_adaptive_parser(methods, epilog):

@@ -24,7 +24,7 @@ from .._validation import (as_generator, check_fraction, check_int, check_positi
 from ..objectives.data import data_sha256
 from ..sequence import Sequence
 from ..threads import _blas_limited
-from ._adaptive_data import _check_X, _orf_reference, _subsamples, check_subsample_sizes
+from ._adaptive_data import _orf_reference, _subsamples, check_subsample_sizes
 from ._early_stopping import _optimise_with_progress
 from ._optimizer import _check_checkpoint, is_interrupt
 
