@@ -444,6 +444,8 @@ def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free
     OperatorDataDiscrepancy : the objective it minimises.
     ORFF : ``sequence="adaptive"`` runs it at ``fit``.
 
+    Notes
+    -----
     The defaults and why they differ from :func:`adaptive_sequence`'s:
     ``qmc_orff.designs.adaptive.DEFAULTS``.
 
