@@ -433,6 +433,8 @@ def test_operator_face_checkpoints_covers_and_floors_like_the_scalar_one():
     assert plain.meta["coverage"] == 0.0 and plain.meta["min_iterations"] == 0
     with pytest.raises(ValueError, match="'weights'=True is not available for operator-valued"):
         adaptive_operator_sequence(X, 6, sigma=0.6, weights=True)
+    with pytest.raises(TypeError, match="'weights' must be a bool; got str"):
+        adaptive_operator_sequence(X, 6, sigma=0.6, weights="no")
     with pytest.raises(ValueError, match="'checkpoint_every' must be"):
         adaptive_operator_sequence(X, 6, sigma=0.6, checkpoint=seen.append, checkpoint_every=0)
 

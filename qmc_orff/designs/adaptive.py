@@ -469,7 +469,9 @@ def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free
     if not isinstance(kernel, str) or kernel not in OPERATOR_KERNELS:
         raise ValueError(f"'kernel' must be one of {', '.join(map(repr, OPERATOR_KERNELS))}; "
                          f"got {kernel!r}.")
-    if weights is True or (not isinstance(weights, bool) and weights):
+    if not isinstance(weights, (bool, np.bool_)):
+        raise TypeError(f"'weights' must be a bool; got {type(weights).__name__}.")
+    if weights:
         raise ValueError("'weights'=True is not available for operator-valued designs: the "
                          "weights QP needs a pair matrix and linear term that "
                          "OperatorDataDiscrepancy does not provide; got weights=True.")
