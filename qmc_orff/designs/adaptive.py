@@ -101,7 +101,7 @@ DEFAULTS = {
     "n_train": ("auto", 400),
     # operator: not measured
     "n_validation": (N_VALIDATION, 200),
-    # operator: not measured; its designs usually end by the validation stop well before
+    # operator: not measured
     "maxiter": (MAXITER, 300),
     # operator: not measured
     "patience": (PATIENCE, 30),
