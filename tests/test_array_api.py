@@ -62,7 +62,7 @@ def dispatch():
 
 
 def _host(a):
-    from qmc_orff.maps._xp import to_numpy
+    from qmc_orff._array_api import to_numpy
 
     return to_numpy(a)
 

@@ -34,7 +34,7 @@ RUN = 6
 LAYERS = (
     ("foundation", ("qmc_orff._validation", "qmc_orff._jit", "qmc_orff.threads", "qmc_orff._dask",
                     "qmc_orff._cos_sin", "qmc_orff._distances", "qmc_orff._lazy",
-                    "qmc_orff._version")),
+                    "qmc_orff._version", "qmc_orff._array_api")),
     ("generators", ("qmc_orff.generators",)),
     ("densities and kernels", ("qmc_orff.densities", "qmc_orff.kernels")),
     ("objectives", ("qmc_orff.objectives",)),
@@ -43,7 +43,7 @@ LAYERS = (
                            "qmc_orff.maps._orthogonal")),
     ("designs", ("qmc_orff.designs",)),
     ("catalogue", ("qmc_orff.catalogue",)),
-    ("maps", ("qmc_orff.maps", "qmc_orff.maps._xp")),
+    ("maps", ("qmc_orff.maps",)),
     ("learning and metrics", ("qmc_orff.learning", "qmc_orff.learning._ridge_xp")),
     ("command line", ("qmc_orff.cli", "qmc_orff.__main__", "qmc_orff")),
 )

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..maps import _xp
+from .. import _array_api as _xp
 
 #: the solvers that run in an array-API namespace; ``"auto"`` picks among them
 XP_SOLVERS = ("stein", "direct")

@@ -31,7 +31,7 @@ from . import _ridge_xp
 from ._ridge_xp import merge as _merge  # the pairwise update, for every statistics tuple
 from ._ridge_solve import _check_alpha, _operator_solve, _solve
 from .._validation import check_choice, check_int, check_positive_real
-from ..maps import _xp
+from .. import _array_api as _xp
 from ..maps.operator_nystroem import OperatorNystroem
 from ..maps.operators import _FeatureOperator
 from ..maps.orff import ORFF

@@ -13,8 +13,9 @@ import math
 import numpy as np
 
 from .._cos_sin import cos_sin_features
-from .._validation import MAX_ELEMENTS, as_points, as_positive, as_weights, check_choice
-from .data import (GRAM_ARRAYS, MAX_WEIGHT_SUM, DataDiscrepancy, _check_data, check_data_phases,
+from .._validation import (MAX_ELEMENTS, MAX_PHASE, as_points, as_positive, as_weights,
+                           check_choice, check_phases)
+from .data import (GRAM_ARRAYS, MAX_WEIGHT_SUM, DataDiscrepancy, _check_data,
                    check_rows, cos_product_sums, finite_result, normalization)
 
 #: ``(m, m)`` arrays the curl- and div-free objective holds: ``k = k_0 / sigma^2`` and
@@ -369,7 +370,7 @@ class OperatorDataDiscrepancy:
         W = as_points(W, "W", d=self.d)
         if self.kernel_name != "decomposable":
             check_operator_frequencies(W.shape[0])
-        check_data_phases(self.X, W)
+        check_phases(self.X, W, "W", limit=MAX_PHASE)
         xi = np.full(W.shape[0], 1.0 / W.shape[0]) if weights is None else \
             as_weights(weights, W.shape[0], "weights", max_sum=MAX_WEIGHT_SUM)
         return W, xi

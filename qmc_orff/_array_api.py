@@ -6,21 +6,27 @@ scikit-learn-compatible estimators take): ``get_namespace_and_device``, ``_is_nu
 scikit-learn has them (1.9 does; the floor, 1.6, has neither: ``_convert_to_numpy`` and a copy
 of the namespace check and its message stand in).
 
-The rule of the maps and of :class:`~qmc_orff.ORFFRidge`: without dispatch, or for NumPy
-arrays (and sparse matrices, lists, data frames), :func:`foreign` answers ``None`` and nothing
-changes (the NumPy path, its compiled kernels).  For arrays of another namespace (torch,
-CuPy, array-api-strict) it answers ``(xp, device)``: ``fit`` chooses the frequencies on the host
-with NumPy, then :func:`move_fitted` puts the fitted arrays on ``device`` once, in the
-device's widest float dtype; ``transform``, ``predict`` and the ridge solve run in ``xp``.
+The rule of the maps and of :class:`~qmc_orff.ORFFRidge`: :func:`namespace` resolves
+``(xp, device)`` once, and one body runs in ``xp``.  Without dispatch, or for NumPy arrays
+(and sparse matrices, lists, data frames), ``xp`` is NumPy (:func:`is_numpy`) and the
+leaves take the NumPy route: the compiled ``cos_sin`` kernel (:func:`cos_sin`), SciPy's
+solvers.  For arrays of another namespace (torch, CuPy, array-api-strict) ``fit`` chooses the
+frequencies on the host with NumPy, then :func:`move_fitted` puts the fitted arrays on
+``device`` once, in the device's widest float dtype.
 """
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 import sklearn
 from sklearn.utils import _array_api
 
-__all__ = ["map_tags", "foreign", "device", "move", "to_numpy", "to_device", "move_fitted", "check_same", "float_dtype",
-           "input_dtypes", "cos_sin"]
+from ._cos_sin import cos_sin_features
+from ._validation import check_phases
+
+__all__ = ["map_tags", "foreign", "namespace", "is_numpy", "device", "move", "to_numpy",
+           "to_device", "host", "move_fitted", "check_same", "float_dtype", "input_dtypes", "cos_sin"]
 
 
 def map_tags(tags):
@@ -57,6 +63,36 @@ def foreign(*arrays):
     if not is_array_api or _array_api._is_numpy_namespace(xp):
         return None
     return xp, device
+
+
+@functools.cache
+def _numpy_namespace():
+    """The NumPy namespace scikit-learn hands out without dispatch (array-API names such as
+    ``concat`` and ``permute_dims`` on every supported NumPy, the values NumPy's own)."""
+    with sklearn.config_context(array_api_dispatch=False):
+        return _array_api.get_namespace(np.zeros(1))[0]
+
+
+def namespace(*arrays):
+    """``(xp, device)`` of ``arrays``: :func:`foreign`'s answer, else NumPy's namespace on
+    ``"cpu"``; resolved once at the top of a method, whose body then runs in ``xp``."""
+    return foreign(*arrays) or (_numpy_namespace(), "cpu")
+
+
+def is_numpy(xp):
+    """Whether ``xp`` is NumPy (the leaves that need NumPy and SciPy run there only)."""
+    return xp is np or _array_api._is_numpy_namespace(xp)
+
+
+def host(array):
+    """``array`` for the NumPy path: an array of another namespace (dispatch off) as a NumPy copy
+    in its own dtype (scikit-learn's ``check_array`` would make a float32 one float64; its
+    ``RBFSampler`` and ``Nystroem`` keep float32); anything else as it is."""
+    compat = _compat()
+    if isinstance(array, np.ndarray) or not compat.is_array_api_obj(array) \
+            or compat.is_dask_array(array):
+        return array
+    return to_numpy(array)
 
 
 #: the device of arrays (scikit-learn's ``device``)
@@ -157,14 +193,21 @@ def _cos_sin_writing_into(xp):
     return None
 
 
-def cos_sin(X, W, scale, xp):
-    """``[scale * cos(X W^T), scale * sin(X W^T)]`` of shape ``(n, 2 s)`` in ``xp``, in ``X``'s
-    dtype (``W`` and ``scale`` are cast to it).
+def cos_sin(X, W, scale, xp, name="X"):
+    """``[scale * cos(X W^T), scale * sin(X W^T)]`` of shape ``(n, 2 s)`` in ``X``'s dtype
+    (``W`` and ``scale`` are cast to it), the phases checked
+    (:func:`qmc_orff._validation.check_phases`: a ``ValueError`` naming ``name``).
 
-    torch and CuPy write the cosines and sines straight into the output's halves (their
-    ``out=``): the same values as the standard's ``concat([cos(P), sin(P)])``, one pass over
-    the output fewer (on a GPU the transform is memory-bound: measured 1.51x the bare
-    ``GEMM + cos + sin + concat`` with the concatenation, H100, ``bench_gpu.py``)."""
+    The one feature entry point of the maps, with two leaves: NumPy's (dense or sparse ``X``)
+    is the compiled kernel :func:`qmc_orff._cos_sin.cos_sin_features`; other namespaces
+    evaluate ``xp.cos`` and ``xp.sin``.  torch and CuPy write them straight into the output's
+    halves (their ``out=``): the same values as the standard's ``concat([cos(P), sin(P)])``,
+    one pass over the output fewer (on a GPU the transform is memory-bound: measured 1.51x
+    the bare ``GEMM + cos + sin + concat`` with the concatenation, H100, ``bench_gpu.py``)."""
+    if is_numpy(xp):
+        return cos_sin_features(X, np.ascontiguousarray(W, dtype=X.dtype),
+                                np.ascontiguousarray(scale, dtype=X.dtype), name=name)
+    check_phases(X, W, name, xp=xp)
     P = X @ xp.permute_dims(xp.astype(W, X.dtype), (1, 0))
     native = _cos_sin_writing_into(xp)
     if native is None:
@@ -176,17 +219,3 @@ def cos_sin(X, W, scale, xp):
         native[1](P, out=out[:, s:])
     out *= xp.astype(xp.concat([scale, scale]), X.dtype)  # in place: no third (n, 2 s) array
     return out
-
-
-def check_phases(X, W, xp, name="X"):
-    """:func:`qmc_orff._validation.check_phases` in ``xp``: the bound ``max_i ||x_i||_1 max|w|``
-    must stay below ``X``'s float maximum, else ``ValueError`` naming ``name``."""
-    if X.shape[0] == 0 or W.shape[0] == 0:
-        return
-    big = float(xp.finfo(X.dtype).max)
-    w_max = float(xp.max(xp.abs(W)))
-    bound = float(xp.max(xp.sum(xp.abs(X), axis=1, dtype=W.dtype))) * w_max
-    if not (bound < big and w_max < big):
-        raise ValueError(f"'{name}' is too large for these frequencies: the phases X @ W.T may "
-                         f"overflow {X.dtype} (max row 1-norm of '{name}' times max |W| = "
-                         f"{bound:.3g}); rescale '{name}'.")
