@@ -17,16 +17,19 @@ frequencies on the host with NumPy, then :func:`move_fitted` puts the fitted arr
 from __future__ import annotations
 
 import functools
+import inspect
 
 import numpy as np
 import sklearn
 from sklearn.utils import _array_api
+from sklearn.utils.validation import _check_sample_weight, check_array
 
 from ._cos_sin import cos_sin_features
-from ._validation import check_phases
+from ._dask import is_dask_collection
+from ._validation import check_phases, check_weight_values
 
 __all__ = ["map_tags", "foreign", "namespace", "is_numpy", "device", "move", "to_numpy",
-           "to_device", "host", "move_fitted", "check_same", "float_dtype", "input_dtypes", "cos_sin"]
+           "to_device", "host", "einsum", "sample_weights", "move_fitted", "check_same", "float_dtype", "input_dtypes", "cos_sin"]
 
 
 def map_tags(tags):
@@ -88,11 +91,61 @@ def host(array):
     """``array`` for the NumPy path: an array of another namespace (dispatch off) as a NumPy copy
     in its own dtype (scikit-learn's ``check_array`` would make a float32 one float64; its
     ``RBFSampler`` and ``Nystroem`` keep float32); anything else as it is."""
-    compat = _compat()
-    if isinstance(array, np.ndarray) or not compat.is_array_api_obj(array) \
-            or compat.is_dask_array(array):
+    foreign_array = hasattr(array, "__array_namespace__") \
+        or type(array).__module__.partition(".")[0] == "torch"  # torch has no such method
+    if isinstance(array, np.ndarray) or not foreign_array or is_dask_collection(array):
         return array
     return to_numpy(array)
+
+
+#: scikit-learn >= 1.7 refuses all-zero weights itself, in its own words: the one rule says it
+#: here (scikit-learn 1.6 has no such argument)
+_ALL_ZERO = ({"allow_all_zero_weights": True} if "allow_all_zero_weights"
+             in inspect.signature(_check_sample_weight).parameters else {})
+
+
+def sample_weights(sample_weight, X, xp=None, device="cpu", *, allow_all_zero=False):
+    """Validated ``sample_weight`` of the rows ``X`` (``None`` stays ``None``; a number is one
+    weight for every row), under the one rule of
+    :func:`qmc_orff._validation.check_weight_values`: float64 on the NumPy path, else an
+    array of ``xp`` on ``device`` in ``X``'s dtype."""
+    if sample_weight is None:
+        return None
+    if xp is None or is_numpy(xp):
+        w = _check_sample_weight(host(sample_weight), X, dtype=np.float64, **_ALL_ZERO)
+    elif np.ndim(sample_weight) == 0 and not hasattr(sample_weight, "__array_namespace__"):
+        w = xp.full((X.shape[0],), float(sample_weight), dtype=X.dtype, device=device)
+    else:
+        w = check_array(move(sample_weight, xp, device), ensure_2d=False,
+                        dtype=input_dtypes(xp, device), input_name="sample_weight")
+        if w.ndim != 1 or w.shape[0] != X.shape[0]:
+            raise ValueError(f"'sample_weight' must have shape ({X.shape[0]},); got "
+                             f"{tuple(w.shape)}.")
+    xp = xp if xp is not None else np
+    check_weight_values(float(xp.min(w)), float(xp.sum(w)), allow_all_zero)
+    return w
+
+
+def einsum(subscripts, a, b, xp):
+    """``numpy.einsum(subscripts, a, b)`` (two operands, explicit ``->``) in namespace ``xp``:
+    NumPy's own (its bits) where ``xp`` is NumPy, else a broadcast product summed over the
+    contracted indices (the standard has no ``einsum``)."""
+    if is_numpy(xp):
+        return np.einsum(subscripts, a, b)
+    inputs, out = subscripts.split("->")
+    sa, sb = inputs.split(",")
+    letters = list(dict.fromkeys(sa + sb))
+
+    def spread(x, sx):  # x with one axis per letter, in the order of ``letters``
+        x = xp.permute_dims(x, tuple(sx.index(c) for c in letters if c in sx))
+        return xp.reshape(x, tuple(x.shape[[c for c in letters if c in sx].index(c)]
+                                   if c in sx else 1 for c in letters))
+
+    total = spread(a, sa) * spread(b, sb)
+    summed = tuple(i for i, c in enumerate(letters) if c not in out)
+    total = xp.sum(total, axis=summed) if summed else total
+    kept = [c for c in letters if c in out]
+    return xp.permute_dims(total, tuple(kept.index(c) for c in out))
 
 
 #: the device of arrays (scikit-learn's ``device``)
@@ -116,13 +169,13 @@ def to_numpy(array):
     own memory, never a view of the caller's array (``fit`` may work in place)."""
     if array is None or isinstance(array, np.ndarray):
         return array
+    xp = _compat().array_namespace(array)
+    if xp.__name__.endswith("array_api_strict"):  # its arrays live on a named device
+        array = xp.asarray(array, device=xp.Device("CPU_DEVICE"))
     move_to = getattr(_array_api, "move_to", None)  # not in scikit-learn 1.6
     if move_to is not None:
         out = move_to(array, xp=np, device="cpu")
     else:
-        xp = _array_api.get_namespace(array)[0]
-        if xp.__name__.endswith("array_api_strict"):  # its arrays live on a named device
-            array = xp.asarray(array, device=xp.Device("CPU_DEVICE"))
         out = _array_api._convert_to_numpy(array, xp)
     out = np.asarray(out)
     return out if out.flags.owndata and out.flags.writeable else np.array(out, copy=True)

@@ -41,6 +41,7 @@ __all__ = [
     "as_generator",
     "check_choice",
     "check_phases",
+    "check_weight_values",
 ]
 
 
@@ -314,6 +315,15 @@ def _blocked_max_row_l1(X):
     rows = max(1, _ROW_CHECK_BLOCK // max(1, X.shape[1]))
     return max(float(np.max(np.sum(np.abs(X[a:a + rows]), axis=1, dtype=np.float64)))
                for a in range(0, X.shape[0], rows))
+
+
+def check_weight_values(w_min, w_sum, allow_all_zero=False):
+    """The one rule of ``sample_weight`` (every estimator that takes it), from the minimum and
+    the sum of the (finite) weights: non-negative, a finite sum, not all zero (unless
+    ``allow_all_zero``: a later :meth:`~qmc_orff.ORFFRidge.partial_fit` batch, skipped)."""
+    if not (w_min >= 0 and math.isfinite(w_sum) and (allow_all_zero or w_sum > 0)):
+        raise ValueError("'sample_weight' must be finite, non-negative and not all zero; got "
+                         f"min {w_min!r}, sum {w_sum!r}.")
 
 
 def check_choice(value, name, options):

@@ -44,7 +44,7 @@ LAYERS = (
     ("designs", ("qmc_orff.designs",)),
     ("catalogue", ("qmc_orff.catalogue",)),
     ("maps", ("qmc_orff.maps",)),
-    ("learning and metrics", ("qmc_orff.learning", "qmc_orff.learning._ridge_xp")),
+    ("learning and metrics", ("qmc_orff.learning",)),
     ("command line", ("qmc_orff.cli", "qmc_orff.__main__", "qmc_orff")),
 )
 

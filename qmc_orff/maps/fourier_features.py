@@ -248,7 +248,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         kernel = _KERNEL_ALIASES.get(kernel, kernel)
         seed = _resolve_seed(self.seed, self.random_state)
         ns = _xp.foreign(X)  # array API: the frequencies are chosen on the host, moved once
-        X_raw = X = _xp.to_numpy(X) if ns is not None else X
+        X_raw = X = _xp.host(X)
         X = self._input(X, reset=True)
         sigma = median_bandwidth(X, kernel) if self.sigma is None and self.gamma is None \
             else _sigma_from_gamma(kernel, self.sigma, self.gamma, X)

@@ -12,7 +12,7 @@ from scipy.sparse.linalg import LinearOperator
 from scipy.stats.qmc import QMCEngine
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _dask
 from .._validation import check_choice
@@ -252,17 +252,11 @@ class ORFF(TransformerMixin, BaseEstimator):
         kernel = check_choice(self.kernel, "kernel", _ORFF_KERNELS)
         measure = check_choice(self.measure, "measure", _ORFF_MEASURES)
         ns = _xp.foreign(X)  # array API: the frequencies are chosen on the host, moved once
-        if ns is not None:
-            X, sample_weight = _xp.to_numpy(X), _xp.to_numpy(sample_weight)
+        X, sample_weight = _xp.host(X), _xp.host(sample_weight)
         X = self._rows(validate_data(self, X, dtype=np.float64, reset=True,
                                      accept_sparse=("csr", "csc")))
         d = X.shape[1]
-        if sample_weight is not None:
-            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
-            if np.any(sample_weight < 0) or not np.sum(sample_weight) > 0:
-                raise ValueError("'sample_weight' must be finite, non-negative and not all "
-                                 f"zero; got min {sample_weight.min()!r}, sum "
-                                 f"{sample_weight.sum()!r}.")
+        sample_weight = _xp.sample_weights(sample_weight, X)
         if kernel == "div_free" and d < 2:
             raise ValueError(f"'X' must have d >= 2 columns for kernel='div_free'; got d={d}.")
         if self.sigma is None and self.gamma is None:  # the default bandwidth: the median
@@ -445,7 +439,7 @@ class ORFF(TransformerMixin, BaseEstimator):
         B = self.factors_
         if B.ndim == 2:
             return B @ B.T
-        return xp.sum(B[:, :, None, :] * B[:, None, :, :], axis=-1)
+        return _xp.einsum("jak,jbk->jab", B, B, xp)
 
     def approximate_kernel(self, X: ArrayLike, Z: ArrayLike | None = None, *,
                            block: bool = False) -> np.ndarray:
