@@ -69,6 +69,10 @@ class Factored:
     def targets(self, Y, xp):
         return xp.reshape(Y, (Y.shape[0], 1, Y.shape[1]))
 
+    def row_weights(self, w, n, xp):
+        """The weights the statistics are formed with: ``None`` (means by ``xp.mean``)."""
+        return w
+
     def apply(self, P, theta, xp):
         """``Phi(x_i)^T theta`` (m, p) from the features ``P`` (m, 2 s, 1)."""
         F = xp.reshape(P, (P.shape[0], P.shape[1]))
@@ -237,6 +241,12 @@ class DenseFeatures:
 
     def targets(self, Y, xp):
         return xp.reshape(Y, (Y.shape[0], Y.shape[1], 1))
+
+    def row_weights(self, w, n, xp):
+        """The weights the statistics are formed with: unit weights for ``None`` (the means as
+        weighted sums: the bits these statistics have always had)."""
+        return xp.ones(n, dtype=xp.float64, device="cpu") if w is None and _xp.is_numpy(xp) \
+            else w
 
     def apply(self, P, theta, xp):
         """``Phi(x_i)^T theta`` (m, p) from the features ``P`` (m, D, p)."""

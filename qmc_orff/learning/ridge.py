@@ -331,7 +331,8 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
             stats = None
         else:
             with _serial(st):
-                stats = accumulate(lambda rows: st.features(rows, xp), X, st.targets(Y, xp), w,
+                stats = accumulate(lambda rows: st.features(rows, xp), X, st.targets(Y, xp),
+                                   st.row_weights(w, n, xp),
                                    self._batch_rows(8 * (s2 + Y.shape[1])), xp)
                 if not first:
                     stats = merge(self._stats, stats)
@@ -480,4 +481,5 @@ def _block_statistics(st, rows, X, Y, w):
                             allow_all_zero=True)
     xp = _xp.namespace()[0]
     with _serial(st):
-        return accumulate(lambda part: st.features(part, xp), X, st.targets(Y, xp), w, rows, xp)
+        return accumulate(lambda part: st.features(part, xp), X, st.targets(Y, xp),
+                          st.row_weights(w, X.shape[0], xp), rows, xp)
