@@ -32,7 +32,7 @@ from ..maps.orff import ORFF
 from ..threads import _blas_limited
 from ._solvers import check_alpha
 from ._statistics import accumulate, merge
-from ._structure import DIRECT_MAX, DenseFeatures, structure_of
+from ._structure import DenseFeatures, structure_of
 
 __all__ = ["ORFFRidge"]
 
@@ -101,7 +101,11 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
           ``GRAM_MAX_BYTES``, goes through :meth:`ORFF.operator` and its adjoint
           instead (:math:`O(n s p)` per iteration, memory :math:`O(n s)`).
         - ``"auto"``: ``"stein"`` for the decomposable kernel, else ``"direct"``
-          when :math:`2 s r \le 4096`, else ``"cg"``.
+          when :math:`2 s r \le 4096` (or the input is not NumPy), else ``"cg"``.
+
+        Arrays of another namespace (array API dispatch) run ``"stein"`` and ``"direct"``
+        in that namespace; ``"cg"`` (SciPy's) is NumPy-only and refused there with a
+        ``ValueError``.
     tol : float, default=1e-10
         Relative residual tolerance of ``"cg"``.
     max_iter : int or None, default=None
