@@ -11,15 +11,19 @@ chunks reduce in any order.
 """
 from __future__ import annotations
 
+import functools
+
+from .._array_api import device
+
 
 def batch(P, Y, w, xp):
     """Statistics of one batch: ``P`` (n, k, q), ``Y`` (n, q, t), ``w`` (n,) or None."""
     n, k, q = P.shape
     sw = float(n) if w is None else float(xp.sum(w))
     if sw <= 0.0:  # only zero weights: contributes nothing
-        z = xp.zeros_like
-        return (0.0, n, z(P[0, ...]), z(Y[0, ...]), z(P[0, :, 0][:, None] * P[0, :, 0]),
-                z(P[0, ...] @ Y[0, ...]))
+        zeros = functools.partial(xp.zeros, dtype=P.dtype, device=device(P))
+        return (0.0, n, zeros((k, q)), zeros(Y.shape[1:]), zeros((k, k)),
+                zeros((k, Y.shape[2])))
     if w is None:
         mP, mY = xp.mean(P, axis=0), xp.mean(Y, axis=0)
         Pc, Yc = P - mP, Y - mY

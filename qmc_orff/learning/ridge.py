@@ -260,9 +260,6 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         -------
         self
         """
-        if _dask.is_dask_collection(X) or _dask.is_dask_collection(y) \
-                or _dask.is_dask_collection(sample_weight):
-            return self._fit_dask(X, y, sample_weight)
         return self._fit(X, y, sample_weight, partial=False)
 
     @_fit_context(prefer_skip_nested_validation=False)
@@ -301,15 +298,53 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
                              y_numeric=True, dtype=_xp.input_dtypes(xp, device), reset=first)
 
     def _fit(self, X, y, sample_weight, *, partial):
-        """The one fit: :meth:`fit` (``partial=False``) and :meth:`partial_fit`, in ``X``'s
-        namespace (NumPy, or another under array API dispatch)."""
+        """The one fit, of :meth:`fit` (``partial=False``) and :meth:`partial_fit`: read the
+        data (arrays of any namespace, or Dask arrays in :meth:`fit`), fit the map on the first
+        batch, form the statistics (merged into the earlier batches'), solve."""
         solver, alpha, tol, max_iter, orff = self._settings()
-        xp, device = _xp.namespace(X)
         first = not partial or getattr(self, "_stats", None) is None
+        dask = not partial and any(_dask.is_dask_collection(a) for a in (X, y, sample_weight))
+        data = (self._read_dask if dask else self._read)(X, y, sample_weight, orff, first)
+        if data is None:
+            return self  # a later batch of zero weights adds nothing: skipped
+        X, Y, w, fmap, y_1d, n_seen, xp = data
+        st = structure_of(fmap)
+        solver = st.choose_solver(solver, alpha, xp)
+        for name in ("n_iter_", "_stats"):
+            if not partial and hasattr(self, name):
+                delattr(self, name)
+        s2, n = st.row_floats(), X.shape[0]
+        batch = self._batch_rows(8 * (s2 + Y.shape[1]))
+        with _serial(st):
+            if not (dask or partial) and solver == "cg" and hasattr(st, "operator_solve") \
+                    and (n <= s2 or s2 * s2 * 8 > GRAM_MAX_BYTES):  # never forms G
+                theta, b, n_iter = st.operator_solve(X, Y, w, alpha, tol, max_iter,
+                                                     self.fit_intercept)
+                stats = None
+            else:
+                if dask:
+                    stats = _dask.reduce_blocks(_block_statistics, merge, (X, Y, w), st, batch)
+                    n = int(stats[1])
+                    check_weight_values(0.0, stats[0])  # each chunk's were non-negative
+                else:
+                    stats = accumulate(lambda rows: st.features(rows, xp), X,
+                                       st.targets(Y, xp), st.row_weights(w, n, xp), batch, xp)
+                if not first:
+                    stats = merge(self._stats, stats)
+                theta, b, n_iter = st.solve(stats, alpha, solver, tol, max_iter,
+                                            self.fit_intercept, xp)
+        self._set_solution(fmap, theta, b, n_iter, solver, y_1d, n_seen + n, stats)
+        return self
+
+    def _read(self, X, y, sample_weight, orff, first):
+        """In-memory data ``(X, Y, w, map, y_1d, rows seen before, xp)``, validated in ``X``'s
+        namespace; the map fitted on the first batch.  ``None``: a later batch of zero
+        weights."""
+        xp, device = _xp.namespace(X)
         X, y = self._inputs(X, y, first, xp, device)
         w = _xp.sample_weights(sample_weight, X, xp, device, allow_all_zero=not first)
         if w is not None and not first and float(xp.max(w)) == 0.0:
-            return self  # a later batch of zero weights adds nothing: skipped
+            return None
         Y = y[:, None] if y.ndim == 1 else y
         if first:
             fmap, y_1d, n_seen = self._new_map(orff, X, Y.shape[1], w), y.ndim == 1, 0
@@ -318,51 +353,21 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
             if Y.shape[1] != fmap.n_outputs_:
                 raise ValueError(f"'y' must have p={fmap.n_outputs_} columns, as in the "
                                  f"earlier batches; got {Y.shape[1]}.")
-        st = structure_of(fmap)
-        solver = st.choose_solver(solver, alpha, xp)
-        n = X.shape[0]
         if not _xp.is_numpy(xp):  # the statistics in the fitted map's dtype
             dtype = _xp.float_dtype(xp, device)
             Y, w = xp.astype(Y, dtype), None if w is None else xp.astype(w, dtype)
-        for name in ("n_iter_", "_stats"):
-            if not partial and hasattr(self, name):
-                delattr(self, name)
-        s2 = st.row_floats()
-        if not partial and solver == "cg" and hasattr(st, "operator_solve") \
-                and (n <= s2 or s2 * s2 * 8 > GRAM_MAX_BYTES):
-            theta, b, n_iter = st.operator_solve(X, Y, w, alpha, tol, max_iter,
-                                                 self.fit_intercept)
-            stats = None
-        else:
-            with _serial(st):
-                stats = accumulate(lambda rows: st.features(rows, xp), X, st.targets(Y, xp),
-                                   st.row_weights(w, n, xp),
-                                   self._batch_rows(8 * (s2 + Y.shape[1])), xp)
-                if not first:
-                    stats = merge(self._stats, stats)
-                theta, b, n_iter = st.solve(stats, alpha, solver, tol, max_iter,
-                                            self.fit_intercept, xp)
-        self._set_solution(fmap, theta, b, n_iter, solver, y_1d, n_seen + n, stats)
-        return self
+        return X, Y, w, fmap, y_1d, n_seen, xp
 
-    def _fit_dask(self, X, y, sample_weight):
-        solver, alpha, tol, max_iter, orff = self._settings()
+    def _read_dask(self, X, y, sample_weight, orff, first):
+        """Dask data, as :meth:`_read`: the chunks stay lazy (validated in their tasks,
+        :func:`_block_statistics`); the map is fitted on the rows a fit in memory reads."""
         X, Y, w, y_1d, d = _dask.ridge_inputs(X, y, sample_weight)
         if hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         self.n_features_in_ = d
         rows, w_rows = _dask_map_rows(orff, X, Y.shape[1], w)
         fmap = self._new_map(orff, rows, Y.shape[1], w_rows)
-        st = structure_of(fmap)
-        solver = st.choose_solver(solver, alpha, np)
-        batch = self._batch_rows(8 * (st.row_floats() + Y.shape[1]))
-        stats = _dask.reduce_blocks(_block_statistics, merge, (X, Y, w), st, batch)
-        check_weight_values(0.0, stats[0])  # every chunk's weights are checked non-negative
-        with _serial(st):
-            theta, b, n_iter = st.solve(stats, alpha, solver, tol, max_iter, self.fit_intercept,
-                                        _xp.namespace()[0])
-        self._set_solution(fmap, theta, b, n_iter, solver, y_1d, int(stats[1]), stats)
-        return self
+        return X, Y, w, fmap, y_1d, 0, _xp.namespace()[0]
 
     def _say(self, message):
         if self.verbose:
