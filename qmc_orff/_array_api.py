@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import functools
 import inspect
+import numbers
 
 import numpy as np
 import sklearn
 from sklearn.utils import _array_api
-from sklearn.utils.validation import _check_sample_weight, check_array
+from sklearn.utils.validation import _check_sample_weight
 
 from ._cos_sin import cos_sin_features
 from ._dask import is_dask_collection
@@ -112,16 +113,12 @@ def sample_weights(sample_weight, X, xp=None, device="cpu", *, allow_all_zero=Fa
     if sample_weight is None:
         return None
     if xp is None or is_numpy(xp):
-        w = _check_sample_weight(host(sample_weight), X, dtype=np.float64, **_ALL_ZERO)
-    elif np.ndim(sample_weight) == 0 and not hasattr(sample_weight, "__array_namespace__"):
-        w = xp.full((X.shape[0],), float(sample_weight), dtype=X.dtype, device=device)
+        xp, sample_weight, dtype = np, host(sample_weight), np.float64
     else:
-        w = check_array(move(sample_weight, xp, device), ensure_2d=False,
-                        dtype=input_dtypes(xp, device), input_name="sample_weight")
-        if w.ndim != 1 or w.shape[0] != X.shape[0]:
-            raise ValueError(f"'sample_weight' must have shape ({X.shape[0]},); got "
-                             f"{tuple(w.shape)}.")
-    xp = xp if xp is not None else np
+        dtype = X.dtype
+        if not isinstance(sample_weight, numbers.Number):
+            sample_weight = move(sample_weight, xp, device)
+    w = _check_sample_weight(sample_weight, X, dtype=dtype, **_ALL_ZERO)
     check_weight_values(float(xp.min(w)), float(xp.sum(w)), allow_all_zero)
     return w
 

@@ -245,6 +245,25 @@ def test_ridge_mixed_inputs_and_numpy_only_solver(space, rng):
         fitted.predict(X)  # NumPy X after a fit on another namespace
 
 
+@pytest.mark.parametrize("weights", [np.ones(39), -np.ones(40), np.zeros(40)])
+@pytest.mark.parametrize("make", [
+    lambda: ORFFRidge(ORFF(n_components=8, seed=0)),
+    lambda: ORFFRidge(OperatorNystroem(n_components=8, random_state=0)),
+    lambda: ORFF(n_components=8, seed=0),
+    lambda: OperatorNystroem(n_components=8, random_state=0),
+])
+def test_weight_errors_say_what_numpy_says(space, rng, make, weights):
+    xp, device, to_xp = space
+    X = rng.uniform(-1, 1, size=(40, 2))
+    args = (X, np.sin(X)) if isinstance(make(), ORFFRidge) else (X,)
+    with sklearn.config_context(array_api_dispatch=False):
+        with pytest.raises(ValueError) as numpy_error:
+            make().fit(*args, sample_weight=weights)
+    with pytest.raises(ValueError) as xp_error:
+        make().fit(*(to_xp(a) for a in args), sample_weight=to_xp(weights))
+    assert str(xp_error.value) == str(numpy_error.value)
+
+
 @pytest.mark.parametrize("kernel", ["decomposable", "curl_free", "div_free"])
 @pytest.mark.parametrize("dtype, atol", [("float64", 1e-10), ("float32", 1e-5)])
 def test_operator_nystroem_and_its_ridge(space, rng, kernel, dtype, atol):
