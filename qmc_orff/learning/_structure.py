@@ -243,8 +243,9 @@ class DenseFeatures:
         return xp.reshape(Y, (Y.shape[0], Y.shape[1], 1))
 
     def row_weights(self, w, n, xp):
-        """The weights the statistics are formed with: unit weights for ``None`` (the means as
-        weighted sums: the bits these statistics have always had)."""
+        """The weights the statistics are formed with: unit weights for ``None`` on NumPy, so
+        that the means are the weighted sums ``w @ P`` in both cases (``xp.mean`` rounds
+        differently in the last bits; NumPy's results of this path keep theirs)."""
         return xp.ones(n, dtype=xp.float64, device="cpu") if w is None and _xp.is_numpy(xp) \
             else w
 
