@@ -393,6 +393,15 @@ def test_one_column_target_predicts_as_ridge():
     assert ORFFRidge(ORFF(n_components=4, seed=0)).fit(X, y).predict(X).shape == (25,)
 
 
+def test_operator_nystroem_ridge_predicts_in_the_dtype_of_x():
+    rng = np.random.default_rng(6)
+    X, Y = rng.uniform(-1, 1, (40, 2)), rng.normal(size=(40, 2))
+    model = ORFFRidge(OperatorNystroem(n_components=10, random_state=0)).fit(X, Y)
+    pred32, pred64 = model.predict(X.astype(np.float32)), model.predict(X)
+    assert pred32.dtype == np.float32 and pred64.dtype == np.float64
+    np.testing.assert_allclose(pred32, pred64, rtol=1e-4, atol=1e-5)
+
+
 def test_operator_nystroem_ridge_bits_independent_of_blas_threads():
     """ORFFRidge(OperatorNystroem).predict has the same bits with 1 and 2 BLAS threads (its
     statistics, solve and predictions run with one BLAS thread)."""
