@@ -41,6 +41,7 @@ __all__ = [
     "as_generator",
     "check_choice",
     "check_phases",
+    "check_weight_values",
 ]
 
 
@@ -269,28 +270,53 @@ def as_generator(seed, name="seed"):
                          f"Generator; got {seed!r}.") from exc
 
 
-def check_phases(X, W, name="X", *, max_row_l1=None):
-    """Check that the phases ``X @ W.T`` cannot overflow ``X``'s float type.
+#: Phases ``|x . w|`` beyond this (2**52) are refused by the data objectives: a float64 phase
+#: there no longer resolves one period (its spacing exceeds 1 rad), so cos and sin of it are
+#: noise.  (The maps refuse only phases that may overflow: their features are then finite.)
+MAX_PHASE = 2.0 ** 52
 
-    Uses the bound ``|x . w| <= ||x||_1 max|w|`` (no product is formed), so that
-    ``cos``/``sin`` of the phases are finite: inputs near the float maximum
-    raise `ValueError` naming ``name`` instead of giving NaN features.
+
+def check_phases(X, W, name="X", *, max_row_l1=None, limit=None, xp=None):
+    """Check the phases ``X @ W.T`` against a limit, from the bound ``|x . w| <= ||x||_1 max|w|``
+    (no product is formed).
+
+    ``limit=None``: the phases must not overflow ``X``'s float type, so that ``cos``/``sin``
+    of them are finite (the maps: inputs near the float maximum raise `ValueError` naming
+    ``name`` instead of giving NaN features).  A number (:data:`MAX_PHASE` for the data
+    objectives): the bound must not exceed it.
     ``max_row_l1``: ``max_i ||x_i||_1`` (float64) when the caller has it (the maps compute it
     compiled, :func:`qmc_orff._cos_sin.max_row_l1`); else it is computed here in blocks of
-    rows, so that no temporary as large as ``X`` is made.
+    rows, so that no temporary as large as ``X`` is made.  ``xp``: the array namespace of
+    ``X`` and ``W`` when they are not NumPy arrays (both numbers are then reduced in ``xp``).
     """
-    X = np.asarray(X) if max_row_l1 is None else X
-    if 0 in X.shape or np.size(W) == 0:
-        return
-    big = float(np.finfo(X.dtype if X.dtype.kind == "f" else np.float64).max)
-    with np.errstate(over="ignore"):
-        W = np.asarray(W)
-        w_max = (float(max(np.max(W), -np.min(W))) if W.dtype.kind == "f"  # no temporary |W|
-                 else float(np.max(np.abs(W))))
+    if xp is not None:
+        if X.shape[0] == 0 or W.shape[0] == 0:
+            return
+        w_max = float(xp.max(xp.abs(W)))
         if max_row_l1 is None:
-            max_row_l1 = _blocked_max_row_l1(X)
-        bound = float(max_row_l1) * w_max
-    if not (bound < big and w_max < big):
+            max_row_l1 = float(xp.max(xp.sum(xp.abs(X), axis=1, dtype=W.dtype)))
+        bound = max_row_l1 * w_max
+        dtype = X.dtype
+        big = float(xp.finfo(dtype).max)
+    else:
+        X = np.asarray(X) if max_row_l1 is None else X
+        if 0 in X.shape or np.size(W) == 0:
+            return
+        dtype = X.dtype if X.dtype.kind == "f" else np.dtype(np.float64)
+        big = float(np.finfo(dtype).max)
+        with np.errstate(over="ignore"):
+            W = np.asarray(W)
+            w_max = (float(max(np.max(W), -np.min(W))) if W.dtype.kind == "f"  # no temporary
+                     else float(np.max(np.abs(W))))
+            if max_row_l1 is None:
+                max_row_l1 = _blocked_max_row_l1(X)
+            bound = float(max_row_l1) * w_max
+    if limit is not None:
+        if not bound <= limit:
+            raise ValueError(f"'{name}' is too large for 'X': the phases X @ W.T reach "
+                             f"{bound:.3g}, beyond 2**52, where a float64 phase no longer "
+                             f"resolves a period of cos and sin; rescale '{name}' or 'X'.")
+    elif not (bound < big and w_max < big):
         raise ValueError(f"'{name}' is too large for these frequencies: the phases X @ W.T may "
                          f"overflow {X.dtype} (max row 1-norm of '{name}' times max |W| = "
                          f"{bound:.3g}); rescale '{name}'.")
@@ -305,6 +331,15 @@ def _blocked_max_row_l1(X):
     rows = max(1, _ROW_CHECK_BLOCK // max(1, X.shape[1]))
     return max(float(np.max(np.sum(np.abs(X[a:a + rows]), axis=1, dtype=np.float64)))
                for a in range(0, X.shape[0], rows))
+
+
+def check_weight_values(w_min, w_sum, allow_all_zero=False):
+    """The one rule of ``sample_weight`` (every estimator that takes it), from the minimum and
+    the sum of the (finite) weights: non-negative, a finite sum, not all zero (unless
+    ``allow_all_zero``: a later :meth:`~qmc_orff.ORFFRidge.partial_fit` batch, skipped)."""
+    if not (w_min >= 0 and math.isfinite(w_sum) and (allow_all_zero or w_sum > 0)):
+        raise ValueError("'sample_weight' must be finite, non-negative and not all zero; got "
+                         f"min {w_min!r}, sum {w_sum!r}.")
 
 
 def check_choice(value, name, options):

@@ -14,7 +14,7 @@ import pytest
 import sklearn
 from sklearn.base import clone
 
-from qmc_orff import ORFF, FourierFeatures, ORFFRidge, gram_error
+from qmc_orff import ORFF, FourierFeatures, OperatorNystroem, ORFFRidge, gram_error
 from qmc_orff.kernels import Gaussian
 
 xp_api = pytest.importorskip("sklearn.utils._array_api")
@@ -62,7 +62,7 @@ def dispatch():
 
 
 def _host(a):
-    from qmc_orff.maps._xp import to_numpy
+    from qmc_orff._array_api import to_numpy
 
     return to_numpy(a)
 
@@ -228,15 +228,86 @@ def test_ridge_mixed_inputs_and_numpy_only_solver(space, rng):
     with pytest.raises(ValueError, match="NumPy-only"):
         ORFFRidge(ORFF("curl_free", n_components=8, seed=0), solver="cg").fit(
             to_xp(X), to_xp(np.stack([y, y], axis=1)))
-    from qmc_orff import OperatorNystroem
-
-    with pytest.raises(TypeError, match="NumPy-only"):
-        ORFFRidge(OperatorNystroem()).fit(to_xp(X), to_xp(y))
-    assert ORFFRidge(OperatorNystroem()).__sklearn_tags__().array_api_support is False
     assert ORFFRidge(solver="cg").__sklearn_tags__().array_api_support is False
+    # the NumPy path's messages: 'stein' on a curl-free map, 'cg' on OperatorNystroem
+    Y2 = to_xp(np.stack([y, y], axis=1))
+    with pytest.raises(ValueError, match="'stein' needs kernel='decomposable'"):
+        ORFFRidge(ORFF("curl_free", n_components=8, seed=0), solver="stein").fit(to_xp(X), Y2)
+    with pytest.raises(ValueError, match="'solver'='stein' needs an ORFF feature map"):
+        ORFFRidge(OperatorNystroem(n_components=8, random_state=0), solver="stein").fit(
+            to_xp(X), Y2)
+    # NumPy X with y of the namespace: the NumPy path (no IndexError from the namespace)
+    with sklearn.config_context(array_api_dispatch=False):
+        ref2 = clone(model).fit(X, y).predict(X)
+    np.testing.assert_allclose(clone(model).fit(X, to_xp(y)).predict(X), ref2, atol=1e-12)
     fitted = clone(model).fit(to_xp(X), to_xp(y))
     with pytest.raises(ValueError, match="must use the same namespace"):
         fitted.predict(X)  # NumPy X after a fit on another namespace
+
+
+@pytest.mark.parametrize("weights", [np.ones(39), -np.ones(40), np.zeros(40)])
+@pytest.mark.parametrize("make", [
+    lambda: ORFFRidge(ORFF(n_components=8, seed=0)),
+    lambda: ORFFRidge(OperatorNystroem(n_components=8, random_state=0)),
+    lambda: ORFF(n_components=8, seed=0),
+    lambda: OperatorNystroem(n_components=8, random_state=0),
+])
+def test_weight_errors_say_what_numpy_says(space, rng, make, weights):
+    xp, device, to_xp = space
+    X = rng.uniform(-1, 1, size=(40, 2))
+    args = (X, np.sin(X)) if isinstance(make(), ORFFRidge) else (X,)
+    with sklearn.config_context(array_api_dispatch=False):
+        with pytest.raises(ValueError) as numpy_error:
+            make().fit(*args, sample_weight=weights)
+    with pytest.raises(ValueError) as xp_error:
+        make().fit(*(to_xp(a) for a in args), sample_weight=to_xp(weights))
+    assert str(xp_error.value) == str(numpy_error.value)
+
+
+@pytest.mark.parametrize("kernel", ["decomposable", "curl_free", "div_free"])
+@pytest.mark.parametrize("dtype, atol", [("float64", 1e-10), ("float32", 1e-5)])
+def test_operator_nystroem_and_its_ridge(space, rng, kernel, dtype, atol):
+    """OperatorNystroem (fit, transform, approximate_kernel) and ORFFRidge(OperatorNystroem)
+    answer in the input's namespace, device and dtype, equal to NumPy."""
+    xp, device, to_xp = space
+    X = rng.uniform(-1, 1, size=(50, 3)).astype(dtype)
+    Y = np.stack([np.sin(X[:, 0]), np.cos(X[:, 1]), X[:, 2]], axis=1)
+    ny = OperatorNystroem(kernel, n_components=30, random_state=0)
+    model = ORFFRidge(ny, alpha=1e-3)
+    with sklearn.config_context(array_api_dispatch=False):
+        ref_map = clone(ny).fit(X)
+        refs = (ref_map.transform(X), ref_map.approximate_kernel(X[:7], X[3:12]),
+                ref_map.approximate_kernel(X[:9], block=True))
+        ref_pred = clone(model).fit(X, Y).predict(X)
+    Xx = to_xp(X)
+    fitted = clone(ny).fit(Xx)
+    outs = (fitted.transform(Xx), fitted.approximate_kernel(Xx[:7, ...], Xx[3:12, ...]),
+            fitted.approximate_kernel(Xx[:9, ...], block=True))
+    for out, ref in zip(outs, refs):
+        _assert_like(out, ref, Xx, xp, device, atol)
+    pred = clone(model).fit(Xx, to_xp(Y)).predict(Xx)
+    _assert_like(pred, ref_pred, Xx, xp, device, 1e-8 if dtype == "float64" else 1e-4)
+    with pytest.raises(ValueError, match="must use the same namespace"):
+        clone(model).fit(Xx, to_xp(Y)).predict(X)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: ORFF(n_components=8, seed=0),
+    lambda: FourierFeatures(n_components=8, seed=0),
+    lambda: OperatorNystroem(n_components=8, random_state=0),
+])
+def test_float32_array_api_input_kept_without_dispatch(make):
+    """As RBFSampler and Nystroem: a float32 array of another namespace, dispatch off, gives
+    float32 features (NumPy arrays)."""
+    import array_api_strict as strict
+
+    X = np.random.default_rng(0).normal(size=(20, 3)).astype(np.float32)
+    with sklearn.config_context(array_api_dispatch=False):
+        est = make().fit(strict.asarray(X, device=strict.Device("device1")))
+        out = est.transform(strict.asarray(X, device=strict.Device("device1")))
+        ref = make().fit(X).transform(X)
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(np.asarray(out), ref, atol=1e-6)
 
 
 @pytest.mark.parametrize("make", [

@@ -2,11 +2,12 @@
 import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.base import clone
 from sklearn.linear_model import Ridge
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from qmc_orff import ORFF, FourierFeatures, ORFFRidge
+from qmc_orff import ORFF, FourierFeatures, OperatorNystroem, ORFFRidge
 
 A3 = np.array([[2.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 0.0]])  # rank 2
 
@@ -331,7 +332,8 @@ def test_integer_weights_equal_repeated_rows():
 def test_sample_weight_errors():
     rng = np.random.default_rng(16)
     X, Y = rng.uniform(-1, 1, (20, 2)), rng.normal(size=(20, 2))
-    with pytest.raises(ValueError, match="'sample_weight' must be non-negative"):
+    with pytest.raises(ValueError, match="'sample_weight' must be finite, non-negative and not "
+                                         "all zero; got min -1.0"):
         ORFFRidge(ORFF(n_components=4)).fit(X, Y, sample_weight=np.full(20, -1.0))
     with pytest.raises(ValueError, match="sample_weight"):
         ORFFRidge(ORFF(n_components=4)).fit(X, Y, sample_weight=np.ones(19))
@@ -339,6 +341,81 @@ def test_sample_weight_errors():
         ORFFRidge(fit_intercept="yes").fit(X, Y)
     with pytest.raises(ValueError, match="'batch_size' must be >= 1"):
         ORFFRidge(batch_size=0).fit(X, Y)
+
+
+RULE = r"'sample_weight' must be finite, non-negative and not all zero; got min "
+
+
+@pytest.mark.parametrize("make", [
+    lambda: ORFF(n_components=4, seed=0),
+    lambda: OperatorNystroem(n_components=4, random_state=0),
+    lambda: ORFFRidge(ORFF(n_components=4, seed=0)),
+    lambda: ORFFRidge(OperatorNystroem(n_components=4, random_state=0)),
+])
+@pytest.mark.parametrize("weights", [[-1.0] + [1.0] * 19, [0.0] * 20])
+def test_one_weight_rule_and_message(make, weights):
+    """Every estimator that takes sample_weight refuses negative and all-zero weights in the
+    same words (OperatorNystroem accepted negative weights: they moved its bandwidth)."""
+    rng = np.random.default_rng(16)
+    X, Y = rng.uniform(-1, 1, (20, 2)), rng.normal(size=(20, 2))
+    est = make()
+    args = (X, Y) if isinstance(est, ORFFRidge) else (X,)
+    with pytest.raises(ValueError, match=RULE):
+        est.fit(*args, sample_weight=np.asarray(weights))
+
+
+def test_partial_fit_skips_a_later_batch_of_zero_weights_only():
+    rng = np.random.default_rng(3)
+    X, Y = rng.uniform(-1, 1, (30, 2)), rng.normal(size=(30, 2))
+    model = ORFFRidge(ORFF(n_components=4, seed=0))
+    with pytest.raises(ValueError, match=RULE):
+        model.partial_fit(X[:10], Y[:10], sample_weight=np.zeros(10))
+    model.partial_fit(X[:10], Y[:10])
+    coef = model.coef_.copy()
+    model.partial_fit(X[10:], Y[10:], sample_weight=np.zeros(20))
+    np.testing.assert_array_equal(model.coef_, coef)
+    assert model.n_samples_seen_ == 10
+    with pytest.raises(ValueError, match=RULE):
+        model.partial_fit(X[10:], Y[10:], sample_weight=-np.ones(20))
+
+
+def test_one_column_target_predicts_as_ridge():
+    """scikit-learn's Ridge fitted on y of shape (n, 1) predicts shape (n, 1) (checked below on
+    the installed version); ORFFRidge does what Ridge does, and (n,) for a 1-D y."""
+    from sklearn.linear_model import Ridge
+
+    rng = np.random.default_rng(4)
+    X, y = rng.uniform(-1, 1, (25, 2)), rng.normal(size=25)
+    ridge_shape = Ridge().fit(X, y[:, None]).predict(X).shape
+    model = ORFFRidge(ORFF(n_components=4, seed=0)).fit(X, y[:, None])
+    assert model.predict(X).shape == ridge_shape
+    assert np.shape(model.intercept_) == np.shape(Ridge().fit(X, y[:, None]).intercept_)
+    assert ORFFRidge(ORFF(n_components=4, seed=0)).fit(X, y).predict(X).shape == (25,)
+
+
+def test_operator_nystroem_ridge_predicts_in_the_dtype_of_x():
+    rng = np.random.default_rng(6)
+    X, Y = rng.uniform(-1, 1, (40, 2)), rng.normal(size=(40, 2))
+    model = ORFFRidge(OperatorNystroem(n_components=10, random_state=0)).fit(X, Y)
+    pred32, pred64 = model.predict(X.astype(np.float32)), model.predict(X)
+    assert pred32.dtype == np.float32 and pred64.dtype == np.float64
+    np.testing.assert_allclose(pred32, pred64, rtol=1e-4, atol=1e-5)
+
+
+def test_operator_nystroem_ridge_bits_independent_of_blas_threads():
+    """ORFFRidge(OperatorNystroem).predict has the same bits with 1 and 2 BLAS threads (its
+    statistics, solve and predictions run with one BLAS thread)."""
+    from threadpoolctl import threadpool_limits
+
+    rng = np.random.default_rng(5)
+    X, Y = rng.uniform(-1, 1, (600, 3)), rng.normal(size=(600, 3))
+    model = ORFFRidge(OperatorNystroem("curl_free", n_components=200, random_state=0),
+                      alpha=1e-3)
+    preds = []
+    for threads in (1, 2):
+        with threadpool_limits(limits=threads, user_api="blas"):
+            preds.append(clone(model).fit(X, Y).predict(X))
+    np.testing.assert_array_equal(preds[0], preds[1])
 
 
 # --------------------------------------------------------------------------- batches and partial_fit

@@ -391,8 +391,8 @@ def test_partial_fit_skips_a_batch_of_zero_weights():
     after = r.partial_fit(X, y, sample_weight=np.zeros(30)).predict(X[:4])
     np.testing.assert_array_equal(after, before)
     assert r.n_samples_seen_ == seen
-    # on the first batch there is nothing to keep: scikit-learn's error stands
-    with pytest.raises(ValueError, match="non-zero"):
+    # on the first batch there is nothing to keep: the one weight rule's error
+    with pytest.raises(ValueError, match="not all zero"):
         qmc_orff.ORFFRidge(qmc_orff.ORFF(n_components=16, seed=0)).partial_fit(
             X, y, sample_weight=np.zeros(30))
 

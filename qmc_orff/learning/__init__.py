@@ -2,9 +2,10 @@
 
 - :mod:`.ridge`: :class:`ORFFRidge`, operator-valued kernel ridge regression on an ORFF map
   (``Phi^T Phi`` and ``Phi^T Y`` accumulated over batches, chunks or Dask blocks);
-- :mod:`._ridge_solve`: the dense, Stein-equation and conjugate-gradient solves of its normal
-  equations;
-- :mod:`._ridge_xp`: its statistics and solves in an array-API namespace (array API dispatch);
+- :mod:`._structure`: how a fitted map enters the normal equations (factored ORFF structure,
+  or dense features of any operator map);
+- :mod:`._statistics`: the sufficient statistics, one batch and the pairwise merge;
+- :mod:`._solvers`: the Stein, direct (minimum-norm) and conjugate-gradient solves;
 - :mod:`.metrics`: :func:`gram_error`, a map's Gram-matrix error against the exact kernel.
 
 Names are imported on first use (PEP 562).

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._validation import as_float_array, as_generator, check_choice, check_int
-from ..maps import _xp
+from .. import _array_api as _xp
 
 if TYPE_CHECKING:  # names used in type hints only
     from typing import Any

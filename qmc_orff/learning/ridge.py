@@ -16,31 +16,27 @@ so the memory is independent of ``n`` and chunks can be reduced in any order
 """
 from __future__ import annotations
 
-import numbers
 from numbers import Integral, Real
 
 import numpy as np
 import sklearn
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context, clone
 from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .. import _array_api as _xp
 from .. import _dask
-from . import _feature_ridge as _generic
-from . import _ridge_xp
-from ._ridge_xp import merge as _merge  # the pairwise update, for every statistics tuple
-from ._ridge_solve import _check_alpha, _operator_solve, _solve
-from .._validation import check_choice, check_int, check_positive_real
-from ..maps import _xp
+from .._validation import check_choice, check_int, check_positive_real, check_weight_values
 from ..maps.operator_nystroem import OperatorNystroem
-from ..maps.operators import _FeatureOperator
 from ..maps.orff import ORFF
+from ..threads import _blas_limited
+from ._solvers import check_alpha
+from ._statistics import accumulate, merge
+from ._structure import DenseFeatures, structure_of
 
 __all__ = ["ORFFRidge"]
 
 _SOLVERS = ("auto", "stein", "direct", "cg")
-#: ``solver="auto"`` solves directly while ``2 s r`` is at most this.
-DIRECT_MAX = 4096
 #: ``solver="cg"`` in :meth:`ORFFRidge.fit` on an in-memory array forms the scalar
 #: Gram matrix ``F^T F`` (2 s x 2 s) when ``n > 2 s`` and it takes at most this many
 #: bytes; otherwise it works through the operator.  (:meth:`ORFFRidge.partial_fit`
@@ -48,18 +44,6 @@ DIRECT_MAX = 4096
 GRAM_MAX_BYTES = 1 << 30
 #: Default batch memory in MiB (capped further by scikit-learn's ``working_memory``).
 BATCH_MIB = 64
-
-
-def _zero_weights(sample_weight, n):
-    """Whether ``sample_weight`` is ``n`` weights, all exactly 0 (anything else goes to the
-    usual checks)."""
-    if sample_weight is None or isinstance(sample_weight, numbers.Number):
-        return False
-    try:
-        w = np.asarray(sample_weight, dtype=np.float64)
-    except (TypeError, ValueError):
-        return False
-    return w.shape == (n,) and not np.any(w)
 
 
 class ORFFRidge(RegressorMixin, BaseEstimator):
@@ -117,7 +101,11 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
           ``GRAM_MAX_BYTES``, goes through :meth:`ORFF.operator` and its adjoint
           instead (:math:`O(n s p)` per iteration, memory :math:`O(n s)`).
         - ``"auto"``: ``"stein"`` for the decomposable kernel, else ``"direct"``
-          when :math:`2 s r \le 4096`, else ``"cg"``.
+          when :math:`2 s r \le 4096` (or the input is not NumPy), else ``"cg"``.
+
+        Arrays of another namespace (array API dispatch) run ``"stein"`` and ``"direct"``
+        in that namespace; ``"cg"`` (SciPy's) is NumPy-only and refused there with a
+        ``ValueError``.
     tol : float, default=1e-10
         Relative residual tolerance of ``"cg"``.
     max_iter : int or None, default=None
@@ -205,15 +193,13 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.target_tags.multi_output = True
         tags.input_tags.sparse = True
-        # NumPy-only: SciPy's cg and the OperatorNystroem map
-        tags.array_api_support = self.solver != "cg" and not isinstance(self.orff,
-                                                                        OperatorNystroem)
+        tags.array_api_support = self.solver != "cg"  # SciPy's cg: NumPy only
         return tags
 
     # ------------------------------------------------------------------ settings
     def _settings(self):
         solver = check_choice(self.solver, "solver", _SOLVERS)
-        alpha = _check_alpha(self.alpha)
+        alpha = check_alpha(self.alpha)
         tol = check_positive_real(self.tol, "tol")
         max_iter = None if self.max_iter is None else check_int(self.max_iter, "max_iter",
                                                                 minimum=1)
@@ -234,10 +220,12 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         return max(1, int(mib * 2**20 // max(row_bytes, 1)))
 
     def _new_map(self, orff, X, p, sample_weight=None):
-        """Clone and fit the feature map for ``p`` outputs (a fitted OperatorNystroem: a copy,
-        its pairs kept); check ``p``."""
-        if _generic.prefitted(orff, X.shape[1]):
-            orff = _generic.copy_map(orff)
+        """Clone and fit the feature map for ``p`` outputs (a fitted map of dense features: a
+        copy, its pairs kept); check ``p``."""
+        if _prefitted(orff, X.shape[1]):
+            import copy
+
+            orff = copy.deepcopy(orff)
         else:
             orff = clone(orff)
             if orff.kernel == "decomposable" and orff.A is None:
@@ -251,28 +239,6 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
                              f"kernel={orff.kernel!r} on d={X.shape[1]} inputs; got {p}.")
         return orff
 
-    def _choose_solver(self, solver, orff):
-        if _generic.is_generic(orff, ORFF):
-            return _generic.choose_solver(solver, orff, _check_alpha(self.alpha))
-        decomposable = orff.factors_.ndim == 2
-        s2 = 2 * orff.frequencies_.shape[0]
-        if solver == "auto":
-            direct = s2 * orff.rank_ <= DIRECT_MAX
-            solver = "stein" if decomposable else ("direct" if direct else "cg")
-        if solver == "stein" and not decomposable:
-            raise ValueError(f"'solver'='stein' needs kernel='decomposable'; got {orff.kernel!r}.")
-        return solver
-
-    def _weights(self, sample_weight, X):
-        if sample_weight is None:
-            return None
-        w = _check_sample_weight(sample_weight, X, dtype=np.float64)
-        if np.any(w < 0):
-            raise ValueError(f"'sample_weight' must be non-negative; got min {w.min()!r}.")
-        if not np.any(w):  # scikit-learn >= 1.7 says so too; 1.6 let it through
-            raise ValueError("'sample_weight' must contain a non-zero weight; got all zeros.")
-        return w
-
     # ------------------------------------------------------------------ fitting
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, sample_weight=None):
@@ -282,46 +248,19 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         ----------
         X : {array_like, sparse matrix} or dask.array.Array of shape (n, d)
             Sparse ``X`` (scipy.sparse CSR/CSC) is multiplied as it is (:math:`X W^\top`).
+            Under array API dispatch, an array of another namespace (torch, CuPy,
+            array-api-strict): the fit runs in it, on its device.
         y : array_like or dask.array.Array of shape (n, p) or (n,)
             Vector-valued targets (:math:`p = d` for the curl- and div-free kernels).
         sample_weight : array_like or dask.array.Array of shape (n,), default=None
-            Non-negative weights :math:`w_i` of the squared errors (``None``: all 1).
-            Integer weights are equivalent to repeating rows.
+            Non-negative weights :math:`w_i` of the squared errors, not all zero (``None``:
+            all 1).  Integer weights are equivalent to repeating rows.
 
         Returns
         -------
         self
         """
-        solver, alpha, tol, max_iter, orff = self._settings()
-        if _dask.is_dask_collection(X) or _dask.is_dask_collection(y) \
-                or _dask.is_dask_collection(sample_weight):
-            return self._fit_dask(X, y, sample_weight, solver, alpha, tol, max_iter, orff)
-        ns = _xp.foreign(X)  # array API dispatch: the solve in X's namespace (_ridge_xp)
-        if ns is not None:
-            settings = (solver, alpha, tol, max_iter, orff)
-            return _ridge_xp.fit(self, X, y, sample_weight, ns, settings, partial=False)
-        _check_real_target(y)
-        X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=np.float64,
-                             accept_sparse="csr")
-        w = self._weights(sample_weight, X)
-        Y = y[:, None] if y.ndim == 1 else y
-        orff = self._new_map(orff, X, Y.shape[1], w)
-        solver = self._choose_solver(solver, orff)
-        s2 = _row_floats(orff)
-        n = X.shape[0]
-        for name in ("n_iter_", "_stats"):
-            if hasattr(self, name):
-                delattr(self, name)
-        if solver == "cg" and isinstance(orff, ORFF) and (n <= s2 or s2 * s2 * 8 > GRAM_MAX_BYTES):
-            theta, b, n_iter = _operator_solve(orff, X, Y, w, alpha, tol, max_iter,
-                                               self.fit_intercept)
-            stats = None
-        else:
-            stats = _statistics(orff, X, Y, w, self._batch_rows(8 * (s2 + Y.shape[1])))
-            theta, b, n_iter = _solve_map(stats, orff, alpha, solver, tol, max_iter,
-                                          self.fit_intercept)
-        self._set_solution(orff, theta, b, n_iter, solver, y.ndim == 1, n, stats)
-        return self
+        return self._fit(X, y, sample_weight, partial=False)
 
     @_fit_context(prefer_skip_nested_validation=False)
     def partial_fit(self, X, y, sample_weight=None):
@@ -331,7 +270,8 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         went through the operator) fits the feature map; later calls must have
         the same ``d`` and ``p``.  Calling it on batches gives the model
         :meth:`fit` gives on their concatenation (to rounding).  Memory: the
-        statistics, ``O(s^2)``, and one batch of features.
+        statistics, ``O(s^2)``, and one batch of features.  A later batch whose weights
+        are all zero adds nothing and is skipped (as scikit-learn's estimators do).
 
         Parameters
         ----------
@@ -343,56 +283,91 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         -------
         self
         """
+        return self._fit(X, y, sample_weight, partial=True)
+
+    def _inputs(self, X, y, first, xp, device):
+        """Validated ``X`` and ``y`` (NumPy: float64, CSR; else arrays of ``xp`` on ``device``)."""
+        if _xp.is_numpy(xp):
+            y = _xp.host(y)
+            if np.asarray(y).dtype.kind in "USV":  # (complex: sklearn's ValueError)
+                raise TypeError(f"'y' must contain real numbers; got dtype "
+                                f"{np.asarray(y).dtype}.")
+            return validate_data(self, _xp.host(X), y, multi_output=True, y_numeric=True,
+                                 dtype=np.float64, reset=first, accept_sparse="csr")
+        return validate_data(self, X, _xp.move(y, xp, device), multi_output=True,
+                             y_numeric=True, dtype=_xp.input_dtypes(xp, device), reset=first)
+
+    def _fit(self, X, y, sample_weight, *, partial):
+        """The one fit, of :meth:`fit` (``partial=False``) and :meth:`partial_fit`: read the
+        data (arrays of any namespace, or Dask arrays in :meth:`fit`), fit the map on the first
+        batch, form the statistics (merged into the earlier batches'), solve."""
         solver, alpha, tol, max_iter, orff = self._settings()
-        ns = _xp.foreign(X)
-        if ns is not None:
-            settings = (solver, alpha, tol, max_iter, orff)
-            return _ridge_xp.fit(self, X, y, sample_weight, ns, settings, partial=True)
-        first = getattr(self, "_stats", None) is None
-        _check_real_target(y)
-        X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=np.float64,
-                             reset=first, accept_sparse="csr")
-        if not first and _zero_weights(sample_weight, X.shape[0]):
-            return self  # a batch of zero weights adds nothing: skipped, as scikit-learn does
-        w = self._weights(sample_weight, X)
-        Y = y[:, None] if y.ndim == 1 else y
-        if first:
-            orff_ = self._new_map(orff, X, Y.shape[1], w)
-            y_1d = y.ndim == 1
-            n_seen = 0
-        else:
-            orff_ = self.orff_
-            if Y.shape[1] != orff_.n_outputs_:
-                raise ValueError(f"'y' must have p={orff_.n_outputs_} columns, as in the "
-                                 f"earlier batches; got {Y.shape[1]}.")
-            y_1d = self._y_1d
-            n_seen = self.n_samples_seen_
-        solver = self._choose_solver(solver, orff_)
-        s2 = _row_floats(orff_)
-        stats = _statistics(orff_, X, Y, w, self._batch_rows(8 * (s2 + Y.shape[1])))
-        if not first:
-            stats = _merge(self._stats, stats)
-        theta, b, n_iter = _solve_map(stats, orff_, alpha, solver, tol, max_iter,
-                                      self.fit_intercept)
-        self._set_solution(orff_, theta, b, n_iter, solver, y_1d, n_seen + X.shape[0], stats)
+        first = not partial or getattr(self, "_stats", None) is None
+        dask = not partial and any(_dask.is_dask_collection(a) for a in (X, y, sample_weight))
+        data = (self._read_dask if dask else self._read)(X, y, sample_weight, orff, first)
+        if data is None:
+            return self  # a later batch of zero weights adds nothing: skipped
+        X, Y, w, fmap, y_1d, n_seen, xp = data
+        st = structure_of(fmap)
+        solver = st.choose_solver(solver, alpha, xp)
+        for name in ("n_iter_", "_stats"):
+            if not partial and hasattr(self, name):
+                delattr(self, name)
+        s2, n = st.row_floats(), X.shape[0]
+        batch = self._batch_rows(8 * (s2 + Y.shape[1]))
+        with _serial(st):
+            if not (dask or partial) and solver == "cg" and hasattr(st, "operator_solve") \
+                    and (n <= s2 or s2 * s2 * 8 > GRAM_MAX_BYTES):  # never forms G
+                theta, b, n_iter = st.operator_solve(X, Y, w, alpha, tol, max_iter,
+                                                     self.fit_intercept)
+                stats = None
+            else:
+                if dask:
+                    stats = _dask.reduce_blocks(_block_statistics, merge, (X, Y, w), st, batch)
+                    n = int(stats[1])
+                    check_weight_values(0.0, stats[0])  # each chunk's were non-negative
+                else:
+                    stats = accumulate(lambda rows: st.features(rows, xp), X,
+                                       st.targets(Y, xp), st.row_weights(w, n, xp), batch, xp)
+                if not first:
+                    stats = merge(self._stats, stats)
+                theta, b, n_iter = st.solve(stats, alpha, solver, tol, max_iter,
+                                            self.fit_intercept, xp)
+        self._set_solution(fmap, theta, b, n_iter, solver, y_1d, n_seen + n, stats)
         return self
 
-    def _fit_dask(self, X, y, sample_weight, solver, alpha, tol, max_iter, orff):
+    def _read(self, X, y, sample_weight, orff, first):
+        """In-memory data ``(X, Y, w, map, y_1d, rows seen before, xp)``, validated in ``X``'s
+        namespace; the map fitted on the first batch.  ``None``: a later batch of zero
+        weights."""
+        xp, device = _xp.namespace(X)
+        X, y = self._inputs(X, y, first, xp, device)
+        w = _xp.sample_weights(sample_weight, X, xp, device, allow_all_zero=not first)
+        if w is not None and not first and float(xp.max(w)) == 0.0:
+            return None
+        Y = y[:, None] if y.ndim == 1 else y
+        if first:
+            fmap, y_1d, n_seen = self._new_map(orff, X, Y.shape[1], w), y.ndim == 1, 0
+        else:
+            fmap, y_1d, n_seen = self.orff_, self._y_1d, self.n_samples_seen_
+            if Y.shape[1] != fmap.n_outputs_:
+                raise ValueError(f"'y' must have p={fmap.n_outputs_} columns, as in the "
+                                 f"earlier batches; got {Y.shape[1]}.")
+        if not _xp.is_numpy(xp):  # the statistics in the fitted map's dtype
+            dtype = _xp.float_dtype(xp, device)
+            Y, w = xp.astype(Y, dtype), None if w is None else xp.astype(w, dtype)
+        return X, Y, w, fmap, y_1d, n_seen, xp
+
+    def _read_dask(self, X, y, sample_weight, orff, first):
+        """Dask data, as :meth:`_read`: the chunks stay lazy (validated in their tasks,
+        :func:`_block_statistics`); the map is fitted on the rows a fit in memory reads."""
         X, Y, w, y_1d, d = _dask.ridge_inputs(X, y, sample_weight)
         if hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         self.n_features_in_ = d
         rows, w_rows = _dask_map_rows(orff, X, Y.shape[1], w)
-        orff_ = self._new_map(orff, rows, Y.shape[1], w_rows)
-        solver = self._choose_solver(solver, orff_)
-        batch = self._batch_rows(8 * (_row_floats(orff_) + Y.shape[1]))
-        stats = _dask.reduce_blocks(_block_statistics, _merge, (X, Y, w), orff_, batch)
-        if stats[0] <= 0:
-            raise ValueError("'sample_weight' must have a positive sum; got all zeros.")
-        theta, b, n_iter = _solve_map(stats, orff_, alpha, solver, tol, max_iter,
-                                      self.fit_intercept)
-        self._set_solution(orff_, theta, b, n_iter, solver, y_1d, int(stats[1]), stats)
-        return self
+        fmap = self._new_map(orff, rows, Y.shape[1], w_rows)
+        return X, Y, w, fmap, y_1d, 0, _xp.namespace()[0]
 
     def _say(self, message):
         if self.verbose:
@@ -422,87 +397,65 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (m, p) (or (m,) when fitted on a 1-D ``y``)
-            In ``X``'s dtype (float32 or float64; under array API dispatch, in its namespace
-            and on its device).  Extra memory: one batch of features, ``O(batch_size s)``.
+        ndarray of shape (m, p), or (m,) for one target (``y`` of shape (n,) or (n, 1), as
+            :class:`sklearn.linear_model.Ridge`).  In ``X``'s dtype (float32 or
+            float64; under array API dispatch, in its namespace and on its device).  Extra
+            memory: one batch of features, ``O(batch_size s)``.
         """
         check_is_fitted(self)
         if _dask.is_dask_collection(X):
             return _dask.map_rows(self, "predict", X)
         _xp.check_same(X, self, "coef_", "predict")
-        ns = _xp.foreign(X)
-        if ns is not None:
-            return _ridge_xp.predict(self, X, ns)
-        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False,
-                          accept_sparse="csr")
-        dtype = X.dtype
-        X = X.astype(np.float64, copy=False)
-        orff = self.orff_
-        p = orff.n_outputs_
-        m = X.shape[0]
-        rows = self._batch_rows(8 * (_row_floats(orff) + 2 * getattr(orff, "rank_", 0) + 2 * p))
-        intercept = np.asarray(self.intercept_, dtype=np.float64).reshape(p)
-        if _generic.is_generic(orff, ORFF):
-            out = _generic.predict(orff, X, self.coef_, rows) + intercept
-            return out.ravel() if self._y_1d else out
-        out = np.empty((m, p))
-        for start in range(0, m, rows):
-            stop = min(start + rows, m)
-            op = _FeatureOperator(orff.scalar_features(X[start:stop]), orff.factors_)
-            out[start:stop] = op.matvec(self.coef_).reshape(stop - start, p)
-        out += intercept
-        out = out.astype(dtype, copy=False)
-        return out.ravel() if self._y_1d else out
+        xp, device = _xp.namespace(X)
+        if _xp.is_numpy(xp):
+            X = validate_data(self, _xp.host(X), dtype=[np.float64, np.float32], reset=False,
+                              accept_sparse="csr")
+            dtype = X.dtype
+            X = X.astype(np.float64, copy=False)
+        else:
+            X = validate_data(self, X, dtype=_xp.input_dtypes(xp, device), reset=False)
+            dtype = X.dtype
+        st = structure_of(self.orff_)
+        rows = self._batch_rows(8 * st.row_floats(predict=True))
+        with _serial(st):
+            m = X.shape[0]
+            parts = [st.apply(st.features(X[a:min(a + rows, m), ...], xp), self.coef_, xp)
+                     for a in range(0, m, rows)]
+        out = parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
+        out = xp.astype(out + xp.reshape(xp.asarray(self.intercept_, dtype=out.dtype,
+                                                     device=device), (-1,)), dtype)
+        return xp.reshape(out, (-1,)) if out.shape[1] == 1 else out  # one target: (m,), as Ridge
 
 
-def _check_real_target(y):
-    if np.asarray(y).dtype.kind in "USV":   # (complex: sklearn's ValueError, as it expects)
-        raise TypeError(f"'y' must contain real numbers; got dtype {np.asarray(y).dtype}.")
+def _serial(st):
+    """One BLAS thread around the reductions of a map of dense features (its statistics, solve
+    and predictions then have the same bits whatever the BLAS thread count, as its features
+    have: ``OPENBLAS_NUM_THREADS`` 1 and 2 gave predictions 6e-13 apart); a no-op for the
+    factored structure, whose ``F^T F`` products are the fit's cost and use every BLAS
+    thread."""
+    import contextlib
+
+    return _blas_limited(1) if isinstance(st, DenseFeatures) else contextlib.nullcontext()
 
 
-# --------------------------------------------------------------------------- sufficient statistics
-# A statistics tuple (sw, n, mF, mY, G, C): total weight, row count, weighted means of the
-# scalar features (2 s,) and targets (p,), centred moments G (2 s, 2 s) and C (2 s, p).
-def _batch_statistics(F, Y, w):
-    """Statistics of one batch; ``F`` is overwritten."""
-    n = F.shape[0]
-    sw = float(n) if w is None else float(np.sum(w))
-    if sw <= 0.0:  # only zero weights: contributes nothing
-        return (0.0, n, np.zeros(F.shape[1]), np.zeros(Y.shape[1]),
-                np.zeros((F.shape[1], F.shape[1])), np.zeros((F.shape[1], Y.shape[1])))
-    if w is None:
-        mF = F.mean(axis=0)
-        mY = Y.mean(axis=0)
-        F -= mF
-        Yc = Y - mY
-    else:
-        mF = (w @ F) / sw
-        mY = (w @ Y) / sw
-        r = np.sqrt(w)[:, None]
-        F -= mF
-        F *= r
-        Yc = (Y - mY) * r
-    return sw, n, mF, mY, F.T @ F, F.T @ Yc
+def _prefitted(fmap, d):
+    """Whether ``fmap`` is a fitted map of dense features (used as it is); its input width
+    must be ``d``."""
+    if hasattr(fmap, "n_components_") and not hasattr(fmap, "scalar_features"):
+        if fmap.n_features_in_ != d:
+            raise ValueError(f"'X' must have {fmap.n_features_in_} columns, as the rows the "
+                             f"fitted feature map 'orff' was fitted on; got {d}.")
+        return True
+    return False
 
 
-def _statistics(orff, X, Y, w, rows):
-    """Statistics of validated ``X`` (n, d), ``Y`` (n, p), ``w`` (n,) or None, by ``rows``."""
-    if _generic.is_generic(orff, ORFF):
-        return _generic.statistics(orff, X, Y, w, rows)
-    stats = None
-    for start in range(0, X.shape[0], rows):
-        stop = min(start + rows, X.shape[0])
-        part = _batch_statistics(orff.scalar_features(X[start:stop]), Y[start:stop],
-                                 None if w is None else w[start:stop])
-        stats = part if stats is None else _merge(stats, part)
-    return stats
-
-
+# --------------------------------------------------------------------------- Dask
 def _dask_map_rows(orff, X, p, w=None):
     """The rows of a Dask ``X`` the feature map's ``fit`` reads, computed: the map is then the
     one a fit on ``X`` in memory gives (the seedless default's selection and the fit-time
     check sample fixed rows; see :func:`qmc_orff.maps.default_source._orff_fit_rows`), and
-    their weights (None without ``w``)."""
+    their weights (None without ``w``).  A map of dense features is fitted on its landmark
+    sample: ``min(n, max(2048, 4 D))`` rows."""
     import math
 
     from ..maps.default_source import _orff_fit_rows, _sample_indices
@@ -511,13 +464,16 @@ def _dask_map_rows(orff, X, p, w=None):
     if n is None or (isinstance(n, float) and math.isnan(n)):  # unknown chunk sizes
         rows = _dask.first_block(X)
         return rows, None if w is None else np.asarray(w.blocks[0].compute(), dtype=np.float64)
-    m = _orff_fit_rows(orff, p) if isinstance(orff, ORFF) else _generic.fit_rows(orff, n)
+    if hasattr(orff, "scalar_features"):
+        m = _orff_fit_rows(orff, p)
+    else:
+        m = min(n, max(2048, 4 * int(getattr(orff, "n_components", 1))))
     idx = slice(0, 1) if m == 1 else _sample_indices(n, m)
     return (np.asarray(X[idx].compute()),
             None if w is None else np.asarray(w[idx].compute(), dtype=np.float64))
 
 
-def _block_statistics(orff, rows, X, Y, w):
+def _block_statistics(st, rows, X, Y, w):
     """One Dask chunk: validate it like :meth:`ORFFRidge.fit` and return its statistics."""
     X = np.ascontiguousarray(X, dtype=np.float64)
     Y = np.asarray(Y, dtype=np.float64)
@@ -529,19 +485,12 @@ def _block_statistics(orff, rows, X, Y, w):
         raise ValueError("Input y contains NaN or infinity.")
     if w is not None:
         w = np.asarray(w, dtype=np.float64).reshape(-1)
-        if w.shape[0] != X.shape[0] or not np.all(np.isfinite(w)) or np.any(w < 0):
-            raise ValueError("'sample_weight' must be finite, non-negative and have one value "
-                             "per row of 'X' in every chunk.")
-    return _statistics(orff, X, Y, w, rows)
-
-
-# --------------------------------------------------------------------------- solvers
-def _row_floats(orff):
-    """Floats per row of the features the statistics are made of."""
-    return 2 * orff.frequencies_.shape[0] if isinstance(orff, ORFF) else _generic.width(orff)
-
-
-def _solve_map(stats, orff, alpha, solver, tol, max_iter, fit_intercept):
-    if _generic.is_generic(orff, ORFF):
-        return _generic.solve(stats, alpha, solver, tol, max_iter, fit_intercept)
-    return _solve(stats, orff.factors_, alpha, solver, tol, max_iter, fit_intercept)
+        if w.shape[0] != X.shape[0] or not np.all(np.isfinite(w)):
+            raise ValueError("'sample_weight' must be finite and have one value per row of 'X' "
+                             "in every chunk.")
+        check_weight_values(float(np.min(w)) if w.size else 0.0, float(np.sum(w)),
+                            allow_all_zero=True)
+    xp = _xp.namespace()[0]
+    with _serial(st):
+        return accumulate(lambda part: st.features(part, xp), X, st.targets(Y, xp),
+                          st.row_weights(w, X.shape[0], xp), rows, xp)

@@ -23,9 +23,6 @@ Modules
     The scalar and the operator-valued map, and the linear operators of an ORFF map.
 ``adaptive_maps``
     ``sequence="adaptive"``: frequencies designed on the training rows.
-``_xp``
-    Array API dispatch (scikit-learn's ``array_api_dispatch``): the input's namespace and
-    device, the moves to and from the host, the transform in the namespace.
 ``operator_nystroem``, ``_pairs``
     :class:`OperatorNystroem`, the operator-valued Nystroem map of the same kernels, and the
     selection of its (landmark, output) pairs.

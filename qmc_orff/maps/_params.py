@@ -125,7 +125,7 @@ def _check_second_rows(estimator, Z, name="Z"):
     (torch, CuPy) are left to the map's own path (no host copy here)."""
     from sklearn.utils.validation import check_array
 
-    from . import _xp
+    from .. import _array_api as _xp
 
     if _xp.foreign(Z) is not None:
         return

@@ -13,11 +13,10 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _dask
-from .._cos_sin import cos_sin_features
 from .._validation import check_choice
 from ..kernels import SCALAR_KERNELS, SkewedChi2, scalar_kernel
 from ..sources.frequencies import SOURCES, make_frequencies
-from . import _xp
+from .. import _array_api as _xp
 from ._params import (_common_constraints, _resolve_seed, _scalar_param,
                       _sigma_from_gamma)
 from .adaptive_maps import _adaptive_frequencies, _is_adaptive
@@ -204,12 +203,22 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     def __sklearn_tags__(self):
         return _xp.map_tags(super().__sklearn_tags__())
 
-    def _input(self, X, reset, finite=True):
+    def _input(self, X, reset, finite=True, xp=None, device="cpu"):
         """Validated ``X`` (CSR or C-contiguous; ``log(X + c)`` for the skewed chi-squared
         kernel).  ``finite=False``: the caller finds a non-finite ``X`` by its phases
-        (:func:`qmc_orff._cos_sin.cos_sin_features` with ``name``), saving a pass over ``X``."""
+        (:func:`qmc_orff._cos_sin.cos_sin_features` with ``name``), saving a pass over ``X``.
+        ``xp``: the namespace of ``X`` (``None``: NumPy)."""
+        if xp is not None and not _xp.is_numpy(xp):
+            X = validate_data(self, X, dtype=_xp.input_dtypes(xp, device), reset=reset)
+            if self.kernel == "skewed_chi2":
+                c = _scalar_param(self.c, "c")
+                if bool(xp.any(X + c <= 0)):
+                    raise ValueError(f"'X' must satisfy X + c > 0 (c={c!r}); got minimum "
+                                     f"{float(xp.min(X))!r}.")
+                X = xp.log(X + c)
+            return X
         finite = finite or self.kernel == "skewed_chi2"  # log(X + c) checks X + c > 0 first
-        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=reset,
+        X = validate_data(self, _xp.host(X), dtype=[np.float64, np.float32], reset=reset,
                           accept_sparse=("csr", "csc"), ensure_all_finite=finite)
         if sp.issparse(X):
             if self.kernel == "skewed_chi2":
@@ -238,7 +247,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         kernel = _KERNEL_ALIASES.get(kernel, kernel)
         seed = _resolve_seed(self.seed, self.random_state)
         ns = _xp.foreign(X)  # array API: the frequencies are chosen on the host, moved once
-        X_raw = X = _xp.to_numpy(X) if ns is not None else X
+        X_raw = X = _xp.host(X)
         X = self._input(X, reset=True)
         sigma = median_bandwidth(X, kernel) if self.sigma is None and self.gamma is None \
             else _sigma_from_gamma(kernel, self.sigma, self.gamma, X)
@@ -291,25 +300,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         if _dask.is_dask_collection(X):
             return _dask.map_rows(self, "transform", X)
         _xp.check_same(X, self, "frequencies_", "transform")
-        ns = _xp.foreign(X)
-        if ns is not None:
-            return self._transform_xp(X, *ns)
-        X = self._input(X, reset=False, finite=False)
-        dt = X.dtype
-        W = np.ascontiguousarray(self.frequencies_, dtype=dt)
-        scale = np.ascontiguousarray(np.sqrt(self.weights_), dtype=dt)
+        xp, device = _xp.namespace(X)
+        X = self._input(X, reset=False, finite=False, xp=xp, device=device)
         # the phases are checked as they are evaluated: no NaN features from overflowing phases
-        return cos_sin_features(X, W, scale, name="X")
-
-    def _transform_xp(self, X, xp, device):
-        """:meth:`transform` of an array of another namespace ``xp`` (array API dispatch): in
-        ``xp`` on ``X``'s device and in its dtype."""
-        X = validate_data(self, X, dtype=_xp.input_dtypes(xp, device), reset=False)
-        if self.kernel == "skewed_chi2":
-            c = _scalar_param(self.c, "c")
-            if bool(xp.any(X + c <= 0)):
-                raise ValueError(f"'X' must satisfy X + c > 0 (c={c!r}); got minimum "
-                                 f"{float(xp.min(X))!r}.")
-            X = xp.log(X + c)
-        _xp.check_phases(X, self.frequencies_, xp)
         return _xp.cos_sin(X, self.frequencies_, xp.sqrt(self.weights_), xp)

@@ -10,8 +10,9 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .. import _array_api as _xp
 from .. import _dask
 from .._validation import as_generator, check_choice, check_int
 from ..threads import _blas_limited
@@ -31,6 +32,9 @@ _SELECTIONS = ("rp_cholesky", "uniform")
 #: ``fit`` refuses, before allocating, a Cholesky factor (``selection="rp_cholesky"``:
 #: ``n p`` x ``D`` floats) or the ``D x D`` matrices ``W`` and ``W^{-1/2}`` over this many bytes.
 MAX_BYTES = 1 << 31
+#: The fitted arrays, moved to the input's device by a ``fit`` on arrays of another namespace.
+_FITTED = ("sigma_", "components_", "component_indices_", "component_outputs_",
+           "normalization_")
 #: Kernel values (floats) evaluated at once by ``transform`` and the selection.
 BATCH_FLOATS = 1 << 22
 
@@ -152,10 +156,7 @@ class OperatorNystroem(TransformerMixin, BaseEstimator):
         self.flatten = flatten
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
-        tags.input_tags.sparse = True
-        return tags
+        return _xp.map_tags(super().__sklearn_tags__())
 
     # ------------------------------------------------------------------ fitting
     def _exact_kernel(self, X, sample_weight):
@@ -177,21 +178,25 @@ class OperatorNystroem(TransformerMixin, BaseEstimator):
         X : {array_like, sparse matrix} of shape (n, d)
         y : ignored
         sample_weight : array_like of shape (n,) or None, default=None
-            Weights of the rows for ``gamma="scale"`` (as :class:`ORFF`); the selection of
-            the pairs ignores them.
+            Weights of the rows for ``gamma="scale"`` and the default bandwidth (as
+            :class:`ORFF`: finite, non-negative, not all zero); the selection of the pairs
+            ignores them.
 
         Returns
         -------
         self
         """
+        # arrays of another namespace: the pairs are chosen on the host (NumPy); transform and
+        # approximate_kernel answer in the input's namespace, device and dtype
+        ns = _xp.foreign(X)
+        X, sample_weight = _xp.host(X), _xp.host(sample_weight)
         X = _dense(validate_data(self, X, dtype=(np.float64, np.float32), reset=True,
                                  accept_sparse=("csr", "csc")))
         selection = check_choice(self.selection, "selection", _SELECTIONS)
         D = check_int(self.n_components, "n_components", minimum=1)
         if not isinstance(self.flatten, (bool, np.bool_)):
             raise TypeError(f"'flatten' must be a bool; got {self.flatten!r}.")
-        if sample_weight is not None:
-            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        sample_weight = _xp.sample_weights(sample_weight, X)
         exact, sigma = self._exact_kernel(X, sample_weight)
         n, p = X.shape[0], exact.output_dim(X.shape[1])
         if D > n * p:
@@ -216,6 +221,8 @@ class OperatorNystroem(TransformerMixin, BaseEstimator):
         self.component_indices_ = rows
         self.component_outputs_ = outputs
         self.normalization_ = normalization
+        if ns is not None:
+            _xp.move_fitted(self, _FITTED, ns)
         return self
 
     @staticmethod
@@ -250,11 +257,14 @@ class OperatorNystroem(TransformerMixin, BaseEstimator):
             Float32 for float32 ``X``, else float64.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=(np.float64, np.float32), reset=False,
+        _xp.check_same(X, self, "components_", "transform")
+        xp, device = _xp.namespace(X)
+        X = validate_data(self, _xp.host(X), dtype=(np.float64, np.float32), reset=False,
                           accept_sparse=("csr", "csc"))
         Phi = self._features(_dense(X))
         Phi = Phi.astype(X.dtype, copy=False)
-        return Phi.reshape(Phi.shape[0], -1) if self.flatten else Phi
+        Phi = Phi.reshape(Phi.shape[0], -1) if self.flatten else Phi
+        return Phi if _xp.is_numpy(xp) else xp.asarray(Phi, device=device)
 
     def _features(self, X):
         """``(n, D, p)`` float64 features of dense validated rows."""
@@ -268,12 +278,13 @@ class OperatorNystroem(TransformerMixin, BaseEstimator):
     def _fill(self, X, out, step):
         """``out[i] = Phi(x_i)``, ``step`` rows at a time."""
         D, p, n = self.n_components_, self.n_outputs_, X.shape[0]
+        Z, outputs, normalization = (_xp.to_numpy(getattr(self, name)) for name in
+                                     ("components_", "component_outputs_", "normalization_"))
         for start in range(0, n, step):
             stop = min(start + step, n)
-            KJ = _pair_rows(self.kernel_, self.components_, self.component_outputs_,
-                            X[start:stop], p)                      # (D, nb, p)
+            KJ = _pair_rows(self.kernel_, Z, outputs, X[start:stop], p)  # (D, nb, p)
             nb = stop - start
-            out[start:stop] = (self.normalization_ @ KJ.reshape(D, nb * p)).reshape(
+            out[start:stop] = (normalization @ KJ.reshape(D, nb * p)).reshape(
                 D, nb, p).transpose(1, 0, 2)
 
     def approximate_kernel(self, X: ArrayLike, Z: ArrayLike | None = None, *,
@@ -294,19 +305,23 @@ class OperatorNystroem(TransformerMixin, BaseEstimator):
         ndarray of shape (n, m, p, p), or (n p, m p) with ``block=True``
         """
         check_is_fitted(self)
+        _xp.check_same(X, self, "components_", "approximate_kernel")
         if Z is not None:
             _check_second_rows(self, Z)
+        xp, device = _xp.namespace(X)
         rows = [X] if Z is None else [X, Z]
-        feats = [self._features(_dense(validate_data(self, R, dtype=np.float64, reset=False,
-                                                     accept_sparse=("csr", "csc"))))
+        feats = [self._features(_dense(validate_data(self, _xp.host(R), dtype=np.float64,
+                                                     reset=False, accept_sparse=("csr", "csc"))))
                  for R in rows]
         PX, PZ = feats[0], feats[-1]
         n, D, p = PX.shape
         m = PZ.shape[0]
         K = PX.transpose(0, 2, 1).reshape(n * p, D) @ PZ.transpose(1, 0, 2).reshape(D, m * p)
-        if block:
+        if not block:
+            K = np.ascontiguousarray(K.reshape(n, p, m, p).transpose(0, 2, 1, 3))
+        if _xp.is_numpy(xp):
             return K
-        return np.ascontiguousarray(K.reshape(n, p, m, p).transpose(0, 2, 1, 3))
+        return xp.asarray(K.astype(_xp.to_numpy(X[:1, ...]).dtype), device=device)
 
     def get_feature_names_out(self, input_features: ArrayLike | None = None) -> np.ndarray:
         """Column names of ``transform`` with ``flatten=True``.

@@ -12,14 +12,13 @@ from scipy.sparse.linalg import LinearOperator
 from scipy.stats.qmc import QMCEngine
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _dask
-from .._cos_sin import cos_sin_features
 from .._validation import check_choice
 from ..kernels import OPERATOR_KERNELS, Gaussian, operator_kernel
 from ..sources.frequencies import SOURCES, make_frequencies
-from . import _xp
+from .. import _array_api as _xp
 from ._factors import _orff_factors
 from ._params import _check_second_rows, _common_constraints, _resolve_seed, _sigma_from_gamma
 from .adaptive_maps import _adaptive_operator_frequencies, _is_adaptive
@@ -251,17 +250,11 @@ class ORFF(TransformerMixin, BaseEstimator):
         kernel = check_choice(self.kernel, "kernel", tuple(OPERATOR_KERNELS))
         measure = check_choice(self.measure, "measure", _ORFF_MEASURES)
         ns = _xp.foreign(X)  # array API: the frequencies are chosen on the host, moved once
-        if ns is not None:
-            X, sample_weight = _xp.to_numpy(X), _xp.to_numpy(sample_weight)
+        X, sample_weight = _xp.host(X), _xp.host(sample_weight)
         X = self._rows(validate_data(self, X, dtype=np.float64, reset=True,
                                      accept_sparse=("csr", "csc")))
         d = X.shape[1]
-        if sample_weight is not None:
-            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
-            if np.any(sample_weight < 0) or not np.sum(sample_weight) > 0:
-                raise ValueError("'sample_weight' must be finite, non-negative and not all "
-                                 f"zero; got min {sample_weight.min()!r}, sum "
-                                 f"{sample_weight.sum()!r}.")
+        sample_weight = _xp.sample_weights(sample_weight, X)
         if self.sigma is None and self.gamma is None:  # the default bandwidth: the median
             # heuristic on a fixed sample; but for an adaptive design the fit then reads these
             # rows only (as a Dask fit does, see default_source._orff_fit_rows)
@@ -329,18 +322,12 @@ class ORFF(TransformerMixin, BaseEstimator):
         """Validated ``X`` as C-contiguous float64 (CSR for sparse), and its dtype (float32 is
         kept by the outputs)."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False,
+        X = validate_data(self, _xp.host(X), dtype=[np.float64, np.float32], reset=False,
                           accept_sparse=("csr", "csc"), ensure_all_finite=False)
         dtype = X.dtype
         # a non-finite X (or one too large for the frequencies) is refused by its phases, as
         # cos_sin_features(..., name=name) evaluates them: one pass over X fewer
         return self._rows(X.astype(np.float64, copy=False)), dtype
-
-    def _features_xp(self, X, xp, device, name="X"):
-        """``F(X)`` of an array of another namespace ``xp``: in ``xp``, in ``X``'s dtype."""
-        X = validate_data(self, X, dtype=_xp.input_dtypes(xp, device), reset=False)
-        _xp.check_phases(X, self.frequencies_, xp, name)
-        return _xp.cos_sin(X, self.frequencies_, self.amplitudes_, xp)
 
     def scalar_features(self, X: ArrayLike) -> np.ndarray:
         r"""The scalar features :math:`F(X) = [a \cos(X W^\top), a \sin(X W^\top)]` of shape ``(n, 2 s)``,
@@ -359,12 +346,13 @@ class ORFF(TransformerMixin, BaseEstimator):
     def _scalar_features(self, X, method, name="X"):
         check_is_fitted(self)
         _xp.check_same(X, self, "frequencies_", method)
-        ns = _xp.foreign(X)
-        if ns is not None:
-            return self._features_xp(X, *ns, name=name)
-        X, dtype = self._checked(X, name)
-        return cos_sin_features(X, self.frequencies_, self.amplitudes_,
-                                name=name).astype(dtype, copy=False)
+        xp, device = _xp.namespace(X)
+        if _xp.is_numpy(xp):  # float32 rows evaluated in float64 (as the frequencies)
+            X, dtype = self._checked(X, name)
+            return _xp.cos_sin(X, self.frequencies_, self.amplitudes_, xp,
+                               name).astype(dtype, copy=False)
+        X = validate_data(self, X, dtype=_xp.input_dtypes(xp, device), reset=False)
+        return _xp.cos_sin(X, self.frequencies_, self.amplitudes_, xp, name)
 
     def _factor_stack(self, xp=np):
         """``B(w_j)`` as ``(s, p, r)`` (materialised for the decomposable kernel)."""
@@ -393,20 +381,11 @@ class ORFF(TransformerMixin, BaseEstimator):
             check_is_fitted(self)
             return _dask.map_rows(self, "transform", X)
         F = self._scalar_features(X, "transform")
-        n, s2 = F.shape
-        s = s2 // 2
-        ns = _xp.foreign(F)
-        if ns is not None:
-            xp = ns[0]
-            Bt = xp.astype(xp.permute_dims(self._factor_stack(xp), (0, 2, 1)), F.dtype)
-            Phi = xp.reshape(F, (n, 2, s, 1, 1)) * Bt[None, None, ...]
-            return xp.reshape(Phi, (n, -1) if self.flatten else (n, -1, Bt.shape[2]))
-        Bt = np.swapaxes(self._factor_stack(), 1, 2).astype(F.dtype, copy=False)  # (s, r, p)
-        r, p = Bt.shape[1], Bt.shape[2]
-        Phi = F.reshape(n, 2, s, 1, 1) * Bt[None, None]
-        if self.flatten:
-            return Phi.reshape(n, 2 * s * r * p)
-        return Phi.reshape(n, 2 * s * r, p)
+        xp = _xp.namespace(F)[0]
+        n, s = F.shape[0], F.shape[1] // 2
+        Bt = xp.astype(xp.permute_dims(self._factor_stack(xp), (0, 2, 1)), F.dtype)  # (s, r, p)
+        Phi = xp.reshape(F, (n, 2, s, 1, 1)) * Bt[None, None, ...]
+        return xp.reshape(Phi, (n, -1) if self.flatten else (n, -1, Bt.shape[2]))
 
     def get_feature_names_out(self, input_features: ArrayLike | None = None) -> np.ndarray:
         """Names of the columns of the flattened ``transform`` (``flatten=True``).
@@ -440,12 +419,12 @@ class ORFF(TransformerMixin, BaseEstimator):
                  for k in range(r) for a in range(p)]
         return np.asarray(names, dtype=object)
 
-    def _A_tilde(self):
+    def _A_tilde(self, xp):
         """``A~(w_j) = B_j B_j^T``, shape (s, p, p) (or (p, p) decomposable)."""
         B = self.factors_
         if B.ndim == 2:
             return B @ B.T
-        return np.einsum("jak,jbk->jab", B, B)
+        return _xp.einsum("jak,jbk->jab", B, B, xp)
 
     def approximate_kernel(self, X: ArrayLike, Z: ArrayLike | None = None, *,
                            block: bool = False) -> np.ndarray:
@@ -469,40 +448,23 @@ class ORFF(TransformerMixin, BaseEstimator):
         if Z is not None:
             _check_second_rows(self, Z)
         FZ = FX if Z is None else self._scalar_features(Z, "approximate_kernel", "Z")
-        ns = _xp.foreign(FX)
-        if ns is not None:
-            return self._approximate_kernel_xp(FX, FZ, block, ns[0])
-        A = self._A_tilde()
-        n, m = FX.shape[0], FZ.shape[0]
-        p = self.n_outputs_
+        xp, device = _xp.namespace(FX)
+        A = self._A_tilde(xp)
+        if not _xp.is_numpy(xp):  # in X's dtype (NumPy promotes float32 rows to float64: kept)
+            A = xp.astype(A, FX.dtype)
+        n, m, p = FX.shape[0], FZ.shape[0], self.n_outputs_
         if A.ndim == 2:
             K = (FX @ FZ.T)[:, :, None, None] * A
         else:
-            K = np.empty((n, m, p, p))
+            K = xp.empty((n, m, p, p), dtype=A.dtype, device=device)
             for a in range(p):
                 for b in range(a, p):
-                    coef = np.concatenate([A[:, a, b], A[:, a, b]])
+                    coef = xp.concat([A[:, a, b], A[:, a, b]])
                     K[:, :, a, b] = (FX * coef) @ FZ.T
                     if b != a:
                         K[:, :, b, a] = K[:, :, a, b]
         if block:
-            return np.ascontiguousarray(K.transpose(0, 2, 1, 3).reshape(n * p, m * p))
-        return K
-
-    def _approximate_kernel_xp(self, FX, FZ, block, xp):
-        """:meth:`approximate_kernel` from features of namespace ``xp``, in ``xp``."""
-        B = xp.astype(self.factors_, FX.dtype)
-        n, m, p = FX.shape[0], FZ.shape[0], self.n_outputs_
-        if B.ndim == 2:
-            K = (FX @ xp.permute_dims(FZ, (1, 0)))[:, :, None, None] * (B @ xp.permute_dims(B, (1, 0)))
-        else:  # K[i, l, a, b] = sum_m FX[i, m] coef[m, a b] FZ[l, m], coef = [A~; A~]
-            A = B @ xp.permute_dims(B, (0, 2, 1))  # (s, p, p)
-            coef = xp.reshape(xp.concat([A, A], axis=0), (FX.shape[1], p * p))
-            T = xp.permute_dims(FX[:, :, None] * coef[None, ...], (2, 0, 1))  # (p p, n, 2 s)
-            K = xp.permute_dims(T @ xp.permute_dims(FZ, (1, 0)), (1, 2, 0))
-            K = xp.reshape(K, (n, m, p, p))
-        if block:
-            return xp.reshape(xp.permute_dims(K, (0, 2, 1, 3)), (n * p, m * p))
+            return xp.reshape(xp.permute_dims(K, (0, 2, 1, 3)), (n * p, m * p))  # a C-ordered copy
         return K
 
     def operator(self, X: ArrayLike) -> LinearOperator:

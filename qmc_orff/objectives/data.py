@@ -35,8 +35,8 @@ import math
 import numpy as np
 
 from .._cos_sin import cos_sin_features
-from .._validation import (as_points, as_positive, as_weights, check_choice, check_int,
-                           check_positive_real)
+from .._validation import (MAX_PHASE, as_points, as_positive, as_weights, check_choice, check_int,
+                           check_positive_real, check_phases)
 from ..kernels import scalar_kernel
 from ._data_common import (GRAM_ARRAYS, _check_data, _check_dtype, check_rows, check_scaled_rows,
                            cos_product_sums, finite_result, normalization)
@@ -51,9 +51,6 @@ __all__ = ["DataDiscrepancy", "KERNELS", "data_sha256"]
 KERNELS = ("gaussian", "laplacian", "matern")
 
 
-#: Phases ``|x . w|`` beyond this (2**52) are refused: a float64 phase there no longer
-#: resolves one period (its spacing exceeds 1 rad), so cos and sin of it are noise.
-MAX_PHASE = 2.0 ** 52
 #: ``dtype="float32"`` evaluations run in float64 where a phase may exceed this (2**10: a
 #: float32 phase there is within 6e-5 rad)
 MAX_PHASE_F32 = 2.0 ** 10
@@ -61,19 +58,6 @@ MAX_PHASE_F32 = 2.0 ** 10
 MAX_WEIGHT_SUM = 1e100
 
 
-def check_data_phases(X, W, name="W", l1=None):
-    """Refuse frequencies ``W`` whose phases ``X @ W.T`` exceed :data:`MAX_PHASE` (the bound
-    ``||x||_1 max|w|``; nothing is formed; ``l1``: ``max ||x||_1`` where known)."""
-    if X.size == 0 or W.size == 0:
-        return
-    with np.errstate(over="ignore"):
-        if l1 is None:
-            l1 = float(np.max(np.sum(np.abs(X), axis=1)))
-        bound = l1 * float(np.max(np.abs(W)))
-    if not bound <= MAX_PHASE:
-        raise ValueError(f"'{name}' is too large for 'X': the phases X @ W.T reach {bound:.3g}, "
-                         "beyond 2**52, where a float64 phase no longer resolves a period of "
-                         f"cos and sin; rescale '{name}' or 'X'.")
 
 
 class DataDiscrepancy:
@@ -194,7 +178,7 @@ class DataDiscrepancy:
     # ------------------------------------------------------------------ helpers
     def _points(self, W):
         W = as_points(W, "W", d=self.d)
-        check_data_phases(self.X, W, l1=self._l1)
+        check_phases(self.X, W, "W", max_row_l1=self._l1, limit=MAX_PHASE)
         return W
 
     def _weights(self, weights, s):

@@ -13,11 +13,12 @@ import math
 import numpy as np
 
 from .._cos_sin import cos_sin_features
-from .._validation import MAX_ELEMENTS, as_points, as_positive, as_weights, check_choice
+from .._validation import (MAX_ELEMENTS, MAX_PHASE, as_points, as_positive, as_weights,
+                           check_choice, check_phases)
 from ..kernels import OPERATOR_KERNELS as _KERNEL_CLASSES, operator_kernel
 from ._data_common import (GRAM_ARRAYS, _check_data, check_rows, cos_product_sums, finite_result,
                            normalization)
-from .data import MAX_WEIGHT_SUM, DataDiscrepancy, check_data_phases
+from .data import MAX_WEIGHT_SUM, DataDiscrepancy
 
 #: ``(m, m)`` arrays the curl- and div-free objective holds: ``k = k_0 / sigma^2`` and
 #: (div-free) ``k |u|^2``; everything else is ``(m, s)``, ``(s, s)`` or a row block.
@@ -366,7 +367,7 @@ class OperatorDataDiscrepancy:
         W = as_points(W, "W", d=self.d)
         if self.kernel_name != "decomposable":
             check_operator_frequencies(W.shape[0])
-        check_data_phases(self.X, W)
+        check_phases(self.X, W, "W", limit=MAX_PHASE)
         xi = np.full(W.shape[0], 1.0 / W.shape[0]) if weights is None else \
             as_weights(weights, W.shape[0], "weights", max_sum=MAX_WEIGHT_SUM)
         return W, xi

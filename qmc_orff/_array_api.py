@@ -6,21 +6,31 @@ scikit-learn-compatible estimators take): ``get_namespace_and_device``, ``_is_nu
 scikit-learn has them (1.9 does; the floor, 1.6, has neither: ``_convert_to_numpy`` and a copy
 of the namespace check and its message stand in).
 
-The rule of the maps and of :class:`~qmc_orff.ORFFRidge`: without dispatch, or for NumPy
-arrays (and sparse matrices, lists, data frames), :func:`foreign` answers ``None`` and nothing
-changes (the NumPy path, its compiled kernels).  For arrays of another namespace (torch,
-CuPy, array-api-strict) it answers ``(xp, device)``: ``fit`` chooses the frequencies on the host
-with NumPy, then :func:`move_fitted` puts the fitted arrays on ``device`` once, in the
-device's widest float dtype; ``transform``, ``predict`` and the ridge solve run in ``xp``.
+The rule of the maps and of :class:`~qmc_orff.ORFFRidge`: :func:`namespace` resolves
+``(xp, device)`` once, and one body runs in ``xp``.  Without dispatch, or for NumPy arrays
+(and sparse matrices, lists, data frames), ``xp`` is NumPy (:func:`is_numpy`) and the
+leaves take the NumPy route: the compiled ``cos_sin`` kernel (:func:`cos_sin`), SciPy's
+solvers.  For arrays of another namespace (torch, CuPy, array-api-strict) ``fit`` chooses the
+frequencies on the host with NumPy, then :func:`move_fitted` puts the fitted arrays on
+``device`` once, in the device's widest float dtype.
 """
 from __future__ import annotations
+
+import functools
+import inspect
+import numbers
 
 import numpy as np
 import sklearn
 from sklearn.utils import _array_api
+from sklearn.utils.validation import _check_sample_weight
 
-__all__ = ["map_tags", "foreign", "device", "move", "to_numpy", "to_device", "move_fitted", "check_same", "float_dtype",
-           "input_dtypes", "cos_sin"]
+from ._cos_sin import cos_sin_features
+from ._dask import is_dask_collection
+from ._validation import check_phases, check_weight_values
+
+__all__ = ["map_tags", "foreign", "namespace", "is_numpy", "device", "move", "to_numpy",
+           "to_device", "host", "einsum", "sample_weights", "move_fitted", "check_same", "float_dtype", "input_dtypes", "cos_sin"]
 
 
 def map_tags(tags):
@@ -59,6 +69,82 @@ def foreign(*arrays):
     return xp, device
 
 
+@functools.cache
+def _numpy_namespace():
+    """The NumPy namespace scikit-learn hands out without dispatch (array-API names such as
+    ``concat`` and ``permute_dims`` on every supported NumPy, the values NumPy's own)."""
+    with sklearn.config_context(array_api_dispatch=False):
+        return _array_api.get_namespace(np.zeros(1))[0]
+
+
+def namespace(*arrays):
+    """``(xp, device)`` of ``arrays``: :func:`foreign`'s answer, else NumPy's namespace on
+    ``"cpu"``; resolved once at the top of a method, whose body then runs in ``xp``."""
+    return foreign(*arrays) or (_numpy_namespace(), "cpu")
+
+
+def is_numpy(xp):
+    """Whether ``xp`` is NumPy (the leaves that need NumPy and SciPy run there only)."""
+    return xp is np or _array_api._is_numpy_namespace(xp)
+
+
+def host(array):
+    """``array`` for the NumPy path: an array of another namespace (dispatch off) as a NumPy copy
+    in its own dtype (scikit-learn's ``check_array`` would make a float32 one float64; its
+    ``RBFSampler`` and ``Nystroem`` keep float32); anything else as it is."""
+    foreign_array = hasattr(array, "__array_namespace__") \
+        or type(array).__module__.partition(".")[0] == "torch"  # torch has no such method
+    if isinstance(array, np.ndarray) or not foreign_array or is_dask_collection(array):
+        return array
+    return to_numpy(array)
+
+
+#: scikit-learn >= 1.7 refuses all-zero weights itself, in its own words: the one rule says it
+#: here (scikit-learn 1.6 has no such argument)
+_ALL_ZERO = ({"allow_all_zero_weights": True} if "allow_all_zero_weights"
+             in inspect.signature(_check_sample_weight).parameters else {})
+
+
+def sample_weights(sample_weight, X, xp=None, device="cpu", *, allow_all_zero=False):
+    """Validated ``sample_weight`` of the rows ``X`` (``None`` stays ``None``; a number is one
+    weight for every row), under the one rule of
+    :func:`qmc_orff._validation.check_weight_values`: float64 on the NumPy path, else an
+    array of ``xp`` on ``device`` in ``X``'s dtype."""
+    if sample_weight is None:
+        return None
+    if xp is None or is_numpy(xp):
+        xp, sample_weight, dtype = np, host(sample_weight), np.float64
+    else:
+        dtype = X.dtype
+        if not isinstance(sample_weight, numbers.Number):
+            sample_weight = move(sample_weight, xp, device)
+    w = _check_sample_weight(sample_weight, X, dtype=dtype, **_ALL_ZERO)
+    check_weight_values(float(xp.min(w)), float(xp.sum(w)), allow_all_zero)
+    return w
+
+
+def einsum(subscripts, a, b, xp):
+    """``numpy.einsum(subscripts, a, b)`` (two operands, explicit ``->``) in namespace ``xp``:
+    NumPy's own (its bits) where ``xp`` is NumPy, else a broadcast product summed over the
+    contracted indices (the standard has no ``einsum``)."""
+    if is_numpy(xp):
+        return np.einsum(subscripts, a, b)
+    inputs, out = subscripts.split("->")
+    sa, sb = inputs.split(",")
+    letters = list(dict.fromkeys(sa + sb))
+
+    def spread(x, sx):  # x with one axis per letter, in the order of ``letters``
+        x = xp.permute_dims(x, tuple(sx.index(c) for c in letters if c in sx))
+        return xp.reshape(x, tuple(x.shape[[c for c in letters if c in sx].index(c)]
+                                   if c in sx else 1 for c in letters))
+
+    total = spread(a, sa) * spread(b, sb)
+    summed = tuple(i for i, c in enumerate(letters) if c not in out)
+    total = xp.sum(total, axis=summed) if summed else total
+    kept = [c for c in letters if c in out]
+    return xp.permute_dims(total, tuple(kept.index(c) for c in out))
+
+
 #: the device of arrays (scikit-learn's ``device``)
 device = _array_api.device
 
@@ -80,13 +166,13 @@ def to_numpy(array):
     own memory, never a view of the caller's array (``fit`` may work in place)."""
     if array is None or isinstance(array, np.ndarray):
         return array
+    xp = _compat().array_namespace(array)
+    if xp.__name__.endswith("array_api_strict"):  # its arrays live on a named device
+        array = xp.asarray(array, device=xp.Device("CPU_DEVICE"))
     move_to = getattr(_array_api, "move_to", None)  # not in scikit-learn 1.6
     if move_to is not None:
         out = move_to(array, xp=np, device="cpu")
     else:
-        xp = _array_api.get_namespace(array)[0]
-        if xp.__name__.endswith("array_api_strict"):  # its arrays live on a named device
-            array = xp.asarray(array, device=xp.Device("CPU_DEVICE"))
         out = _array_api._convert_to_numpy(array, xp)
     out = np.asarray(out)
     return out if out.flags.owndata and out.flags.writeable else np.array(out, copy=True)
@@ -157,14 +243,21 @@ def _cos_sin_writing_into(xp):
     return None
 
 
-def cos_sin(X, W, scale, xp):
-    """``[scale * cos(X W^T), scale * sin(X W^T)]`` of shape ``(n, 2 s)`` in ``xp``, in ``X``'s
-    dtype (``W`` and ``scale`` are cast to it).
+def cos_sin(X, W, scale, xp, name="X"):
+    """``[scale * cos(X W^T), scale * sin(X W^T)]`` of shape ``(n, 2 s)`` in ``X``'s dtype
+    (``W`` and ``scale`` are cast to it), the phases checked
+    (:func:`qmc_orff._validation.check_phases`: a ``ValueError`` naming ``name``).
 
-    torch and CuPy write the cosines and sines straight into the output's halves (their
-    ``out=``): the same values as the standard's ``concat([cos(P), sin(P)])``, one pass over
-    the output fewer (on a GPU the transform is memory-bound: measured 1.51x the bare
-    ``GEMM + cos + sin + concat`` with the concatenation, H100, ``bench_gpu.py``)."""
+    The one feature entry point of the maps, with two leaves: NumPy's (dense or sparse ``X``)
+    is the compiled kernel :func:`qmc_orff._cos_sin.cos_sin_features`; other namespaces
+    evaluate ``xp.cos`` and ``xp.sin``.  torch and CuPy write them straight into the output's
+    halves (their ``out=``): the same values as the standard's ``concat([cos(P), sin(P)])``,
+    one pass over the output fewer (on a GPU the transform is memory-bound: measured 1.51x
+    the bare ``GEMM + cos + sin + concat`` with the concatenation, H100, ``bench_gpu.py``)."""
+    if is_numpy(xp):
+        return cos_sin_features(X, np.ascontiguousarray(W, dtype=X.dtype),
+                                np.ascontiguousarray(scale, dtype=X.dtype), name=name)
+    check_phases(X, W, name, xp=xp)
     P = X @ xp.permute_dims(xp.astype(W, X.dtype), (1, 0))
     native = _cos_sin_writing_into(xp)
     if native is None:
@@ -176,17 +269,3 @@ def cos_sin(X, W, scale, xp):
         native[1](P, out=out[:, s:])
     out *= xp.astype(xp.concat([scale, scale]), X.dtype)  # in place: no third (n, 2 s) array
     return out
-
-
-def check_phases(X, W, xp, name="X"):
-    """:func:`qmc_orff._validation.check_phases` in ``xp``: the bound ``max_i ||x_i||_1 max|w|``
-    must stay below ``X``'s float maximum, else ``ValueError`` naming ``name``."""
-    if X.shape[0] == 0 or W.shape[0] == 0:
-        return
-    big = float(xp.finfo(X.dtype).max)
-    w_max = float(xp.max(xp.abs(W)))
-    bound = float(xp.max(xp.sum(xp.abs(X), axis=1, dtype=W.dtype))) * w_max
-    if not (bound < big and w_max < big):
-        raise ValueError(f"'{name}' is too large for these frequencies: the phases X @ W.T may "
-                         f"overflow {X.dtype} (max row 1-norm of '{name}' times max |W| = "
-                         f"{bound:.3g}); rescale '{name}'.")
