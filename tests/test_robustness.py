@@ -81,3 +81,51 @@ def test_median_bandwidth_keeps_its_fallbacks(rng):
     X = np.zeros((9, 2))
     X[0, 0] = 2.0 ** 70                                       # most pairs at distance 0
     assert median_bandwidth(X) == 2.0 ** 70
+
+
+# --------------------------------------------------------------------------- L2: BLAS threads
+def _under_blas_threads(n, fn):
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(n, user_api="blas"):
+        return fn()
+
+
+def _bits(values):
+    return [np.asarray(v, dtype=np.float64).tobytes() for v in values]
+
+
+@pytest.mark.parametrize("norm", ["fro", "spectral"])
+def test_gram_error_bits_do_not_depend_on_blas_threads(norm):
+    # the spectral norm differed in the last bits between 1 and 2 OpenBLAS threads
+    rng = np.random.default_rng(7)
+    X, Xh = rng.normal(size=(300, 5)), rng.normal(size=(400, 5))
+    ff = q.FourierFeatures(sigma=2.0, n_components=256, sequence="orf", seed=0).fit(X)
+    run = lambda: [q.gram_error(ff, Xh, norm=norm, n_samples=350, seed=0)]  # noqa: E731
+    assert _bits(_under_blas_threads(1, run)) == _bits(_under_blas_threads(2, run))
+
+
+def test_data_discrepancy_bits_do_not_depend_on_blas_threads():
+    # value, gradients and __call__ differed in the last bits between 1 and 2 threads
+    rng = np.random.default_rng(8)
+    obj = q.DataDiscrepancy(rng.normal(size=(300, 5)), sigma=2.0)
+    W = rng.normal(size=(128, 5)) / 2.0
+    xi = rng.uniform(0.5, 1.5, 128) / 128
+
+    def run():
+        return [*obj.value_and_grad(W, xi), *obj.value_and_grad(W), obj(W, xi),
+                obj(W, normalize=True)]
+
+    assert _bits(_under_blas_threads(1, run)) == _bits(_under_blas_threads(2, run))
+
+
+# --------------------------------------------------------------------------- gram_error's seed
+def test_gram_error_is_seeded_by_default(rng):
+    X = rng.normal(size=(600, 3))
+    ff = q.FourierFeatures(sigma=1.5, n_components=16, sequence="orf", seed=0).fit(X)
+    first = q.gram_error(ff, X, n_samples=50)
+    assert q.gram_error(ff, X, n_samples=50) == first  # the same rows on every call
+    assert q.gram_error(ff, X, n_samples=50, seed=0) == first
+    assert q.gram_error(ff, X, n_samples=50, seed=1) != first
+    unseeded = {q.gram_error(ff, X, n_samples=50, seed=None) for _ in range(4)}
+    assert len(unseeded) > 1  # seed=None still draws fresh rows

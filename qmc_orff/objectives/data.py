@@ -35,6 +35,7 @@ import math
 import numpy as np
 
 from .._cos_sin import cos_sin_features
+from ..threads import _blas_limited
 from .._validation import (
     MAX_ELEMENTS,
     as_float_array,
@@ -361,7 +362,7 @@ class DataDiscrepancy:
         scale = self._scale(normalize)
         W = self._points(W)
         xi = self._weights(weights, W.shape[0])
-        with np.errstate(over="ignore", invalid="ignore"):
+        with np.errstate(over="ignore", invalid="ignore"), _blas_limited(1):  # thread-free bits
             E = self._error(self._features_c(W), xi)
             return finite_result(self._sum_squares(E) / self.m ** 2 * scale)
 
@@ -388,7 +389,8 @@ class DataDiscrepancy:
         W = self._points(W)
         s = W.shape[0]
         xi = self._weights(weights, s)
-        with np.errstate(over="ignore", invalid="ignore"):  # checked on the result
+        # checked on the result; one BLAS thread: the same bits whatever the thread count
+        with np.errstate(over="ignore", invalid="ignore"), _blas_limited(1):
             return finite_result(self._value_and_grad(W, xi, scale, weights is not None))
 
     def _value_and_grad(self, W, xi, scale, with_weights):
