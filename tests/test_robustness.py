@@ -129,3 +129,74 @@ def test_gram_error_is_seeded_by_default(rng):
     assert q.gram_error(ff, X, n_samples=50, seed=1) != first
     unseeded = {q.gram_error(ff, X, n_samples=50, seed=None) for _ in range(4)}
     assert len(unseeded) > 1  # seed=None still draws fresh rows
+
+
+# --------------------------------------------------------------------------- L3: sizes
+HUGE = 2 ** 40
+
+
+def test_operator_data_discrepancy_refuses_huge_w_from_its_shape():
+    # used to try to allocate terabytes (MemoryError) converting the broadcast view
+    X = np.random.default_rng(1).normal(size=(20, 2))
+    W = np.broadcast_to(np.ones((1, 2)), (HUGE, 2))
+    with pytest.raises(ValueError, match=r"^'W' must have at most 4096 rows"):
+        q.OperatorDataDiscrepancy(X, kernel="curl_free")(W)
+    with pytest.raises(ValueError, match=r"^'W' must have at most \d+ rows for m=20"):
+        q.OperatorDataDiscrepancy(X, kernel="decomposable").value_and_grad(W)
+    with pytest.raises(ValueError, match=r"^'W' must have at most \d+ rows for m=20"):
+        q.DataDiscrepancy(X)(W)
+    with pytest.raises(ValueError, match=r"^'W' must have at most 268435456 entries"):
+        q.BoxDiscrepancy(1.0, d=2)(W)
+
+
+def test_operator_data_discrepancy_memory_scales_within_its_cap():
+    # at the former cap s = 16384 value_and_grad held about 9.4 (s, s) float64 arrays
+    # (20 GiB); the cap is now the s at which OPERATOR_PAIR_ARRAYS of them fit 2**28 entries
+    from _limits import traced_peak
+    from qmc_orff.objectives import operator_data as od
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(20, 3))
+    s = 512
+    W, xi = rng.normal(size=(s, 3)), np.full(s, 1.0 / s)
+    for kernel in ("curl_free", "div_free"):
+        obj = q.OperatorDataDiscrepancy(X, kernel=kernel)
+        obj.value_and_grad(W, xi)  # compiled first: the peak of the arithmetic only
+        _, peak = traced_peak(lambda: obj.value_and_grad(W, xi))
+        assert peak <= 8 * s * s * od.OPERATOR_PAIR_ARRAYS * 0.75  # the budget's margin
+    assert od.MAX_OPERATOR_FREQUENCIES ** 2 * od.OPERATOR_PAIR_ARRAYS <= 2 ** 28
+    with pytest.raises(ValueError, match=r"'W' must have at most 4096 rows"):
+        q.OperatorDataDiscrepancy(X)(np.ones((4097, 3)))
+
+
+@pytest.mark.slow
+def test_operator_data_discrepancy_at_its_cap_within_the_policy():
+    from _limits import traced_peak
+    from qmc_orff.objectives import operator_data as od
+
+    rng = np.random.default_rng(3)
+    s = od.MAX_OPERATOR_FREQUENCIES
+    obj = q.OperatorDataDiscrepancy(rng.normal(size=(8, 2)), kernel="div_free")
+    W, xi = rng.normal(size=(s, 2)), np.full(s, 1.0 / s)
+    _, peak = traced_peak(lambda: obj.value_and_grad(W, xi))
+    assert peak <= 2 ** 28 * 8
+
+
+def test_operator_nystroem_refuses_huge_x_from_its_shape():
+    # used to run scikit-learn's finiteness pass over 3.3e12 entries (minutes) first
+    X = np.broadcast_to(np.ones((1, 3)), (HUGE, 3))
+    with pytest.raises(ValueError, match=r"selection='rp_cholesky' needs at least .* 'X' of "
+                                         r"1099511627776 rows"):
+        q.OperatorNystroem(n_components=8).fit(X)
+
+
+def test_gram_error_reads_only_its_sample():
+    # used to convert all of X first (a MemoryError for a 2**40-row view)
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(50, 3))
+    ff = q.FourierFeatures(sigma=1.0, n_components=8, sequence="orf", seed=0).fit(X)
+    big = np.broadcast_to(X[:1], (HUGE, 3))
+    assert q.gram_error(ff, big, n_samples=20) == q.gram_error(ff, X[:1].repeat(20, axis=0))
+    Y = rng.normal(size=(300, 3))
+    idx = np.sort(np.random.default_rng(0).choice(300, 40, replace=False))
+    assert q.gram_error(ff, Y, n_samples=40) == q.gram_error(ff, Y[idx], n_samples=40)

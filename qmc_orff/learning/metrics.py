@@ -127,7 +127,8 @@ def gram_error(feature_map: Any, X: ArrayLike, *, n_samples: int = 1000, norm: s
         the sampled rows and that matrix are then copied to the host, where the exact kernel
         and the norms are computed (a map fitted on NumPy arrays measures a host copy).
     n_samples : int, default=1000
-        At most this many rows of ``X`` are used (drawn without replacement);
+        At most this many rows of ``X`` are used (drawn without replacement; of a NumPy
+        array only they are converted and checked, so ``X`` may be of any size);
         the cost is ``O(n_samples^2 D)`` for the product and ``O(n_samples^3)``
         for the spectral norm.
     norm : {"fro", "spectral"}, default="fro"
@@ -166,8 +167,9 @@ def gram_error(feature_map: Any, X: ArrayLike, *, n_samples: int = 1000, norm: s
         if ns is not None:
             exact, approx = _on_device(feature_map, X, n_samples, seed, kernel, ns)
         else:
-            X = _checked(as_float_array(X, "X", ndim=2))
-            Xs = _sample_rows(X, n_samples, seed)
+            if isinstance(X, np.ndarray) and X.ndim == 2:  # the sample converted, not all
+                X = _sample_rows(X, n_samples, seed)      # of X (of any size)
+            Xs = _sample_rows(_checked(as_float_array(X, "X", ndim=2)), n_samples, seed)
             exact, approx = _exact_and_approximate(feature_map, Xs, kernel)
         approx -= exact
         if norm == "fro":

@@ -13,7 +13,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .. import _dask
-from .._validation import as_generator, check_choice, check_int
+from .._validation import as_generator, check_choice, check_int, shape_of
 from ..threads import _blas_limited
 from ..kernels import CurlFree, Decomposable, DivFree, Gaussian, check_psd_matrix
 from ._pairs import inv_sqrt_psd, rp_cholesky_pairs, uniform_pairs
@@ -35,6 +35,21 @@ _SELECTIONS = ("rp_cholesky", "uniform")
 MAX_BYTES = 1 << 31
 #: Kernel values (floats) evaluated at once by ``transform`` and the selection.
 BATCH_FLOATS = 1 << 22
+
+
+def _check_pivot_shape(X, selection, n_components):
+    """Refuse from ``X.shape`` alone, before any pass over ``X``, the rows whose pivoted
+    Cholesky factor (``n p`` x ``D`` floats, ``p >= 1`` outputs) is over :data:`MAX_BYTES`
+    whatever ``p``; the exact check (with ``p``) follows the validation in ``_select``."""
+    shape = shape_of(X)
+    if shape is None or len(shape) != 2 or selection != "rp_cholesky":
+        return
+    n, D = shape[0], check_int(n_components, "n_components", minimum=1)
+    if D < n and 8 * n * D > MAX_BYTES:  # D < n: fewer pairs than rows, so a selection runs
+        raise ValueError(f"selection='rp_cholesky' needs at least {8 * n * D / 2**30:.1f} GiB for "
+                         f"'X' of {n} rows and n_components={D} (limit MAX_BYTES = "
+                         f"{MAX_BYTES / 2**30:.0f} GiB); fit on fewer rows or use "
+                         "selection='uniform'.")
 
 
 @_dask.lazy_transform
@@ -196,6 +211,7 @@ class OperatorNystroem(TransformerMixin, BaseEstimator):
         -------
         self
         """
+        _check_pivot_shape(X, self.selection, self.n_components)
         X = _dense(validate_data(self, X, dtype=(np.float64, np.float32), reset=True,
                                  accept_sparse=("csr", "csc")))
         selection = check_choice(self.selection, "selection", _SELECTIONS)

@@ -46,6 +46,7 @@ from .._validation import (
     check_finite_output,
     check_int,
     check_positive_real,
+    shape_of,
 )
 from ._data_greedy import DataGreedyState
 from .protocol import UnitBandwidth
@@ -293,6 +294,11 @@ class DataDiscrepancy:
 
     # ------------------------------------------------------------------ helpers
     def _points(self, W):
+        shape = shape_of(W)  # the (m, 2 s) features within the size policy, before conversion
+        if shape is not None and len(shape) == 2 and 2 * self.m * shape[0] > MAX_ELEMENTS:
+            raise ValueError(f"'W' must have at most {MAX_ELEMENTS // (2 * self.m)} rows for "
+                             f"m={self.m} rows of X (the (m, 2 s) features: at most 2**28 "
+                             f"entries, 2 GiB); got {shape[0]}.")
         W = as_points(W, "W", d=self.d)
         check_data_phases(self.X, W, l1=self._l1)
         return W
