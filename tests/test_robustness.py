@@ -200,3 +200,35 @@ def test_gram_error_reads_only_its_sample():
     Y = rng.normal(size=(300, 3))
     idx = np.sort(np.random.default_rng(0).choice(300, 40, replace=False))
     assert q.gram_error(ff, Y, n_samples=40) == q.gram_error(ff, Y[idx], n_samples=40)
+
+
+# --------------------------------------------------------------------------- property findings
+def test_an_outlier_row_does_not_overflow_the_default_selection():
+    # found by tests/test_properties.py (slow profile): the seedless default map's exact
+    # Gram matrix by |x|^2 + |z|^2 - 2 x.z overflowed (a RuntimeWarning) for a row at 1e160
+    X = np.array([[1e160], [-0.132], [0.64], [0.105], [-0.5357]])
+    Z = q.FourierFeatures(n_components=4).fit(X).transform(X)
+    assert Z.shape == (5, 8) and np.all(np.isfinite(Z))
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: q.DataDiscrepancy(np.ones((3, 2)) * [[1], [2], [3]], sigma=1e-320), "'X'|'sigma'"),
+    (lambda: q.OperatorDataDiscrepancy(np.array([[1.2e77, -1.3e77], [-1.3e77, 1e77]]))(
+        np.ones((3, 2))), "'W'"),
+    (lambda: q.GaussianDensity().ppf(0.5 + 1j), "'t'"),
+    (lambda: q.build_catalogue("/nonexistent/qmc_orff", d_values=[0]), "'d_values'"),
+    (lambda: q.catalogue.entry_name(None, 64, 0.5, "global"), "'d'"),
+    (lambda: q.catalogue.default_maxiter(2, "3"), "'s'"),
+    (lambda: q.catalogue.score_entry(np.ones((2, 2)) + 1j, None, 0.5), "'points'"),
+])
+def test_hostile_values_found_by_the_properties_are_refused_by_name(call, match):
+    # each raised a RuntimeWarning or ComplexWarning, or a message not naming the parameter
+    with pytest.raises((ValueError, TypeError), match=match):
+        call()
+
+
+def test_float32_data_objective_beyond_float32_range_runs_in_float64():
+    X = np.array([[1.25e39], [-1.32e39], [0.5e39]])
+    obj = q.DataDiscrepancy(X, sigma=1e39, dtype="float32")  # the cast used to overflow
+    assert obj.dtype == np.float64
+    assert np.isfinite(obj(np.ones((2, 1)) * 1e-39))

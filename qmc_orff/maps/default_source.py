@@ -334,8 +334,11 @@ def _exact_gram(kernel, X):
     """
     if isinstance(kernel, Gaussian):
         Y = X / np.asarray(kernel.sigma, dtype=np.float64)
-        sq = np.einsum("ij,ij->i", Y, Y)
-        D2 = sq[:, None] + sq[None, :] - 2.0 * (Y @ Y.T)
+        with np.errstate(over="ignore", invalid="ignore"):
+            sq = np.einsum("ij,ij->i", Y, Y)
+            D2 = sq[:, None] + sq[None, :] - 2.0 * (Y @ Y.T)
+        if not np.all(np.isfinite(D2)):  # rows over 1e154 bandwidths out: the differences
+            return np.asarray(kernel(X), dtype=np.float64)
         np.maximum(D2, 0.0, out=D2)
         np.fill_diagonal(D2, 0.0)
         return np.exp(-0.5 * D2)

@@ -206,7 +206,8 @@ class DataDiscrepancy:
         error matrix and the products; the value is summed in float64 and the results are
         float64).  ``"float32"`` runs the products about twice as fast for a relative error
         near ``1e-6`` of the value (the adaptive design's training objective, issue 28;
-        frequencies whose phases ``|x . w|`` may exceed ``2**10`` are evaluated in float64);
+        frequencies whose phases ``|x . w|`` may exceed ``2**10``, and rows beyond float32's
+        range, are evaluated in float64);
         :meth:`features`, :meth:`pair_matrix` and :meth:`linear_term` stay float64.
 
     Attributes
@@ -274,7 +275,8 @@ class DataDiscrepancy:
         self.X.setflags(write=False)
         self.m, self.d = X.shape
         sig = as_positive(sigma, "sigma", d=self.d)
-        check_scaled_rows(X / sig)
+        with np.errstate(over="ignore"):  # an overflow is refused by name just below
+            check_scaled_rows(X / sig)
         self.sigma = float(sig) if sig.ndim == 0 else sig
         self.kernel = scalar_kernel(kernel, sig, nu)
         self.density_name = self.kernel.name
@@ -283,8 +285,10 @@ class DataDiscrepancy:
         self.K = K
         self.K.setflags(write=False)
         self._norm2 = float(np.vdot(K, K)) / self.m ** 2  # ||K||_F^2 / m^2 > 0 (diagonal 1)
-        self.dtype = dtype
         self._l1 = float(np.max(np.sum(np.abs(X), axis=1)))  # the phases' bound over max|w|
+        if not self._l1 <= float(np.finfo(dtype).max):  # rows beyond float32: in float64
+            dtype = _check_dtype("float64")
+        self.dtype = dtype
         # the evaluations' copies (the same arrays in float64)
         self._Xc = X if dtype == np.float64 else X.astype(dtype)
         self._Kc = K if dtype == np.float64 else K.astype(dtype)

@@ -202,12 +202,13 @@ class OperatorDataDiscrepancy:
                                  "distances |x - z|^2 / sigma^2 overflow float64; rescale 'X'.")
             k = np.exp(-0.5 * sq) / sig ** 2
             self._kk[i:i + rows] = k
-            if div:
-                self._k1[i:i + rows] = k * sq
-                f = (d - 1) * ((d - 1) + (d - 1 - sq) ** 2)
-            else:
-                f = (d - 1) + (1.0 - sq) ** 2
-            norm2 += float(np.sum(k * k * f))
+            with np.errstate(over="ignore", invalid="ignore"):  # f overflows only where k = 0
+                if div:
+                    self._k1[i:i + rows] = np.where(k > 0, k * sq, 0.0)
+                    f = (d - 1) * ((d - 1) + (d - 1 - sq) ** 2)
+                else:
+                    f = (d - 1) + (1.0 - sq) ** 2
+                norm2 += float(np.sum(np.where(k > 0, k * k * f, 0.0)))
         self._norm2 = norm2 / m ** 2
 
     def __repr__(self):
