@@ -13,9 +13,9 @@ a RuntimeWarning or a wrong shape.
 Sizes are small (at most 8 rows, 4 columns): the contract is about values and types, the
 size policy has its own tests (``test_hardening.py``, ``test_robustness.py``).  The
 profiles (``tests/conftest.py``): "default" (derandomized, no example database, about
-2,400 cases in ``make test``), "slow" (``make test-slow``: ``--hypothesis-profile=slow``,
-ten times as many, random).  ``TARGETS`` lists every public callable; the test
-``test_every_public_callable_has_a_target`` keeps the list complete.
+2,350 cases in ``make test``, 35 s on two cores) and "slow" (``make test-slow``, that is
+``--hypothesis-profile=slow``: ten times as many, random).  ``TARGETS`` lists every public
+callable; ``test_every_public_callable_has_a_target`` keeps the list complete.
 """
 from __future__ import annotations
 
@@ -49,19 +49,19 @@ CONTAINERS = ["array", "array", "noncontiguous", "fortran", "readonly", "list", 
 
 
 @st.composite
-def values(draw, shape):
+def values(draw, shape, extremes=EXTREMES):
     """Float64 entries of ``shape`` in one of four regimes: ordinary, ordinary with one hostile
     entry, ordinary scaled by 10**k (k in -300..300), or every entry hostile."""
     size = int(np.prod(shape))
     rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
-    base = rng.normal(size=shape)
+    base = np.asarray(rng.normal(size=shape))
     regime = draw(st.sampled_from(["ordinary", "ordinary", "one", "scaled", "hostile"]))
     if regime == "one" and size:
-        base.flat[draw(st.integers(0, size - 1))] = draw(st.sampled_from(EXTREMES))
+        base.flat[draw(st.integers(0, size - 1))] = draw(st.sampled_from(extremes))
     elif regime == "scaled":
         base = base * 10.0 ** draw(st.integers(-300, 300))
     elif regime == "hostile":
-        base = np.array([draw(st.sampled_from(EXTREMES)) for _ in range(size)]).reshape(shape)
+        base = np.array([draw(st.sampled_from(extremes)) for _ in range(size)]).reshape(shape)
     return base
 
 
@@ -100,12 +100,12 @@ def _contain(arr, container):
 
 @st.composite
 def arrays(draw, rows=(0, 8), cols=(0, 4), ndims=(2, 2, 2, 2, 2, 1, 3, 0),
-           containers=CONTAINERS, dtypes=DTYPES):
+           containers=CONTAINERS, dtypes=DTYPES, extremes=EXTREMES):
     """A hostile array-like: random shape, dtype, values and container."""
     ndim = draw(st.sampled_from(ndims))
     n, d = draw(st.integers(*rows)), draw(st.integers(*cols))
     shape = {0: (), 1: (n,), 2: (n, d), 3: (n, d, 2)}[ndim]
-    arr = _convert(draw(values(shape)), draw(st.sampled_from(dtypes)))
+    arr = _convert(draw(values(shape, extremes)), draw(st.sampled_from(dtypes)))
     return _contain(arr, draw(st.sampled_from(containers)))
 
 
@@ -113,6 +113,21 @@ def matrices(rows=(2, 8), cols=(1, 4), containers=CONTAINERS, dtypes=DTYPES):
     """Mostly well-shaped 2-D inputs (the hostile part is in the values and types)."""
     return arrays(rows=rows, cols=cols, ndims=(2, 2, 2, 2, 2, 2, 2, 1), containers=containers,
                   dtypes=dtypes)
+
+
+#: the extremes without the two that overflow a sum (the strict xfails above name them)
+BOUNDED = [v for v in EXTREMES if not 1e300 <= abs(v) < np.inf]
+
+
+def _below_1e300(v):
+    return not (isinstance(v, float) and 1e300 <= abs(v) < np.inf)
+
+
+def _ppf_inside(dens, t):
+    """``dens.ppf(t)`` with its infinities at ``t = 0, 1`` (correct there) replaced by 0."""
+    out = dens.ppf(t)
+    tt = np.asarray(t, dtype=np.float64)
+    return np.where((tt == 0) | (tt == 1), 0.0, out)
 
 
 def scalars():
@@ -241,9 +256,14 @@ def _targets():
         lambda X: q.ORFFRidge(q.ORFF(sigma=1.0, n_components=4, seed=0)).fit(
             X, np.arange(_rows(X), dtype=float)).predict(X),
         lambda X, out: np.shape(out) == (_rows(X),), "X", True)
-    add("ORFFRidge(y)", arrays(rows=(8, 8), ndims=(1, 1, 1, 2, 0)),
-        lambda y: q.ORFFRidge(q.ORFF(sigma=1.0, n_components=4, seed=0)).fit(X4, y).predict(X4),
-        lambda y, out: np.shape(out)[0] == 8, "y", True)
+    ridge = lambda y: q.ORFFRidge(q.ORFF(sigma=1.0, n_components=4, seed=0)).fit(  # noqa: E731
+        X4, y).predict(X4)
+    add("ORFFRidge(y)", arrays(rows=(8, 8), ndims=(1, 1, 1, 2, 0), containers=CONTAINERS[:-1]),
+        ridge, lambda y, out: np.shape(out)[0] == 8, "y", True)
+    add("ORFFRidge(y=sparse)", st.just(sp.csr_matrix(np.ones((8, 1)))), ridge,
+        lambda y, out: np.shape(out)[0] == 8, "y", True,
+        xfail="a sparse (8, 1) 'y' gives scipy's 'dimension mismatch' (learning/ridge: "
+              "helper A's lane)")
     # the Gram error and the objectives
     add("gram_error", matrices(), lambda X: q.gram_error(ff, X), _float, "X")
     add("DataDiscrepancy(X)", matrices(),
@@ -313,9 +333,14 @@ def _targets():
             lambda n, out: out.shape == (int(n), 2), "n")
     add("cbc_lattice(n)", counts(2, 64), lambda n: q.cbc_lattice(n, 2),
         lambda n, out: np.shape(out) == (2,), "n")
-    add("cbc_lattice(weights)", st.one_of(scalars(), arrays(rows=(2, 2), ndims=(1,))),
+    add("cbc_lattice(weights)", st.one_of(scalars().filter(_below_1e300),
+                                          arrays(rows=(2, 2), ndims=(1,), extremes=BOUNDED)),
         lambda w: q.cbc_lattice(16, 2, weights=w), lambda w, out: np.shape(out) == (2,),
         "weights")
+    add("cbc_lattice(weights=5e307)", st.just(5.464331887498638e+307),
+        lambda w: q.cbc_lattice(16, 2, weights=w), lambda w, out: np.shape(out) == (2,),
+        "weights", xfail="an overflow RuntimeWarning in the CBC search for weights near "
+                         "1e308 (generators/: helper D's lane)")
     add("worst_case_error(z)", arrays(rows=(1, 3), ndims=(1, 1, 1, 2, 0)),
         lambda z: q.worst_case_error(z, 16), _float, "z")
     # densities, kernels, sequences, catalogue, threads
@@ -325,9 +350,8 @@ def _targets():
         lambda k, out: np.shape(out) == (2,), "kernel")
     for dens in (q.GaussianDensity(), q.CauchyDensity()):  # ppf(0) = -inf, ppf(1) = inf
         add(f"{type(dens).__name__}.ppf", arrays(rows=(0, 6), ndims=(1, 1, 2, 0)),
-            lambda t, dens=dens: dens.ppf(np.where(np.isin(t, (0, 1)), 0.5, t)
-                                          if np.asarray(t).dtype.kind in "fib" else t),
-            lambda t, out: np.shape(out) == np.shape(t), "t")
+            lambda t, dens=dens: _ppf_inside(dens, t),
+            lambda t, out: np.shape(out) == np.shape(np.asarray(t, dtype=object)), "t")
     add("CharacteristicDensity(char_fn)", st.sampled_from([None, 3, "x", np.exp, abs]),
         lambda f: q.CharacteristicDensity(f, ppf=q.GaussianDensity().ppf).C(1.0),
         lambda f, out: True, "char_fn")
@@ -378,9 +402,13 @@ def _targets():
     add("solve_weights_qp(H)", arrays(rows=(3, 3), cols=(3, 3)),
         lambda H: q.objectives.solve_weights_qp(H, np.ones(3)),
         lambda H, out: np.shape(out.weights) == (3,), "H")
-    add("check_psd_matrix(A)", arrays(rows=(1, 3), cols=(1, 3)),
+    add("check_psd_matrix(A)", arrays(rows=(1, 3), cols=(1, 3), extremes=BOUNDED),
         lambda A: K.check_psd_matrix(A), lambda A, out: out.shape[0] == out.shape[1], "A")
-    add("Decomposable(A)", arrays(rows=(2, 2), cols=(2, 2)),
+    add("check_psd_matrix(A=1.7e308)", st.just(np.array([[1.7e308]])),
+        lambda A: K.check_psd_matrix(A), lambda A, out: True, "A",
+        xfail="an overflow RuntimeWarning (A + A^T) before the error for entries near "
+              "1.7e308 (kernels.py: helper B's lane)")
+    add("Decomposable(A)", arrays(rows=(2, 2), cols=(2, 2), extremes=BOUNDED),
         lambda A: K.Decomposable(K.Gaussian(1.0), A)(X4),
         lambda A, out: out.shape[:2] == (8, 8), "A")
     for kern in (K.SkewedChi2(1.0, 1.0), K.DivFree(1.0),
@@ -405,7 +433,7 @@ def _in_threads(n):
 
 
 TARGETS = _targets()
-#: examples per target: "default" runs about 2,400 in all, "slow" ten times as many
+#: examples per target: "default" runs about 2,350 in all, "slow" ten times as many
 EXAMPLES = settings.default.max_examples
 #: examples run per target in this session (the floor of 2,000 is checked at the end)
 _RUN = {}
@@ -426,7 +454,7 @@ NOT_CALLED = {"KERNELS", "OPERATOR_KERNELS", "FORMAT_VERSION", "MAX_HEADER_BYTES
               "MAX_LATTICE_BYTES", "BOX_OVER_SIGMA", "CATALOGUE_VERSION", "D_VALUES", "METHODS",
               "S_VALUES", "Objective", "UnitBandwidth", "WeightsResult", "Kernel",
               "OperatorKernel", "ProductDensity", "__version__", "user_catalogue_dir",
-              "get_num_threads", "get_dask_task_threads", "Matern", "Gaussian", "Laplacian"}
+              "get_num_threads", "get_dask_task_threads"}
 SUBPACKAGES = ("maps", "designs", "objectives", "generators", "learning", "kernels",
                "densities", "sequence", "catalogue", "threads")
 

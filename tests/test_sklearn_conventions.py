@@ -291,8 +291,8 @@ def test_a_qmc_engine_is_a_sequence():
 # 1-column targets, which the curl- and div-free kernels refuse, as they need d columns), and
 # the defaults (seedless: the default map's selection, which must see sample weights as
 # weights, not repeated rows; the median-heuristic bandwidth, likewise), and the adaptive
-# designs. The expected failures are declared in _expected_failures. ORFFRidge(ORFF(n_components=32))
-# failed check_regressors_train at the former default sigma=1 (training R^2 0.37 < 0.5,
+# designs. The expected failures are declared in _expected_failures.
+# ORFFRidge(ORFF(n_components=32)) failed check_regressors_train at the former default sigma=1 (training R^2 0.37 < 0.5,
 # benchmarks/bench_default_bandwidth.py) and passes at the median heuristic (0.79)
 def _expected_failures(estimator):
     """Known, not hidden: the adaptive ORFF design draws its training rows from the rows of
