@@ -232,3 +232,12 @@ def test_float32_data_objective_beyond_float32_range_runs_in_float64():
     obj = q.DataDiscrepancy(X, sigma=1e39, dtype="float32")  # the cast used to overflow
     assert obj.dtype == np.float64
     assert np.isfinite(obj(np.ones((2, 1)) * 1e-39))
+
+
+def test_cauchy_quantile_beyond_float64_is_minus_inf_without_a_warning():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # the overflow used to warn
+        assert q.CauchyDensity().ppf(5e-324) == -np.inf
+        assert q.CauchyDensity().ppf(1e-300) == pytest.approx(-1.0 / (np.pi * 1e-300))

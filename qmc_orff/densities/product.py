@@ -405,7 +405,7 @@ class CauchyDensity(_ClosedFormDensity):
         mid = ~(lo | hi)
         # t - 0.5 and 1 - t are exact here (Sterbenz), so ppf(1 - t) = -ppf(t) exactly.
         out[mid] = np.tan(math.pi * (t[mid] - 0.5))
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", over="ignore"):  # t < 5.6e-309: beyond float64
             out[lo] = -1.0 / np.tan(math.pi * t[lo])
             out[hi] = 1.0 / np.tan(math.pi * (1.0 - t[hi]))
         return _result(out)
