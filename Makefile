@@ -68,7 +68,8 @@ $(VENV)/.installed-docs: pyproject.toml | $(PY)
 	touch $@
 
 # Sphinx with warnings as errors (-W --keep-going lists them all before failing); no network:
-# no intersphinx inventories, the gallery (docs/gallery/plot_*.py) uses bundled data only.
+# the intersphinx inventories are written from the installed packages (docs/_inventories.py),
+# the gallery (docs/gallery/plot_*.py) uses bundled data only.
 # `-E`: every page is read again, so that a warning of an unchanged page is never skipped.
 # docs/auto_examples is kept: sphinx-gallery re-runs an example only when its md5 changed
 # (the gallery is most of a build's time); `make docs-clean` removes it and every build output.

@@ -101,7 +101,7 @@ def accuracy_table(names, s_values):
             halton = err(X_eval, X_train, sigma, s, sequence="halton")
             oq = err(X_eval, X_train, sigma, s, sequence="orf-qmc")
             sob = err(X_eval, X_train, sigma, s, sequence="sobol", seed=20161128)
-            from qmc_orff.maps.frequencies import _auto_source
+            from qmc_orff.sources.frequencies import _auto_source
             rule = _auto_source("gaussian", "spectral", s, d)
             ratio = default / orf
             worst = max(worst, ratio)
@@ -128,7 +128,7 @@ def _median_ms(fn, repeat):
 def check_cost(quick, repeat=9):
     """The check timed on its own (no difference of two noisy fits), next to fit + transform."""
     from qmc_orff.maps.default_source import CHECK_SAMPLES, _check_supplied_sequence
-    from qmc_orff.maps.frequencies import make_frequencies
+    from qmc_orff.sources.frequencies import make_frequencies
 
     print("\n== 2. cost of the fit-time check and of the default's selection ==")
     print(f"medians of {repeat} runs; the check samples at most {CHECK_SAMPLES} rows of X; "

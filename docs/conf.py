@@ -2,8 +2,10 @@
 
 Built by ``make docs`` (warnings as errors, no network): numpydoc docstrings, an
 autosummary page per public name of ``qmc_orff.__all__`` (listed under their public
-names, so moving a name between private modules does not change its page), and a
-sphinx-gallery of the scripts in ``docs/gallery/`` run at small sizes.
+names, so moving a name between private modules does not change its page), a
+sphinx-gallery of the scripts in ``docs/gallery/`` run at small sizes, and links to the
+Python, NumPy, SciPy and scikit-learn documentation through inventories written from the
+installed packages (``docs/_inventories.py``).
 """
 import os
 import sys
@@ -11,7 +13,11 @@ import warnings
 
 import qmc_orff
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # _gallery_order
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, _HERE)  # _gallery_order, _inventories
+
+from _gallery_order import running_times  # noqa: E402
+from _inventories import write_inventories  # noqa: E402
 
 project = "qmc_orff"
 author = "qmc_orff developers"
@@ -29,7 +35,7 @@ extensions = [
 ]
 
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "_cli", "_gallery_order.py",
+exclude_patterns = ["_build", "_cli", "_gallery_order.py", "_inventories.py",
                     "gallery/README.rst", "Thumbs.db", ".DS_Store"]
 root_doc = "index"
 default_role = "literal"
@@ -47,7 +53,9 @@ numpydoc_xref_param_type = False
 numpydoc_validation_checks = set()
 
 # -- no network ---------------------------------------------------------------------------------
-intersphinx_mapping = {}  # no inventory fetches: links to NumPy/SciPy/scikit-learn are plain text
+# Intersphinx reads inventories written here from the installed packages (a few seconds), never
+# fetched: :class:`sklearn.kernel_approximation.Nystroem` links to scikit-learn's online page.
+intersphinx_mapping = write_inventories(os.path.join(_HERE, "_build", "inventories"))
 
 # -- MathJax: pages render their formulas offline.  The docs extra installs
 # sphinx-mathjax-offline (MathJax 3.2.2, Apache-2.0, as package data), a Sphinx extension that
@@ -82,7 +90,8 @@ warnings.filterwarnings("ignore", category=UserWarning,
 # -- HTML ---------------------------------------------------------------------------------------
 html_theme = "pydata_sphinx_theme"
 html_title = f"qmc_orff {release}"
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["qmc_orff.css"]  # display formulas scroll inside the text column
 html_show_sourcelink = False
 html_theme_options = {
     "navigation_with_keys": False,
@@ -113,6 +122,15 @@ for _name, _args in _CLI_COMMANDS.items():
         _f.write(_out.stdout)
 
 
+# -- the gallery index lists each example's running time, as measured by the build that last ran
+# it (sphinx-gallery's own table page, write_computation_times, loads scripts from a CDN) -------
+def _add_running_times(app, docname, source):
+    if docname == "auto_examples/index":
+        source[0] += running_times(os.path.join(_HERE, "gallery"),
+                                   os.path.join(_HERE, "auto_examples"))
+
+
 def setup(app):
     # after the extensions' setup: sphinx-mathjax-offline sets its own (CHTML) path there
     app.config.mathjax_path = MATHJAX_PATH
+    app.connect("source-read", _add_running_times)

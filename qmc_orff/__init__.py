@@ -42,7 +42,7 @@ _LAZY = {
     "build_catalogue": "qmc_orff.catalogue.build",
     "user_catalogue_dir": "qmc_orff.catalogue.build",
     # feature maps and learning
-    "make_frequencies": "qmc_orff.maps.frequencies",
+    "make_frequencies": "qmc_orff.sources.frequencies",
     "FourierFeatures": "qmc_orff.maps.fourier_features",
     "ORFF": "qmc_orff.maps.orff",
     "OperatorNystroem": "qmc_orff.maps.operator_nystroem",
@@ -54,8 +54,8 @@ _LAZY = {
     "get_num_threads": "qmc_orff.threads",
     "num_threads": "qmc_orff.threads",
 }
-_SUBMODULES = {"generators", "densities", "kernels", "objectives", "designs", "sequence",
-               "catalogue", "maps", "learning", "cli", "threads"}
+_SUBMODULES = {"generators", "densities", "kernels", "sources", "objectives", "designs",
+               "sequence", "catalogue", "maps", "learning", "cli", "threads"}
 
 __all__ = sorted(_LAZY) + ["__version__"]
 

@@ -106,6 +106,22 @@ def check_real(value, name):
     return value
 
 
+def as_real_scalar(value, name):
+    """Return ``value`` as a finite Python float: a real number or a 0-d array (not a bool,
+    a complex number or a string); an array of other shape is a `ValueError`."""
+    if isinstance(value, (bool, np.bool_, complex, np.complexfloating, str, bytes)):
+        raise TypeError(f"'{name}' must be a real number; got {value!r}.")
+    if np.ndim(value) != 0:
+        raise ValueError(f"'{name}' must be a real number; got {value!r}.")
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"'{name}' must be a real number; got {value!r}.") from None
+    if not math.isfinite(value):
+        raise ValueError(f"'{name}' must be finite; got {value!r}.")
+    return value
+
+
 def check_fraction(value, name):
     """Return ``value`` as a Python float in [0, 1] (a real number, not a bool)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):

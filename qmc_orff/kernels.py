@@ -7,7 +7,9 @@ flattened block Gram matrix of shape ``(n p, m p)`` with :meth:`OperatorKernel.b
 
 All kernels here are shift invariant (for the skewed chi-squared kernel: on the
 skewed multiplicative group), so ``K(x, z) = K_0(x - z)``; their spectral
-measures are what :func:`qmc_orff.make_frequencies` samples.
+measures are what :func:`qmc_orff.make_frequencies` samples.  The maps and the data
+objectives take them by name: :data:`SCALAR_KERNELS`, :data:`OPERATOR_KERNELS`, built by
+:func:`scalar_kernel` and :func:`operator_kernel`.
 
 References
 ----------
@@ -21,13 +23,12 @@ References
 """
 from __future__ import annotations
 
-
 import numpy as np
 from scipy import special
 
-from . import _distances
-from ._jit import parallel_pays
-from ._validation import as_float_array, as_positive, check_finite_output
+from ._kernel_base import (_PairFunction, _abs_dists, _check_scale_length, _sq_dists,
+                           check_psd_matrix)
+from ._validation import as_float_array, as_positive, as_real_scalar
 
 __all__ = [
     "Kernel",
@@ -41,129 +42,27 @@ __all__ = [
     "DivFree",
     "SumKernel",
     "check_psd_matrix",
+    "SCALAR_KERNELS",
+    "OPERATOR_KERNELS",
+    "scalar_kernel",
+    "operator_kernel",
 ]
 
 
-# --------------------------------------------------------------------------- helpers
-_EXTREME = ("'X', 'Z' or the kernel's parameters are too extreme for float64 (rescale the "
-            "data or the bandwidth).")
-
-
-def _check_pair(X, Z):
-    """Validate ``X`` (n, d) and ``Z`` (m, d) (``Z=None`` means ``Z = X``)."""
-    X = as_float_array(X, "X", ndim=2)
-    if X.shape[1] < 1:
-        raise ValueError(f"'X' must have at least one column; got shape {X.shape}.")
-    if Z is None:
-        return X, X
-    Z = as_float_array(Z, "Z", ndim=2)
-    if Z.shape[1] != X.shape[1]:
-        raise ValueError(f"'Z' must have {X.shape[1]} columns like 'X'; got shape {Z.shape}.")
-    return X, Z
-
-
-def _check_scale_length(scale, d, name):
-    if scale.ndim == 1 and scale.shape[0] != d:
-        raise ValueError(f"'{name}' must be a scalar or have length d={d}; "
-                         f"got length {scale.shape[0]}.")
-
-
-#: pairwise work ``n m d`` from which the distances run on numba's threads
-PARALLEL_DISTANCE_WORK = 2 ** 20
-
-
-def _dists(X, Z, which):
-    """``(n, m)`` distances of the rows of float64 ``X`` and ``Z`` by the numba kernel
-    ``which`` ("sq" or "abs"; :mod:`qmc_orff._distances`), the parallel build where the work
-    pays for it (the same bits either way)."""
-    n, m = X.shape[0], Z.shape[0]
-    out = np.empty((n, m))
-    if out.size == 0:
-        return out
-    parallel = parallel_pays(n * m * X.shape[1], PARALLEL_DISTANCE_WORK)
-    kernel = getattr(_distances, f"{which}_dists" + ("" if parallel else "_serial"))
-    kernel(np.ascontiguousarray(X, dtype=np.float64), np.ascontiguousarray(Z.T, dtype=np.float64),
-           out)
-    return out
-
-
-def _sq_dists(X, Z):
-    """Squared Euclidean distances ``|x_i - z_j|^2`` without cancellation.
-
-    The expansion ``|x|^2 + |z|^2 - 2 x.z`` loses all digits for nearby
-    points, so the differences are formed explicitly, each sum in the order of the
-    coordinates (:func:`qmc_orff._distances.sq_dists`).
-    """
-    return _dists(X, Z, "sq")
-
-
-def _abs_dists(X, Z):
-    """L1 distances ``|x_i - z_j|_1`` (:func:`qmc_orff._distances.abs_dists`)."""
-    return _dists(X, Z, "abs")
-
-
-def check_psd_matrix(A, name="A", *, rtol=1e-10):
-    """Return ``A`` as a symmetric positive semi-definite float64 ``(p, p)`` array.
-
-    Symmetry is checked to ``rtol * max|A|``; an eigenvalue below
-    ``-rtol * max(eigenvalue)`` is an error.  The matrix returned is the
-    symmetrised ``(A + A^T) / 2``.
-    """
-    A = as_float_array(A, name, ndim=2)
-    if A.shape[0] != A.shape[1] or A.shape[0] < 1:
-        raise ValueError(f"'{name}' must be a square (p, p) matrix; got shape {A.shape}.")
-    scale = float(np.max(np.abs(A))) if A.size else 0.0
-    if scale == 0.0:
-        raise ValueError(f"'{name}' must be positive semi-definite and nonzero; got the zero matrix.")
-    if np.max(np.abs(A - A.T)) > rtol * scale:
-        raise ValueError(f"'{name}' must be symmetric; got max |A - A^T| = "
-                         f"{float(np.max(np.abs(A - A.T)))!r}.")
-    A = 0.5 * (A + A.T)
-    lam = np.linalg.eigvalsh(A)
-    if lam[0] < -rtol * max(lam[-1], 0.0) * A.shape[0] or lam[-1] <= 0:
-        raise ValueError(f"'{name}' must be positive semi-definite; got smallest eigenvalue "
-                         f"{float(lam[0])!r}.")
-    return np.ascontiguousarray(A)
-
-
 # --------------------------------------------------------------------------- scalar kernels
-class _PairFunction:
-    """Evaluation shared by the scalar and the operator-valued kernels: the checks, then
-    the subclass's ``_evaluate(X, Z)`` on validated float64 arrays."""
-
-    _what = "values"
-
-    def _check_d(self, d):
-        """Hook: raise ValueError if inputs of dimension ``d`` are not allowed."""
-
-    def __call__(self, X, Z=None):
-        """Kernel values ``k(x_i, z_j)``: the Gram matrix of a scalar kernel.
-
-        Parameters
-        ----------
-        X : array_like of shape (n, d)
-        Z : array_like of shape (m, d), default=None
-            ``None`` means ``Z = X``.
-
-        Returns
-        -------
-        ndarray of shape (n, m), or (n, m, p, p) for an operator-valued kernel
-        """
-        X, Z = _check_pair(X, Z)
-        self._check_d(X.shape[1])
-        with np.errstate(all="ignore"):   # over/underflow is checked on the result
-            V = self._evaluate(X, Z)
-        return check_finite_output(V, f"{self!r}'s {self._what}", _EXTREME)
-
-
 class Kernel(_PairFunction):
     """Base class of the scalar shift-invariant kernels.
 
     Subclasses implement ``_gram(X, Z)`` on validated float64 arrays and set
-    ``name`` (the spectral density :func:`qmc_orff.make_frequencies` samples).
+    ``name`` (the spectral density :func:`qmc_orff.make_frequencies` samples, and the key of
+    :data:`SCALAR_KERNELS`).
     """
 
     name = None
+    #: the constructor's keyword for the bandwidth, and the other parameters that
+    #: :func:`scalar_kernel` passes on
+    _bandwidth = "sigma"
+    _options = ()
     _what = "Gram matrix"
 
     def _evaluate(self, X, Z):
@@ -291,6 +190,8 @@ class Matern(Kernel):
     """
 
     name = "matern"
+    _bandwidth = "lengthscale"
+    _options = ("nu",)
 
     def __init__(self, nu=1.5, lengthscale=1.0):
         nu_arr = as_positive(nu, "nu")
@@ -341,6 +242,7 @@ class SkewedChi2(Kernel):
     """
 
     name = "skewed_chi2"
+    _options = ("c",)
 
     def __init__(self, c=1.0, sigma=1.0):
         if np.ndim(c) != 0:
@@ -383,8 +285,22 @@ class OperatorKernel(_PairFunction):
     """Base class of the matrix-valued shift-invariant kernels ``K(x, z) = K_0(x - z)``.
 
     Subclasses implement ``signature(delta)`` for ``delta`` of shape
-    ``(..., d)`` returning ``(..., p, p)``, and ``output_dim(d)``.
+    ``(..., d)`` returning ``(..., p, p)``, and ``output_dim(d)``; the Gaussian ones of
+    :data:`OPERATOR_KERNELS` set ``name`` (the key) and build themselves from a bandwidth with
+    ``_gaussian(sigma, d, A)``.
     """
+
+    name = None
+    #: inputs need at least this many columns
+    min_dim = 1
+    #: a bandwidth per coordinate is allowed (else ``sigma`` is one positive number)
+    per_coordinate_sigma = False
+
+    @classmethod
+    def _check_d(cls, d):
+        if d < cls.min_dim:
+            raise ValueError(f"'X' must have d >= {cls.min_dim} columns for "
+                             f"kernel={cls.name!r}; got d={d}.")
 
     def output_dim(self, d):
         """Output dimension ``p`` for inputs in ``R^d``."""
@@ -431,6 +347,13 @@ class Decomposable(OperatorKernel):
     Example 2.1; Minh 2016, Example 1).
     """
 
+    name = "decomposable"
+    per_coordinate_sigma = True
+
+    @classmethod
+    def _gaussian(cls, sigma, d, A=None):
+        return cls(Gaussian(sigma), np.eye(d) if A is None else A)
+
     def __init__(self, scalar_kernel, A):
         if not isinstance(scalar_kernel, Kernel):
             raise TypeError("'scalar_kernel' must be a qmc_orff.kernels.Kernel instance "
@@ -462,6 +385,10 @@ class _GaussianDerivativeKernel(OperatorKernel):
             raise ValueError(f"'sigma' must lie in (1e-75, 1e75); got {float(sigma)!r}.")
         self.sigma = float(sigma)
 
+    @classmethod
+    def _gaussian(cls, sigma, d, A=None):
+        return cls(sigma)
+
     def output_dim(self, d):
         return d
 
@@ -484,6 +411,8 @@ class CurlFree(_GaussianDerivativeKernel):
     ``K_0(delta) = E[cos<delta, w> w w^T]``, ``w ~ N(0, sigma^-2 I)``
     (Brault et al. 2016, Example 2.2).
     """
+
+    name = "curl_free"
 
     def signature(self, delta):
         delta = np.asarray(delta, dtype=np.float64) / self.sigma
@@ -509,9 +438,8 @@ class DivFree(_GaussianDerivativeKernel):
     (Minh 2016, Lemma 7).
     """
 
-    def _check_d(self, d):
-        if d < 2:
-            raise ValueError(f"'X' must have d >= 2 columns for the divergence-free kernel; got d={d}.")
+    name = "div_free"
+    min_dim = 2  # p = d outputs, and for d = 1 the kernel is zero
 
     def signature(self, delta):
         delta = np.asarray(delta, dtype=np.float64) / self.sigma
@@ -555,3 +483,66 @@ class SumKernel(OperatorKernel):
 
     def __repr__(self):
         return " + ".join(repr(k) for k in self.kernels)
+
+
+# --------------------------------------------------------------------------- by name
+#: The scalar kernels by name: :class:`~qmc_orff.FourierFeatures`, the data objectives and
+#: :func:`qmc_orff.make_frequencies` name them so.
+SCALAR_KERNELS = {k.name: k for k in (Gaussian, Laplacian, Matern, SkewedChi2)}
+#: The Gaussian matrix-valued kernels by name (:class:`~qmc_orff.ORFF`,
+#: :class:`~qmc_orff.OperatorNystroem`, :class:`~qmc_orff.OperatorDataDiscrepancy`).
+OPERATOR_KERNELS = {k.name: k for k in (Decomposable, CurlFree, DivFree)}
+
+
+def scalar_kernel(name, sigma, **params):
+    """The scalar kernel ``name`` of :data:`SCALAR_KERNELS` with bandwidth ``sigma``.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`SCALAR_KERNELS` (checked by the caller, which knows its choices).
+    sigma : float or array_like of shape (d,)
+        The bandwidth (the Matern kernel's length scale).
+    **params
+        Other parameters; each kernel takes those it has (``nu`` for Matern, ``c`` for the
+        skewed chi-squared kernel) and ignores the rest.
+
+    Returns
+    -------
+    Kernel
+    """
+    cls = SCALAR_KERNELS[name]
+    return cls(**{cls._bandwidth: sigma}, **{k: params[k] for k in cls._options if k in params})
+
+
+def operator_kernel(name, sigma, d, A=None):
+    """The Gaussian matrix-valued kernel ``name`` of :data:`OPERATOR_KERNELS` for inputs in
+    ``R^d``, and its bandwidth.
+
+    The rules of these kernels' parameters, stated here once: the divergence-free kernel needs
+    ``d >= 2`` (``min_dim``); ``sigma`` is one positive real number, except for the
+    decomposable kernel, whose Gaussian takes one per coordinate; ``A=None`` is the identity
+    of size ``d`` (decomposable only).
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`OPERATOR_KERNELS` (checked by the caller).
+    sigma : float or array_like of shape (d,)
+    d : int
+    A : array_like of shape (p, p) or None, default=None
+        Output matrix of the decomposable kernel.
+
+    Returns
+    -------
+    kernel : OperatorKernel
+    sigma : float or array_like of shape (d,)
+        ``sigma`` as a Python float where it is one number, else as given.
+    """
+    cls = OPERATOR_KERNELS[name]
+    cls._check_d(d)
+    if not cls.per_coordinate_sigma or np.ndim(sigma) == 0:
+        sigma = as_real_scalar(sigma, "sigma")
+        if not sigma > 0:
+            raise ValueError(f"'sigma' must be positive; got {sigma!r}.")
+    return cls._gaussian(sigma, d, A), sigma

@@ -397,3 +397,81 @@ def test_training_evaluations_in_float32_validation_in_float64(monkeypatch):
     assert not np.array_equal(a.points, b.points)
     assert a.meta["validation_error"] == pytest.approx(b.meta["validation_error"], rel=1e-3)
     assert a.meta["validation_error"] < a.meta["start_validation_error"]
+
+
+def test_both_faces_take_the_shared_options_with_the_table_s_defaults():
+    """adaptive_sequence and adaptive_operator_sequence: one driver, the same options, and
+    their defaults read from one table (DEFAULTS: scalar, operator)."""
+    import inspect
+
+    from qmc_orff.designs.adaptive import DEFAULTS
+
+    faces = (adaptive_sequence, adaptive_operator_sequence)
+    shared = set(DEFAULTS)
+    for i, face in enumerate(faces):
+        params = inspect.signature(face).parameters
+        assert shared <= set(params), shared - set(params)
+        for option in shared:
+            assert params[option].default == DEFAULTS[option][i], (face.__name__, option)
+    assert {p for p in inspect.signature(faces[0]).parameters} - {
+        p for p in inspect.signature(faces[1]).parameters} == {"nu"}  # scalar kernels only
+
+
+def test_operator_face_checkpoints_covers_and_floors_like_the_scalar_one():
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-1, 1, (160, 2))
+    seen = []
+    common = dict(sigma=0.6, n_train=60, n_validation=40, maxiter=9, seed=0)
+    seq = adaptive_operator_sequence(X, 6, **common, checkpoint=seen.append, checkpoint_every=3,
+                                     coverage=0.5, min_iterations=9, patience=1)
+    assert [s.meta["iterations"] for s in seen] == [3, 6, 9]
+    assert all(s.meta["stop_reason"] == "checkpoint" for s in seen)
+    assert seq.meta["iterations"] == 9  # patience 1 waits for the floor of 9
+    assert seq.meta["coverage"] == 0.5 and seq.meta["n_cover"] == 30
+    np.testing.assert_array_equal(seen[-1].points, seq.points)
+    plain = adaptive_operator_sequence(X, 6, **common)
+    assert plain.meta["coverage"] == 0.0 and plain.meta["min_iterations"] == 0
+    with pytest.raises(ValueError, match="'weights'=True is not available for operator-valued"):
+        adaptive_operator_sequence(X, 6, sigma=0.6, weights=True)
+    with pytest.raises(TypeError, match="'weights' must be a bool; got str"):
+        adaptive_operator_sequence(X, 6, sigma=0.6, weights="no")
+    with pytest.raises(ValueError, match="'checkpoint_every' must be"):
+        adaptive_operator_sequence(X, 6, sigma=0.6, checkpoint=seen.append, checkpoint_every=0)
+
+
+def test_resume_continues_the_whole_run_on_the_same_subsamples():
+    X = clusters(300, d=4, seed=5)
+    common = dict(sigma=3.0, n_train=80, n_validation=40, patience=None, seed=2)
+    ckpts = []
+    first = adaptive_sequence(X, 8, maxiter=6, checkpoint=ckpts.append, checkpoint_every=3,
+                              **common)
+    rest = adaptive_sequence(X, 8, maxiter=10, resume=first, **common)
+    m, m1 = rest.meta, first.meta
+    assert m["iterations"] == 10 and m["stop_reason"] == "maxiter (10) reached"
+    assert m["resumed_iterations"] == 6 and m["maxiter"] == 10
+    assert m["validation_history"][:7] == m1["validation_history"]
+    assert len(m["validation_history"]) == len(m["train_history"]) == 11
+    assert m["resume_validation_error"] == m1["validation_error"]
+    assert m["start_validation_error"] == m1["start_validation_error"]
+    assert m["orf_validation_error"] == m1["orf_validation_error"] and m["init"] == "orf"
+    assert m["validation_error"] <= m1["validation_error"]
+    # the same subsamples: the resumed iterate's validation error is the first run's best
+    direct = adaptive_sequence(X, 8, maxiter=4, init=first, **common)
+    np.testing.assert_array_equal(rest.points, direct.points)
+    # a complete file: nothing left, the stop still names the whole run's cap
+    again = adaptive_sequence(X, 8, maxiter=6, resume=first, **common)
+    assert again.meta["stop_reason"] == "maxiter (6) reached" and again.meta["iterations"] == 6
+    np.testing.assert_array_equal(again.points, first.points)
+    # checkpoints count the whole run
+    seen = []
+    adaptive_sequence(X, 8, maxiter=9, resume=ckpts[0], checkpoint=seen.append,
+                      checkpoint_every=3, **common)
+    assert [s.meta["iterations"] for s in seen] == [6, 9]
+    for bad, match in [(dict(resume=first, n_train=70), "'resume' was designed with n_train=80"),
+                       (dict(resume="a.npz"), "'resume' must be a Sequence"),
+                       (dict(resume=Sequence(first.points, None, {"method": "global"})),
+                        "'resume' must hold an 'adaptive' design")]:
+        with pytest.raises((ValueError, TypeError), match=match):
+            adaptive_sequence(X, 8, maxiter=2, **{**common, **bad})
+    with pytest.raises(ValueError, match="'resume' was designed on other data"):
+        adaptive_sequence(X[1:], 8, maxiter=2, resume=first, **common)

@@ -706,3 +706,30 @@ def test_design_adaptive_ctrl_c_keeps_best_validated_iterate(tmp_path):
     assert m["validation_error"] <= m["start_validation_error"]
     assert m["validation_error"] == min(m["validation_history"])
     assert not [f for f in os.listdir(tmp_path) if f.endswith(".tmp")]
+
+
+def test_resumed_designs_stop_reason_describes_the_whole_run(tmp_path, capsys):
+    # a resumed design named only its last segment ("maxiter (6) reached" after 12
+    # iterations), and resuming a complete file reported "maxiter = 0"
+    common = ["design", "global", "--d", 3, "--s", 32, "--box-over-sigma", 2, "--optimizer",
+              "l-bfgs-b", "--tol", 1e-14, "--quiet"]
+    g1, g2, g3 = (tmp_path / f"g{k}.npz" for k in (1, 2, 3))
+    assert call(*common, "--maxiter", 6, "-o", g1)[0] == 0
+    assert call(*common, "--maxiter", 12, "--resume", g1, "-o", g2)[0] == 0
+    m = load_sequence(g2).meta
+    assert m["iterations"] == 12 and m["stop_reason"] == "maxiter (12) reached"
+    capsys.readouterr()
+    status, out, _ = call(*common, "--maxiter", 12, "--resume", g2, "-o", g3, capsys=capsys)
+    assert status == 0 and "stop: maxiter (12) reached" in out
+    m3 = load_sequence(g3)
+    assert m3.meta["stop_reason"] == "maxiter (12) reached" and m3.meta["iterations"] == 12
+    np.testing.assert_array_equal(m3.points, load_sequence(g2).points)
+    _adaptive_data(tmp_path)
+    adaptive = ["design", "adaptive", "--data", tmp_path / "X.npy", "--sigma", 1.5,
+                *ADAPTIVE_SMALL, "--patience", 100, "--maxiter", 6, "--quiet"]
+    assert call(*adaptive, "-o", tmp_path / "a.npz")[0] == 0
+    assert call(*adaptive, "--resume", tmp_path / "a.npz", "-o", tmp_path / "b.npz")[0] == 0
+    a, b = load_sequence(tmp_path / "a.npz"), load_sequence(tmp_path / "b.npz")
+    assert b.meta["stop_reason"] == a.meta["stop_reason"] == "maxiter (6) reached"
+    assert b.meta["iterations"] == 6
+    np.testing.assert_array_equal(a.points, b.points)

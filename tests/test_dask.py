@@ -113,7 +113,7 @@ def test_dask_fit_scalar_kernel_p1_numpy_target():
 def test_dask_fit_map_reads_the_rows_an_in_memory_fit_reads():
     """The seedless default's selection and the fit-time check see the same rows of a Dask
     array as of the array in memory: the same map, the same verdict."""
-    from qmc_orff.maps.frequencies import make_frequencies
+    from qmc_orff.sources.frequencies import make_frequencies
 
     rng = np.random.default_rng(6)
     X = rng.uniform(-1, 1, size=(700, 2))
@@ -131,7 +131,7 @@ def test_dask_fit_map_reads_the_rows_an_in_memory_fit_reads():
 def test_dask_fit_default_bandwidth_reads_the_rows_an_in_memory_fit_reads():
     """The default bandwidth (median heuristic on a fixed 512-row sample): a Dask fit of 700
     rows computes that sample only and gives the in-memory fit's bandwidth, map and check."""
-    from qmc_orff.maps.frequencies import make_frequencies
+    from qmc_orff.sources.frequencies import make_frequencies
 
     rng = np.random.default_rng(7)
     X = 40.0 * rng.uniform(-1, 1, size=(700, 2))

@@ -12,7 +12,8 @@ import qmc_orff
 from qmc_orff import BoxDiscrepancy
 from qmc_orff import designs as design
 from qmc_orff.designs import greedy as greedy_design
-from qmc_orff.designs._optimizer import UnitProblem, _is_interrupt
+from qmc_orff.designs import is_interrupt
+from qmc_orff.designs._optimizer import UnitProblem
 from qmc_orff.designs.start_points import initial_points
 from qmc_orff.objectives import _box_greedy as box_greedy
 from qmc_orff.objectives._box_greedy import BoxGreedyState
@@ -496,7 +497,7 @@ def test_ctrl_c_inside_compiled_code_counts_as_an_interrupt(monkeypatch):
         monkeypatch.setattr(box_greedy, name, lambda *args: (_ for _ in ()).throw(SystemError("other")))
     with pytest.raises(SystemError, match="other"):
         design.greedy_sequence(obj, 4, maxiter=5)
-    assert _is_interrupt(KeyboardInterrupt()) and not _is_interrupt(ValueError())
+    assert is_interrupt(KeyboardInterrupt()) and not is_interrupt(ValueError())
 
 
 def test_global_init_options():
@@ -800,3 +801,49 @@ def test_cg_fallback_line_search_silences_only_scipys_line_search_warning():
         warnings.simplefilter("always")
         _wolfe2(noisy, last, x0, -2.0 * x0, 2.0 * x0, 5.0, None, 1e-4, 0.4, None)
     assert [str(w.message) for w in caught][:1] == ["from the objective"]
+
+
+# --------------------------------------------------------------------------- global: checkpoints, resume
+def test_global_checkpoints_and_resume_describe_the_whole_run():
+    obj = box(2.0, 3)
+    common = dict(method="l-bfgs-b", tol=1e-14)
+    ckpts = []
+    full = design.global_sequence(obj, 32, maxiter=6, checkpoint=ckpts.append,
+                                  checkpoint_every=2, **common)
+    assert full.meta["iterations"] == 6 and full.meta["stop_reason"] == "maxiter (6) reached"
+    assert [c.meta["iterations"] for c in ckpts] == [2, 4, 6]
+    first = ckpts[0]
+    assert first.meta["checkpoint"] is True and first.meta["stop_reason"] == "checkpoint"
+    assert first.meta["history"] == full.meta["history"][:3]
+    assert first.meta["normalized_d2"] == first.meta["normalized_history"][-1]
+    # resumed from iteration 2 with the cap of the whole run: 4 more iterations, the
+    # history continues the checkpoint's, and the stop names the whole run's cap (not 4)
+    resumed = design.global_sequence(obj, 32, maxiter=6, resume=first, **common)
+    m = resumed.meta
+    assert m["iterations"] == 6 and m["resumed_iterations"] == 2
+    assert m["stop_reason"] == "maxiter (6) reached"
+    assert m["history"][:3] == first.meta["history"] and len(m["history"]) == 7
+    assert m["initial_d2"] == full.meta["initial_d2"]
+    np.testing.assert_array_equal(  # the same as starting from its points with 4 iterations
+        resumed.points, design.global_sequence(obj, 32, maxiter=4, init=first, **common).points)
+    # resuming a complete file: nothing left to do, and the stop still says why
+    again = design.global_sequence(obj, 32, maxiter=6, resume=full, **common)
+    assert again.meta["stop_reason"] == "maxiter (6) reached" and again.meta["iterations"] == 6
+    np.testing.assert_array_equal(again.points, full.points)
+    assert design.global_sequence(obj, 32, maxiter=0).meta["stop_reason"] == "maxiter = 0"
+
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    ({"resume": "g.npz"}, TypeError, "'resume' must be a Sequence"),
+    ({"resume": Sequence(np.ones((8, 3)), meta={"method": "greedy"})}, ValueError,
+     "'resume' must hold a 'global' design; got 'greedy'"),
+    ({"resume": Sequence(np.ones((4, 3)), meta={"method": "global"})}, ValueError,
+     r"'resume' has shape \(4, 3\); expected \(8, 3\)"),
+    ({"resume": Sequence(np.ones((8, 3)), meta={"method": "global", "iterations": -1})},
+     ValueError, "'resume' has a malformed 'iterations' entry"),
+    ({"checkpoint": 3}, TypeError, "'checkpoint' must be callable or None"),
+    ({"checkpoint": print, "checkpoint_every": 0}, ValueError, "'checkpoint_every'"),
+])
+def test_global_resume_and_checkpoint_bad_input(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        design.global_sequence(box(2.0, 3), 8, maxiter=2, **kwargs)

@@ -164,7 +164,9 @@ def test_every_public_name_has_an_api_page():
 def test_docs_build_settings():
     """The build is offline and strict: what ``make docs`` and docs/conf.py promise."""
     conf = (DOCS / "conf.py").read_text(encoding="utf-8")
-    assert re.search(r"^intersphinx_mapping = \{\}", conf, re.M)
+    # the inventories are written offline (tested below), never fetched
+    assert re.search(r"^intersphinx_mapping = write_inventories\(", conf, re.M)
+    assert conf.count("intersphinx_mapping") == 1
     assert "nitpick_ignore" not in conf and "suppress_warnings" not in conf
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert "-W --keep-going" in makefile
@@ -191,3 +193,123 @@ def test_developer_map_names_every_layer():
     for layer, prefixes in LAYERS:
         home = prefixes[0].removeprefix("qmc_orff.").replace(".", "/")
         assert re.search(rf"``{re.escape(home)}(/|\.py)``", text), (layer, home)
+
+
+def _docs_module(name):
+    import importlib
+    import sys
+    sys.path.insert(0, str(DOCS))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(DOCS))
+
+
+@pytest.fixture(scope="module")
+def inventories(tmp_path_factory):
+    """{full name: (role, URL)} of the inventories ``make docs`` writes, as Sphinx reads them."""
+    from sphinx.util.inventory import InventoryFile
+
+    folder = tmp_path_factory.mktemp("inventories")
+    mapping = _docs_module("_inventories").write_inventories(folder)
+    assert set(mapping) == {"python", "numpy", "scipy", "sklearn"}
+    names = {}
+    for root, path in mapping.values():
+        assert root.startswith("https://") and Path(path).is_file()  # links online, read locally
+        with open(path, "rb") as f:
+            inventory = InventoryFile.load(f, root, lambda base, uri: base + uri)
+        for role, items in getattr(inventory, "data", inventory).items():
+            for name, item in items.items():
+                uri = item.uri if hasattr(item, "uri") else item[2]
+                names[name] = (role, uri)
+    return names
+
+
+def test_inventories_link_to_the_projects_pages(inventories):
+    """The names the pages mention most link to the page that documents them."""
+    expected = {
+        "sklearn.kernel_approximation.Nystroem": "https://scikit-learn.org/stable/modules/"
+        "generated/sklearn.kernel_approximation.Nystroem.html"
+        "#sklearn.kernel_approximation.Nystroem",
+        "sklearn.linear_model.Ridge.fit": "https://scikit-learn.org/stable/modules/generated/"
+        "sklearn.linear_model.Ridge.html#sklearn.linear_model.Ridge.fit",
+        "scipy.stats.qmc.Sobol": "https://docs.scipy.org/doc/scipy/reference/generated/"
+        "scipy.stats.qmc.Sobol.html#scipy.stats.qmc.Sobol",
+        "scipy.stats.qmc": "https://docs.scipy.org/doc/scipy/reference/stats.qmc.html"
+        "#module-scipy.stats.qmc",
+        "numpy.random.Generator": "https://numpy.org/doc/stable/reference/random/generator.html"
+        "#numpy.random.Generator",
+        "numpy.polyval": "https://numpy.org/doc/stable/reference/generated/numpy.polyval.html"
+        "#numpy.polyval",
+        "ValueError": "https://docs.python.org/3/library/exceptions.html#ValueError",
+        "int": "https://docs.python.org/3/library/functions.html#int",
+        "dict": "https://docs.python.org/3/library/stdtypes.html#dict",
+    }
+    for name, url in expected.items():
+        assert inventories[name][1] == url, name
+    assert inventories["sklearn.kernel_approximation.Nystroem"][0] == "py:class"
+    assert inventories["scipy.special.wofz"][0] == "py:function"
+
+
+def _external_references():
+    """Names of NumPy, SciPy and scikit-learn that the docs and docstrings cross-reference:
+    roles (:class:`scipy.stats.qmc.Sobol`) and numpydoc "See Also" entries."""
+    role = re.compile(r":(?:class|func|meth|mod|obj|data|attr|exc):`~?((?:numpy|scipy|sklearn)"
+                      r"\.[\w.]+)`")
+    see_also = re.compile(r"^\s*((?:numpy|scipy|sklearn)\.[\w.]+) :", re.M)
+    files = [*DOCS.rglob("*.rst"), *(ROOT / "qmc_orff").rglob("*.py")]
+    found = set()
+    for path in files:
+        if "_build" in path.parts or "auto_examples" in path.parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        found |= set(role.findall(text)) | set(see_also.findall(text))
+    return found
+
+
+def test_every_external_reference_is_in_an_inventory(inventories):
+    """Each NumPy/SciPy/scikit-learn name the docs link to resolves (so it renders as a link)."""
+    refs = _external_references()
+    assert {"sklearn.kernel_approximation.Nystroem", "scipy.stats.qmc.Sobol"} <= refs
+    missing = sorted(refs - set(inventories))
+    assert not missing, f"not in the generated inventories: {missing}"
+
+
+def test_gallery_index_states_each_running_time(tmp_path):
+    """The gallery index lists every example with the time of its last run, read from the
+    line sphinx-gallery ends its page with; an example never run says so."""
+    gallery = _docs_module("_gallery_order")
+    src, out = tmp_path / "gallery", tmp_path / "auto_examples"
+    src.mkdir()
+    out.mkdir()
+    for name in ("plot_zeta.py", "plot_which_map.py", "plot_qmc_points.py", "notes.py"):
+        (src / name).write_text("")
+    (out / "plot_which_map.rst").write_text(
+        ".. rst-class:: sphx-glr-timing\n\n"
+        "   **Total running time of the script:** (1 minutes 58.043 seconds)\n")
+    (out / "plot_qmc_points.rst").write_text(
+        "   **Total running time of the script:** (0 minutes 2.349 seconds)\n")
+    text = gallery.running_times(str(src), str(out))
+    rows = re.findall(r"\* - :doc:`(\w+)`\n     - (.+)\n", text)
+    assert rows == [("plot_qmc_points", "2.3 s"), ("plot_which_map", "118.0 s"),
+                    ("plot_zeta", "not measured")]
+    readme = " ".join((DOCS / "gallery" / "README.rst").read_text(encoding="utf-8").split())
+    assert "few seconds" not in readme and "running times are listed" in readme
+    conf = (DOCS / "conf.py").read_text(encoding="utf-8")
+    assert 'app.connect("source-read", _add_running_times)' in conf
+
+
+def test_display_math_scrolls_inside_the_column():
+    """A formula wider than the column scrolls (the theme's flex item needs min-width: 0); the
+    column stays within a narrow screen."""
+    conf = (DOCS / "conf.py").read_text(encoding="utf-8")
+    assert 'html_static_path = ["_static"]' in conf and '"qmc_orff.css"' in conf
+    css = (DOCS / "_static" / "qmc_orff.css").read_text(encoding="utf-8")
+    rule = re.search(r"div\.math mjx-container\[display=\"true\"\] \{([^}]*)\}", css)
+    assert rule is not None
+    assert "min-width: 0" in rule[1] and "overflow-x: auto" in rule[1]
+    # and a long name in inline code breaks rather than widening the column past the screen
+    rule = re.search(r"\.bd-article span\.pre \{([^}]*)\}", css)
+    assert rule is not None and "overflow-wrap: anywhere" in rule[1]
+    rule = re.search(r"\.bd-article table span\.pre \{([^}]*)\}", css)  # tables scroll instead
+    assert rule is not None and "white-space: nowrap" in rule[1]

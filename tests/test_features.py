@@ -548,7 +548,7 @@ def test_orff_default_map_at_least_as_accurate_as_orf():
 def test_fit_check_warns_and_raises_for_a_bad_sequence():
     """Unscrambled Halton frequencies in 61 dimensions on digits pixels: far worse than ORF."""
     import re
-    from qmc_orff.maps.frequencies import make_frequencies
+    from qmc_orff.sources.frequencies import make_frequencies
     X, sigma = _digits_pixels()
     bad = make_frequencies("gaussian", 128, X.shape[1], sequence="halton", scramble=False)[0]
     with pytest.warns(UserWarning, match=r"Gram error of [\d.]+ on 128 rows of X, worse than 'orf'"
@@ -578,7 +578,7 @@ def test_fit_check_values_are_gram_errors_on_the_sampled_rows(kernel):
     import warnings
 
     from qmc_orff.maps.default_source import CHECK_REFERENCE_SEEDS, CHECK_SAMPLES
-    from qmc_orff.maps.frequencies import make_frequencies
+    from qmc_orff.sources.frequencies import make_frequencies
 
     rng = np.random.default_rng(5)
     X = rng.uniform(0.1, 2.0, size=(700, 3))
@@ -607,7 +607,7 @@ def test_fit_check_values_are_gram_errors_on_the_sampled_rows(kernel):
 def test_fit_check_operator_valued():
     rng = np.random.default_rng(3)
     X = rng.uniform(-1, 1, size=(300, 2))
-    from qmc_orff.maps.frequencies import make_frequencies
+    from qmc_orff.sources.frequencies import make_frequencies
     wrong = make_frequencies("gaussian", 64, 2, sequence="orf", seed=0)[0] * 6.0  # 6x too wide
     with pytest.raises(ValueError, match="worse than 'orf' frequencies"):
         ORFF("curl_free", sigma=0.5, n_components=None, sequence=wrong, check="raise").fit(X)

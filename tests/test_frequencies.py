@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import qmc_orff.maps.frequencies as freq
-from qmc_orff.maps.frequencies import T_EPS, make_frequencies, source_points
+import qmc_orff.sources.frequencies as freq
+from qmc_orff.sources.frequencies import T_EPS, make_frequencies, source_points
 from qmc_orff.sequence import Sequence
 
 # sizes that are not powers of 2 are used on purpose; the warning is tested once
@@ -86,7 +86,7 @@ def test_unrandomised_engine_equals_the_named_source(name, kernel):
 def test_unrandomised_engine_that_advanced_is_centred_on_its_grid():
     """After 3 points, the next 5 (indices 3..7) lie on the grid 1/8 and are shifted by 1/16."""
     from qmc_orff import Sobol
-    from qmc_orff.maps._engine_cube import engine_cube_points
+    from qmc_orff.sources._engine_cube import engine_cube_points
 
     engine = Sobol(2, scramble=False)
     engine.random(4)
@@ -117,7 +117,7 @@ def test_randomised_engine_is_clipped_unknown_engine_on_the_boundary_is_refused(
     from scipy.stats import qmc
 
     from qmc_orff import Sobol
-    from qmc_orff.maps._engine_cube import engine_cube_points
+    from qmc_orff.sources._engine_cube import engine_cube_points
 
     class Zeros(qmc.QMCEngine):  # an engine of unknown kind whose point 1 has a 0
         def __init__(self, d):
@@ -425,7 +425,7 @@ def test_orf_qmc_structure():
 
 
 def test_orf_qmc_isotropic_criterion_matches_monte_carlo():
-    from qmc_orff.maps._orthogonal import _isotropic_criterion
+    from qmc_orff.sources._orthogonal import _isotropic_criterion
     rng = np.random.default_rng(0)
     s, d = 12, 3
     U = rng.standard_normal((s, d))
@@ -437,8 +437,8 @@ def test_orf_qmc_isotropic_criterion_matches_monte_carlo():
 
 
 def test_auto_rule():
-    from qmc_orff.maps._orthogonal import ORF_QMC_SEED
-    from qmc_orff.maps.frequencies import _auto_source
+    from qmc_orff.sources._orthogonal import ORF_QMC_SEED
+    from qmc_orff.sources.frequencies import _auto_source
     assert _auto_source("gaussian", "spectral", 64, 30) == "orf-qmc"
     assert _auto_source("gaussian", "spectral", 320, 10) == "sobol"
     assert _auto_source("gaussian", "spectral", 319, 10) == "orf-qmc"

@@ -142,18 +142,21 @@ def test_rr2_small_bases_by_hand():
     assert rr2_permutation(7).tolist() == [0, 4, 2, 6, 1, 5, 3]
 
 
+#: MATLAB documentation of `scramble` (Statistics and Machine Learning Toolbox):
+#: p = haltonset(3,'Skip',1e3,'Leap',1e2); p = scramble(p,'RR2'); X0 = net(p,4)
+#: prints (4 decimals) these values: the (zero-based) indices 1000, 1101, 1202, 1303.
+MATLAB_RR2_SKIP1000_LEAP100 = np.array([[0.0928, 0.6950, 0.0029],
+                                        [0.6958, 0.2958, 0.8269],
+                                        [0.3013, 0.6497, 0.4141],
+                                        [0.9087, 0.7883, 0.2166]])
+
+
 def test_rr2_matches_matlab_documentation():
-    # MATLAB documentation of `scramble` (Statistics and Machine Learning
-    # Toolbox): p = haltonset(3,'Skip',1e3,'Leap',1e2); p = scramble(p,'RR2');
-    # X0 = net(p,4) prints (4 decimals) the values below.  Skip 1000 and leap 100
-    # select the (zero-based) indices 1000, 1101, 1202, 1303.
-    matlab = np.array([[0.0928, 0.6950, 0.0029],
-                       [0.6958, 0.2958, 0.8269],
-                       [0.3013, 0.6497, 0.4141],
-                       [0.9087, 0.7883, 0.2166]])
+    x = Halton(3, scramble="deterministic", skip=1000, leap=100).random(4)
+    np.testing.assert_allclose(x, MATLAB_RR2_SKIP1000_LEAP100, rtol=0, atol=5e-5)
+    # the same points as the unleaped sequence from index 1000 with a stride of 101
     e = Halton(3, scramble="deterministic").fast_forward(1000)
-    x = e.random(304)[::101]
-    np.testing.assert_allclose(x, matlab, rtol=0, atol=5e-5)
+    np.testing.assert_array_equal(x, e.random(304)[::101])
 
 
 def test_rr2_equals_numpy_reference():
@@ -171,22 +174,28 @@ def test_rr2_equals_numpy_reference():
 
 # --- kernels: chunked/parallel equals serial ---------------------------------------
 
-def test_plain_kernel_chunking_invariant():
+@pytest.mark.parametrize("skip, step", [(0, 1), (1000, 701)])
+def test_plain_kernel_chunking_invariant(skip, step):
     e = Halton(7, scramble=False)
     serial = np.empty((5000, 7))
     chunked = np.empty((5000, 7))
-    _halton.halton_plain(12345, 5000, e.base, e._weights, 5000, serial)
-    _halton.halton_plain(12345, 5000, e.base, e._weights, 7, chunked)
+    _halton.halton_plain(12345, 5000, skip, step, e.base, e._weights, 5000, serial)
+    _halton.halton_plain(12345, 5000, skip, step, e.base, e._weights, 7, chunked)
     np.testing.assert_array_equal(serial, chunked)
+    ident = [[np.arange(b)] * 64 for b in e.base.tolist()]
+    idx = skip + np.arange(12345, 12345 + 5000) * step
+    np.testing.assert_array_equal(serial, ref_halton_permuted(idx, e.base.tolist(), ident,
+                                                              [64] * 7))
 
 
-def test_permuted_kernel_chunking_invariant():
+@pytest.mark.parametrize("skip, step", [(0, 1), (77, 12)])
+def test_permuted_kernel_chunking_invariant(skip, step):
     e = Halton(7, scramble=True, rng=4)
     args = (e.base, e._weights, e._counts, e._offsets, e._strides, e._perms)
     serial = np.empty((3000, 7))
     chunked = np.empty((3000, 7))
-    _halton.halton_permuted(999, 3000, *args, 3000, serial)
-    _halton.halton_permuted(999, 3000, *args, 13, chunked)
+    _halton.halton_permuted(999, 3000, skip, step, *args, 3000, serial)
+    _halton.halton_permuted(999, 3000, skip, step, *args, 13, chunked)
     np.testing.assert_array_equal(serial, chunked)
 
 
@@ -373,3 +382,110 @@ def test_zero_dimension(scramble):
     e = Halton(0, scramble=scramble, rng=1)
     assert e.random(5).shape == (5, 0)
     assert e.num_generated == 5
+
+
+# --- skip and leap (MATLAB's haltonset 'Skip' and 'Leap') --------------------------
+
+class TestLeapedEngine(EngineChecks):
+    def make(self, d):
+        return Halton(d, scramble="deterministic", skip=1000, leap=700)
+
+
+@pytest.mark.parametrize("skip, leap", [(0, 0), (1, 0), (0, 1), (1000, 700), (12345, 100)])
+def test_skip_leap_equal_scipy_unscrambled(skip, leap):
+    n, d = 40, 6
+    got = Halton(d, scramble=False, skip=skip, leap=leap).random(n)
+    step = leap + 1
+    ref = qmc.Halton(d, scramble=False).random(skip + (n - 1) * step + 1)[skip::step]
+    np.testing.assert_array_equal(got, ref)
+
+
+def ref_plain(idx, d):
+    """Unscrambled Halton points of the indices ``idx`` (the identity digit permutation)."""
+    bases = ref_primes(d)
+    return ref_halton_permuted(np.asarray(idx, dtype=np.int64), bases,
+                               [[np.arange(b)] * 64 for b in bases], [64] * d)
+
+
+def test_skip_leap_far_indices_equal_reference():
+    skip, leap, d = 2 ** 40 + 3, 3 ** 20, 5
+    got = Halton(d, scramble=False, skip=skip, leap=leap).random(5)
+    np.testing.assert_array_equal(got, ref_plain(skip + np.arange(5) * (leap + 1), d))
+
+
+@pytest.mark.parametrize("scramble", [True, "deterministic"])
+def test_scrambles_apply_to_leaped_points_as_to_the_same_indices(scramble):
+    skip, leap, n, d = 333, 50, 30, 8
+    got = Halton(d, scramble=scramble, rng=11, skip=skip, leap=leap).random(n)
+    full = Halton(d, scramble=scramble, rng=11).random(skip + n * (leap + 1))
+    np.testing.assert_array_equal(got, full[skip::leap + 1][:n])
+
+
+def test_skip_leap_kept_by_fast_forward_reset_and_copies():
+    import copy
+    import pickle
+
+    make = lambda: Halton(4, scramble=True, rng=2, skip=17, leap=4)  # noqa: E731
+    full = make().random(40)
+    e = make()
+    first = e.random(10)
+    np.testing.assert_array_equal(first, full[:10])
+    assert e.fast_forward(5) is e and e.num_generated == 15
+    np.testing.assert_array_equal(e.random(10), full[15:25])
+    # fast_forward(k) lands on index skip + k (leap + 1), as a larger skip would
+    np.testing.assert_array_equal(
+        Halton(4, scramble=True, rng=2, skip=17 + 15 * 5, leap=4).random(10), full[15:25])
+    assert e.sequence_index(e.num_generated) == 17 + 25 * 5
+    for twin in (copy.deepcopy(e), pickle.loads(pickle.dumps(e))):
+        assert (twin.skip, twin.leap) == (17, 4)
+        np.testing.assert_array_equal(twin.random(15), full[25:40])
+    assert e.reset() is e and (e.skip, e.leap) == (17, 4)
+    np.testing.assert_array_equal(e.random(40), full)
+
+
+def test_skip_leap_validation():
+    with pytest.raises(ValueError, match="'skip' must be >= 0; got -1"):
+        Halton(2, skip=-1)
+    with pytest.raises(TypeError, match="'leap' must be an integer; got 1.5"):
+        Halton(2, leap=1.5)
+    with pytest.raises(TypeError, match="'skip' must be an integer; got True"):
+        Halton(2, skip=True)
+    with pytest.raises(ValueError, match=r"'skip' must be <= 9007199254740991: the sequence's "
+                                         r"indices run from 0 to 9007199254740991"):
+        Halton(2, skip=2 ** 53)
+    with pytest.raises(ValueError, match="'leap' must be <= 9007199254740991"):
+        Halton(2, leap=2 ** 53)
+    # indices skip + i (leap + 1) below 2**53: three points here, the fourth is refused
+    e = Halton(1, scramble=False, skip=2 ** 53 - 10, leap=3)
+    msg = r"With skip=9007199254740982 and leap=3 \(indices skip \+ i \(leap \+ 1\)\) that is 3"
+    with pytest.raises(ValueError, match=msg):
+        e.random(4)
+    with pytest.raises(ValueError, match=msg):
+        e.fast_forward(4)
+    assert e.num_generated == 0
+    got = e.random(3)
+    np.testing.assert_array_equal(got, ref_plain(2 ** 53 - 10 + 4 * np.arange(3), 1))
+    with pytest.raises(ValueError, match="3 points have been previously generated"):
+        e.random(1)
+    # a leap past the range leaves one point
+    assert Halton(1, scramble=False, skip=5, leap=2 ** 53 - 1).random(1).shape == (1, 1)
+
+
+def test_leaped_engine_as_sequence_is_centred_on_its_own_grid():
+    """An unscrambled engine given as ``sequence=`` is shifted by half the grid step of the
+    largest index it drew: with skip/leap, the index ``skip + (s - 1)(leap + 1)``."""
+    from scipy.special import ndtri
+
+    from qmc_orff import make_frequencies
+    from qmc_orff.maps._engine_cube import engine_cube_points
+
+    skip, leap, s, d = 1000, 700, 8, 3
+    last = skip + (s - 1) * (leap + 1)
+    t = qmc.Halton(d, scramble=False).random(last + 1)[skip::leap + 1].copy()
+    for j, b in enumerate([2, 3, 5]):
+        t[:, j] += 0.5 * float(b) ** -(int(math.log(last, b) + 1e-9) + 1)
+    np.testing.assert_array_equal(
+        engine_cube_points(Halton(d, scramble=False, skip=skip, leap=leap), s), t)
+    W, _ = make_frequencies("gaussian", s, d,
+                            sequence=Halton(d, scramble=False, skip=skip, leap=leap))
+    np.testing.assert_allclose(W, ndtri(t), rtol=1e-14, atol=0)

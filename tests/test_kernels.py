@@ -4,8 +4,10 @@ import pytest
 from sklearn.gaussian_process.kernels import Matern as SkMatern
 from sklearn.metrics.pairwise import laplacian_kernel, rbf_kernel
 
-from qmc_orff.kernels import (CurlFree, Decomposable, DivFree, Gaussian, Laplacian, Matern,
-                              SkewedChi2, SumKernel, check_psd_matrix)
+from qmc_orff import ORFF, FourierFeatures, OperatorNystroem
+from qmc_orff.kernels import (OPERATOR_KERNELS, SCALAR_KERNELS, CurlFree, Decomposable, DivFree,
+                              Gaussian, Laplacian, Matern, SkewedChi2, SumKernel, check_psd_matrix,
+                              operator_kernel, scalar_kernel)
 
 
 @pytest.fixture
@@ -192,3 +194,74 @@ def test_psd_matrix_checks():
     # PSD with a zero eigenvalue is fine; tiny asymmetry is symmetrised
     A = check_psd_matrix(np.array([[1.0, 1.0], [1.0 + 1e-15, 1.0]]))
     np.testing.assert_array_equal(A, A.T)
+
+
+# --------------------------------------------------------------------------- the tables by name
+def test_tables_name_every_class():
+    assert list(SCALAR_KERNELS) == ["gaussian", "laplacian", "matern", "skewed_chi2"]
+    assert list(OPERATOR_KERNELS) == ["decomposable", "curl_free", "div_free"]
+    for table in (SCALAR_KERNELS, OPERATOR_KERNELS):
+        for name, cls in table.items():
+            assert cls.name == name
+
+
+def test_scalar_kernel_by_name(XZ):
+    X, Z = XZ
+    params = dict(nu=2.5, c=4.0)  # each kernel takes its own and ignores the others
+    cases = [("gaussian", Gaussian([0.5, 1.0, 2.0])), ("laplacian", Laplacian([0.5, 1.0, 2.0])),
+             ("matern", Matern(2.5, [0.5, 1.0, 2.0]))]
+    for name, ref in cases:
+        k = scalar_kernel(name, [0.5, 1.0, 2.0], **params)
+        assert type(k) is type(ref) and repr(k) == repr(ref)
+        np.testing.assert_array_equal(k(X, Z), ref(X, Z))
+    k = scalar_kernel("skewed_chi2", 0.7, **params)
+    assert (k.c, float(k.sigma)) == (4.0, 0.7)
+    np.testing.assert_array_equal(k(X + 5.0, Z + 5.0), SkewedChi2(4.0, 0.7)(X + 5.0, Z + 5.0))
+    assert scalar_kernel("matern", 1.0).nu == 1.5  # the class's default where none is given
+
+
+def test_operator_kernel_by_name(XZ):
+    X, Z = XZ
+    A = np.array([[2.0, 1.0], [1.0, 3.0]])
+    K, sigma = operator_kernel("decomposable", [0.5, 1.0, 2.0], 3, A)
+    np.testing.assert_array_equal(K(X, Z), Decomposable(Gaussian([0.5, 1.0, 2.0]), A)(X, Z))
+    np.testing.assert_array_equal(sigma, [0.5, 1.0, 2.0])  # per coordinate: kept
+    K, sigma = operator_kernel("decomposable", np.float32(1.5), 3)
+    np.testing.assert_array_equal(K.A, np.eye(3))  # A=None: the identity of size d
+    assert type(sigma) is float and sigma == 1.5
+    for name, cls in [("curl_free", CurlFree), ("div_free", DivFree)]:
+        K, sigma = operator_kernel(name, np.array(0.8), 3)
+        assert type(K) is cls and type(sigma) is float and sigma == 0.8
+        np.testing.assert_array_equal(K(X, Z), cls(0.8)(X, Z))
+
+
+def test_operator_kernel_rules():
+    with pytest.raises(ValueError, match="'X' must have d >= 2 columns for kernel='div_free'; "
+                                         "got d=1"):
+        operator_kernel("div_free", 1.0, 1)
+    with pytest.raises(ValueError, match="'X' must have d >= 2 columns for kernel='div_free'"):
+        DivFree(1.0)(np.zeros((2, 1)))
+    operator_kernel("curl_free", 1.0, 1)  # d = 1 is a curl-free kernel
+    for name in ("curl_free", "div_free"):
+        with pytest.raises(ValueError, match="'sigma' must be a real number"):
+            operator_kernel(name, [1.0, 2.0], 2)
+        with pytest.raises(ValueError, match="'sigma' must be positive; got -1.0"):
+            operator_kernel(name, -1.0, 2)
+    with pytest.raises(ValueError, match="'sigma' must be positive; got 0.0"):
+        operator_kernel("decomposable", 0.0, 2)
+    with pytest.raises(ValueError, match="'sigma' must be positive; got -2.0"):
+        operator_kernel("decomposable", [1.0, -2.0], 2)
+    with pytest.raises(ValueError, match="'A' must be positive semi-definite"):
+        operator_kernel("decomposable", 1.0, 2, [[1.0, 2.0], [2.0, 1.0]])
+
+
+def test_estimators_build_their_kernel_from_the_tables():
+    X = np.random.default_rng(9).uniform(0.1, 1.0, size=(20, 2))
+    for name, cls in SCALAR_KERNELS.items():
+        fitted = FourierFeatures(kernel=name, sigma=0.9, n_components=4, seed=0).fit(X)
+        assert type(fitted.kernel_) is cls and fitted.kernel_.name == name
+    for name, cls in OPERATOR_KERNELS.items():
+        for est in (ORFF(name, sigma=0.9, n_components=4, seed=0),
+                    OperatorNystroem(name, sigma=0.9, n_components=4, seed=0)):
+            assert type(est.fit(X).kernel_) is cls
+

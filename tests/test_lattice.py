@@ -261,3 +261,108 @@ def test_parallel_equals_one_thread(order):
     finally:
         numba.set_num_threads(old)
     np.testing.assert_array_equal(par, ser)
+
+
+# --- the exod2_base2_m20_CKN vector (Nuyens' latticeseq_b2) -----------------------------
+
+CKN = "exod2_base2_m20_CKN"
+# The published vector (Magic Point Shop, LDData lattice/mps.exod2_base2_m20_CKN.txt):
+# its first ten and last four entries of 250.
+CKN_FIRST = [1, 182667, 469891, 498753, 110745, 446247, 250185, 118627, 245333, 283199]
+CKN_LAST = [322721, 420175, 430359, 480757]
+
+
+def ref_latticeseq_b2(z, kstart, n):
+    """Nuyens' latticeseq_b2 (Python, m = 32 bits by default): point k is
+    frac(bitreverse_32(k) 2^-32 z_j), computed in float64 as there."""
+    out = np.empty((n, len(z)))
+    for r, k in enumerate(range(kstart, kstart + n)):
+        phik = int(format(k, "032b")[::-1], 2) * 2.0 ** -32
+        for j, zj in enumerate(z):
+            x = phik * int(zj)
+            out[r, j] = x - math.floor(x)
+    return out
+
+
+class TestCKNEngine(EngineChecks):
+    def make(self, d):
+        return Lattice(d, generating_vector=CKN)
+
+
+def test_ckn_vector_loads_as_published():
+    from qmc_orff.generators.lattice import NAMED_VECTORS, named_generating_vector
+
+    z = named_generating_vector(CKN, 250)
+    assert z.shape == (250,) and z.dtype == np.int64
+    assert z[:10].tolist() == CKN_FIRST and z[-4:].tolist() == CKN_LAST
+    assert np.all(z % 2 == 1) and np.all(z < 2 ** 20)   # coprime with every 2^m <= 2^20
+    assert NAMED_VECTORS[CKN][1:] == (250, 20)
+    np.testing.assert_array_equal(Lattice(7, generating_vector=CKN).generating_vector, z[:7])
+    assert Lattice(7, generating_vector=CKN).n_max == 2 ** 20
+
+
+def test_ckn_limits():
+    from qmc_orff.generators.lattice import named_generating_vector
+
+    assert Lattice(250, generating_vector=CKN).random(4).shape == (4, 250)
+    with pytest.raises(ValueError, match="'d' must be <= 250 with generating_vector="
+                                         "'exod2_base2_m20_CKN' \\(the vector has 250 "
+                                         "dimensions\\); got 251"):
+        Lattice(251, generating_vector=CKN)
+    with pytest.raises(ValueError, match="'n_max' must be <= 1048576; got 2097152"):
+        Lattice(2, generating_vector=CKN, n_max=2 ** 21)
+    with pytest.raises(ValueError, match="'n_max' must be a power of 2 with generating_vector="
+                                         "'exod2_base2_m20_CKN'; got 1000"):
+        Lattice(2, generating_vector=CKN, n_max=1000)
+    with pytest.raises(ValueError, match="'generating_vector' must be one of 'default', "
+                                         "'exod2_base2_m20_CKN'; got 'ckn'"):
+        named_generating_vector("ckn", 2)
+
+
+@pytest.mark.parametrize("kstart", [0, 1000, 2 ** 20 - 64])
+def test_ckn_points_equal_latticeseq_b2(kstart):
+    """The radical-inverse order is latticeseq_b2's: bit for bit (the products are exact)."""
+    z = CKN_FIRST[:6]
+    got = Lattice(6, generating_vector=CKN).fast_forward(kstart).random(64)
+    np.testing.assert_array_equal(got, ref_latticeseq_b2(z, kstart, 64))
+
+
+def test_ckn_prefixes_are_lattices():
+    z = np.array(CKN_FIRST)
+    for m in (0, 3, 8):
+        num = Lattice(10, generating_vector=CKN).random(2 ** m) * 2 ** m
+        assert as_set(num.astype(np.int64)) == as_set(ref_lattice_set(z % 2 ** m, 2 ** m))
+
+
+# --- random_base2 -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("make", [lambda: Lattice(5), lambda: Lattice(5, shift=True, seed=3),
+                                  lambda: Lattice(5, generating_vector=CKN, n_max=2 ** 10)])
+def test_random_base2_continues_the_sequence(make):
+    full = make().random(64)
+    e = make()
+    np.testing.assert_array_equal(e.random_base2(4), full[:16])
+    np.testing.assert_array_equal(e.random_base2(4), full[16:32])
+    np.testing.assert_array_equal(e.random_base2(5), full[32:64])
+    assert e.num_generated == 64
+    with pytest.raises(ValueError, match=r"The balance properties of lattice points require n "
+                                         r"to be a power of 2. 64 points have been previously "
+                                         r"generated, then: n=64\+2\*\*3=72"):
+        e.random_base2(3)
+    assert e.num_generated == 64
+
+
+def test_random_base2_limits():
+    with pytest.raises(ValueError, match=r"'m' must be <= log2\(n_max\)=20: at most "
+                                         r"n_max=1048576 lattice points can be generated; got 21"):
+        Lattice(2).random_base2(21)
+    e = Lattice(2, generating_vector=[1, 3], n_max=8)
+    assert e.random_base2(3).shape == (8, 2)
+    with pytest.raises(ValueError, match="At most n_max=8 distinct lattice points"):
+        e.random_base2(3)           # 8 + 8 is a power of 2, but past n_max
+    with pytest.raises(ValueError, match="'m' must be >= 0; got -1"):
+        Lattice(2).random_base2(-1)
+    with pytest.raises(TypeError, match="'m' must be an integer"):
+        Lattice(2).random_base2(2.0)
+    with pytest.raises(ValueError, match="'order' must be 'radical_inverse' for random_base2"):
+        Lattice(2, generating_vector=[1, 3], order="natural", n_max=8).random_base2(1)

@@ -133,7 +133,7 @@ def _cauchy_quantile_longdouble(t):
                     reason="np.longdouble is float64 here: no independent reference")
 def test_cauchy_frequencies_within_ulps_of_longdouble_tan():
     from qmc_orff.densities import CauchyDensity
-    from qmc_orff.maps.frequencies import source_points
+    from qmc_orff.sources.frequencies import source_points
 
     t_halton = source_points("halton", 64, 7)
     t = np.concatenate([t_halton.ravel(), np.linspace(0, 1, 20001)[1:-1], [1e-300, 1e-12, 0.25, 0.75],

@@ -392,11 +392,11 @@ def _targets():
     # the subpackages' public functions
     add("householder_complement(W)", matrices(rows=(1, 4), cols=(2, 3)),
         lambda W: q.maps.householder_complement(W), lambda W, out: True, "W",
-        xfail="maps/_orthogonal.householder_complement does not convert or check 'W' "
+        xfail="householder_complement does not convert or check 'W' "
               "(IndexError on sparse, UFuncTypeError on strings, ...; helper B's lane)")
     add("source_points(s)", counts(), lambda s: q.maps.source_points("sobol", s, 2, seed=0),
         lambda s, out: np.shape(out)[0] == int(s), "s",
-        xfail="maps/frequencies.source_points checks 's' under the name 'n_components' "
+        xfail="sources/frequencies.source_points checks 's' under the name 'n_components' "
               "(helper B's lane)")
     add("initial_points(s)", counts(), lambda s: q.designs.initial_points("halton", s, 2),
         lambda s, out: np.shape(out)[0] == int(s), "s")
@@ -421,6 +421,17 @@ def _targets():
                  K.SumKernel(K.CurlFree(1.0), K.DivFree(2.0))):
         add(f"{type(kern).__name__}(X)", matrices(cols=(2, 3)), lambda X, kern=kern: kern(X),
             lambda X, out: out.shape[0] == out.shape[1], "X")
+    add("scalar_kernel(sigma)", st.one_of(scalars(), arrays(rows=(2, 2), ndims=(1,))),
+        lambda sg: K.scalar_kernel("gaussian", sg)(X4), _shape_is(8, 8), "sigma")
+    add("operator_kernel(d)", st.integers(-3, 6),
+        lambda d: K.operator_kernel("curl_free", 1.0, d), lambda d, out: True, "d")
+    add("operator_kernel(d='3')", st.just("3"), lambda d: K.operator_kernel("curl_free", 1.0, d),
+        lambda d, out: True, "d", xfail="kernels.operator_kernel compares 'd' with an int "
+                                        "before checking its type (helper B's lane)")
+    # (an exception's classifier: its argument is always an exception)
+    add("is_interrupt(exc)", st.sampled_from([KeyboardInterrupt(), SystemError("x"),
+                                              ValueError("x"), MemoryError()]),
+        lambda e: q.designs.is_interrupt(e), lambda e, out: isinstance(out, bool), "exc")
     add("entry_name(d)", counts(1, 64),
         lambda d: q.catalogue.entry_name(d, 64, 0.5, "global"), lambda d, out: True, "d")
     add("default_maxiter(s)", counts(1, 1024), lambda s: q.catalogue.default_maxiter(2, s),
@@ -460,8 +471,9 @@ NOT_CALLED = {"KERNELS", "OPERATOR_KERNELS", "FORMAT_VERSION", "MAX_HEADER_BYTES
               "MAX_LATTICE_BYTES", "BOX_OVER_SIGMA", "CATALOGUE_VERSION", "D_VALUES", "METHODS",
               "S_VALUES", "Objective", "UnitBandwidth", "WeightsResult", "Kernel",
               "OperatorKernel", "ProductDensity", "__version__", "user_catalogue_dir",
-              "get_num_threads", "get_dask_task_threads"}
-SUBPACKAGES = ("maps", "designs", "objectives", "generators", "learning", "kernels",
+              "get_num_threads", "get_dask_task_threads", "SOURCES", "KNOWN_DENSITIES",
+              "MAX_DESIGN_POINTS", "MAX_ELEMENTS", "SCALAR_KERNELS"}
+SUBPACKAGES = ("maps", "sources", "designs", "objectives", "generators", "learning", "kernels",
                "densities", "sequence", "catalogue", "threads")
 
 

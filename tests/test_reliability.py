@@ -527,12 +527,14 @@ def test_cli_design_writes_a_fallback_file_when_the_output_fails(tmp_path, capsy
     assert got.meta["complete"] is True
 
 
-def test_a_custom_density_name_loads(tmp_path):
-    """Not refused (issue 21 listed "an unknown density"): a design for a user's
-    ``CharacteristicDensity(name=...)`` records that name, and its file must load; the
-    consumers that need a known density (catalogue, ``--resume``) check it themselves."""
+def test_a_custom_density_name_loads_when_named(tmp_path):
+    """A design for a user's ``CharacteristicDensity(name=...)`` records that name; its file
+    loads when the caller names the density (``densities=``), and an unknown name is refused
+    otherwise (a typo or a damaged header), with the known ones listed."""
     path = _saved(tmp_path, {"method": "global", "density": "sinc", "box_over_sigma": 1.0})
-    assert qmc_orff.load_sequence(path).meta["density"] == "sinc"
+    assert qmc_orff.load_sequence(path, densities=["sinc"]).meta["density"] == "sinc"
+    with pytest.raises(ValueError, match="'sinc' is not a known density \\(one of 'gaussian'"):
+        qmc_orff.load_sequence(path)
 
 
 def test_a_lattice_design_header_loads(tmp_path):

@@ -790,3 +790,51 @@ def test_corruption_campaign_quick():
                           timeout=900)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert proc.stdout.rstrip().endswith("PASS")
+
+
+# --------------------------------------------------------------------------- densities
+def test_unknown_density_is_refused_with_the_known_ones(tmp_path):
+    path = tmp_path / "bogus.npz"
+    Sequence(np.ones((2, 2)), meta={"density": "bogus"}).save(path)
+    with pytest.raises(ValueError, match=r"invalid sequence file '.*bogus.npz': meta 'density' "
+                                         r"'bogus' is not a known density \(one of 'gaussian', "
+                                         r"'laplacian', 'matern', 'skewed_chi2', or null\); to "
+                                         r"read a design for a density of your own, name it: "
+                                         r"load_sequence\(path, densities=\['bogus'\]\)"):
+        load_sequence(path)
+    back = load_sequence(path, densities=["bogus"])
+    assert back.meta["density"] == "bogus"
+    np.testing.assert_array_equal(back.points, np.ones((2, 2)))
+
+
+@pytest.mark.parametrize("density", [None, *seqmod.KNOWN_DENSITIES])
+def test_known_densities_load(tmp_path, density):
+    path = tmp_path / "known.npz"
+    Sequence(np.ones((2, 2)), meta={"density": density}).save(path)
+    assert load_sequence(path).meta["density"] == density
+
+
+def test_known_densities_are_the_names_the_library_reads():
+    """Every kernel whose designs the library writes is known, and every known name is one a
+    map accepts as a Sequence's density (so nothing the library writes is refused)."""
+    from qmc_orff.densities import get_density
+    from qmc_orff.objectives.data import KERNELS
+
+    known = set(seqmod.KNOWN_DENSITIES)
+    assert set(KERNELS) <= known
+    assert {get_density(k).name for k in ("gaussian", "laplacian")} <= known
+    for name in known:
+        seq = Sequence(np.full((4, 2), 0.5), meta={"density": name})
+        W, _ = qmc_orff.make_frequencies(name, 4, 2, sequence=seq)
+        assert W.shape == (4, 2)
+
+
+def test_densities_argument_is_checked(tmp_path):
+    path = tmp_path / "g.npz"
+    Sequence(np.ones((2, 2)), meta={"density": "gaussian"}).save(path)
+    with pytest.raises(TypeError, match="'densities' must be a list of density names \\(str\\); "
+                                        "got 'sinc'"):
+        load_sequence(path, densities="sinc")
+    with pytest.raises(TypeError, match="'densities' must contain non-empty strings; got 3"):
+        load_sequence(path, densities=[3])
+    assert load_sequence(path, densities=("sinc",)).meta["density"] == "gaussian"

@@ -1,4 +1,5 @@
 """Tests of qmc_orff.generators.Sobol."""
+import pickle
 import warnings
 
 import numpy as np
@@ -107,14 +108,17 @@ def test_first_points():
 
 # --- kernels against plain references; chunked equals serial -------------------------
 
-def test_draw_kernel_equals_reference_and_chunking_invariant():
+@pytest.mark.parametrize("skip, step", [(0, 1), (1000, 701), (5, 8)])
+def test_draw_kernel_equals_reference_and_chunking_invariant(skip, step):
     d, start, n = 9, 777, 700
     e = Sobol(d, scramble=True, rng=5)
-    ref = ref_sobol(range(start, start + n), e._svt.T.copy(), e._shift)
+    ref = ref_sobol(range(skip + start * step, skip + (start + n) * step, step),
+                    e._svt.T.copy(), e._shift)
     serial = np.empty((n, d))
     chunked = np.empty((n, d))
-    _sobol.sobol_draw(start, n, e._svt, e._shift, e._scale, n, serial)
-    _sobol.sobol_draw(start, n, e._svt, e._shift, e._scale, 3, chunked)
+    args = (np.uint64(start), n, np.uint64(skip), np.uint64(step), e._svt, e._shift, e._scale)
+    _sobol.sobol_draw(*args, n, serial)
+    _sobol.sobol_draw(*args, 3, chunked)
     np.testing.assert_array_equal(serial, ref)
     np.testing.assert_array_equal(chunked, ref)
 
@@ -336,3 +340,88 @@ def test_missing_direction_numbers_say_where_they_come_from(monkeypatch):
     finally:
         mod._load_joe_kuo.cache_clear()
     assert mod.direction_numbers(3).shape == (3, mod.BITS)  # SciPy's file again
+
+
+# --- skip and leap (MATLAB's sobolset 'Skip' and 'Leap') ---------------------------
+
+class TestLeapedEngine(EngineChecks):
+    def make(self, d):
+        return Sobol(d, scramble=True, rng=3, skip=1000, leap=700)
+
+
+@pytest.mark.filterwarnings("ignore:The balance properties:UserWarning")
+@pytest.mark.parametrize("skip, leap", [(0, 0), (1, 0), (0, 1), (1000, 700), (12345, 100)])
+def test_skip_leap_equal_scipy_unscrambled(skip, leap):
+    n, d = 32, 6
+    got = Sobol(d, scramble=False, skip=skip, leap=leap).random(n)
+    step = leap + 1
+    ref = qmc.Sobol(d, scramble=False).random(skip + (n - 1) * step + 1)[skip::step]
+    np.testing.assert_array_equal(got, ref)
+
+
+def test_scramble_applies_to_leaped_points_as_to_the_same_indices():
+    skip, leap, n, d = 333, 50, 32, 8
+    got = Sobol(d, rng=11, skip=skip, leap=leap).random(n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)   # the balance warning
+        full = Sobol(d, rng=11).random(skip + n * (leap + 1))
+    np.testing.assert_array_equal(got, full[skip::leap + 1][:n])
+
+
+@pytest.mark.filterwarnings("ignore:The balance properties:UserWarning")
+def test_skip_leap_kept_by_fast_forward_reset_and_random_base2():
+    make = lambda: Sobol(4, rng=2, skip=17, leap=4)  # noqa: E731
+    full = make().random(64)
+    e = make()
+    np.testing.assert_array_equal(e.random_base2(3), full[:8])
+    np.testing.assert_array_equal(e.random_base2(3), full[8:16])
+    with pytest.raises(ValueError, match=r"n=16\+2\*\*2=20"):
+        e.random_base2(2)
+    assert e.fast_forward(16) is e and e.num_generated == 32
+    np.testing.assert_array_equal(e.random_base2(5), full[32:64])
+    np.testing.assert_array_equal(
+        Sobol(4, rng=2, skip=17 + 32 * 5, leap=4).random(32), full[32:])
+    twin = pickle.loads(pickle.dumps(e.reset().fast_forward(32)))
+    assert (twin.skip, twin.leap, twin.num_generated) == (17, 4, 32)
+    np.testing.assert_array_equal(twin.random(32), full[32:])
+    assert e.reset() is e and (e.skip, e.leap) == (17, 4)
+    np.testing.assert_array_equal(e.random(64), full)
+    # unscrambled, random_base2 draws SciPy's points at the leaped indices
+    got = Sobol(3, scramble=False, skip=3, leap=4).random_base2(4)
+    ref = qmc.Sobol(3, scramble=False).random(3 + 15 * 5 + 1)[3::5]
+    np.testing.assert_array_equal(got, ref)
+
+
+def test_skip_leap_with_64_bits_equals_reference():
+    """Indices past 2**63 (uint64 throughout); a leap of 2**64 - 1 leaves one point."""
+    skip, leap = 2 ** 63 + 5, 2 ** 62
+    e = Sobol(2, scramble=False, bits=64, skip=skip, leap=leap)
+    got = e.random(2)
+    ref = ref_sobol([skip, skip + leap + 1], direction_numbers(2, 64), np.zeros(2, np.uint64),
+                    bits=64)
+    np.testing.assert_array_equal(got, ref)
+    with pytest.raises(ValueError, match="that is 2 points. 2 points have been previously"):
+        e.random(1)
+    one = Sobol(2, scramble=False, bits=64, skip=7, leap=2 ** 64 - 1)
+    np.testing.assert_array_equal(one.random(1), ref_sobol([7], direction_numbers(2, 64),
+                                                           np.zeros(2, np.uint64), bits=64))
+    with pytest.raises(ValueError, match="that is 1 points"):
+        one.random(1)
+
+
+@pytest.mark.filterwarnings("ignore:The balance properties:UserWarning")
+def test_skip_leap_validation():
+    with pytest.raises(ValueError, match="'leap' must be >= 0; got -3"):
+        Sobol(2, leap=-3)
+    with pytest.raises(TypeError, match="'skip' must be an integer; got 2.0"):
+        Sobol(2, skip=2.0)
+    with pytest.raises(ValueError, match=r"'skip' must be <= 1073741823: the sequence's indices "
+                                         r"run from 0 to 1073741823"):
+        Sobol(2, skip=2 ** 30)
+    with pytest.raises(ValueError, match="'leap' must be <= 1023"):
+        Sobol(2, bits=10, leap=1024)
+    e = Sobol(2, scramble=False, bits=10, skip=1000, leap=10)   # indices 1000, 1011, 1022
+    with pytest.raises(ValueError, match=r"At most 2\*\*10=1024 distinct points can be "
+                                         r"generated. With skip=1000 and leap=10"):
+        e.random(4)
+    assert e.random(3).shape == (3, 2)

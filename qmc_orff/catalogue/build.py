@@ -16,6 +16,7 @@ import numpy as np
 
 from .._validation import as_points, as_weights, check_choice, check_int, check_positive_real
 from ..sequence import Sequence, load_sequence, remove_stale_temps
+from ..sources.frequencies import make_frequencies
 from ._concurrency import (check_parent, merge_entries, merge_scores, sha256_of, tie_to_parent,
                            update_json)
 from .index import (BOX_OVER_SIGMA, CATALOGUE_VERSION, D_VALUES, DENSITY, INDEX, METHODS,
@@ -57,8 +58,6 @@ def score_entry(points, weights, box_over_sigma, *, n_points=SCORE_POINTS,
         ``orf_gram_error`` (mean over ``orf_seeds`` ORF draws of the same size),
         ``ratio_to_orf`` (their ratio; below 1 beats ORF) and ``scoring`` (the recipe).
     """
-    from ..maps.frequencies import make_frequencies
-
     W = as_points(points, "points")
     s, d = W.shape
     xi = np.full(s, 1.0 / s) if weights is None else as_weights(weights, s, "weights")

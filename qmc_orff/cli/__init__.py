@@ -50,20 +50,39 @@ __all__ = ["main", "entry_point"]
 
 
 # --------------------------------------------------------------------------- parser
-def build_parser():
-    from .._version import __version__
+#: the commands, in the order ``qmc-orff --help`` lists them
+_COMMANDS = {"generate": generate, "discrepancy": discrepancy, "design": design,
+             "catalogue": catalogue}
+
+
+def build_parser(commands=None):
+    """The ``qmc-orff`` parser.
+
+    ``commands``: the commands whose own parsers are built (default: all); the
+    others get only their line in the help.  A command's parser reads the library's
+    defaults (importing the designs, and so numba), which ``qmc-orff --version``,
+    ``--help`` and a usage error without a command do not need.
+    """
+    from .. import __version__
 
     p = _Parser(prog="qmc-orff", description="QMC sequence design for random Fourier features.")
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="command", metavar="{generate,discrepancy,design,catalogue}",
                            parser_class=_Parser)
     sub.required = True
-
-    generate.add_parser(sub).set_defaults(func=_cmd_generate)
-    discrepancy.add_parser(sub).set_defaults(func=_cmd_discrepancy)
-    design.add_parser(sub).set_defaults(func=_cmd_design)
-    catalogue.add_parser(sub).set_defaults(func=_cmd_catalogue)
+    for name, module in _COMMANDS.items():
+        if commands is None or name in commands:  # the command function ``_cmd_<name>`` here
+            module.add_parser(sub).set_defaults(func=globals()[f"_cmd_{name}"])
+        else:
+            sub.add_parser(name, help=module.HELP)
     return p
+
+
+def _named_commands(argv):
+    """The commands named anywhere in ``argv`` (``sys.argv[1:]`` when None): argparse hands
+    the arguments to a command's parser only where its name is one of them."""
+    argv = sys.argv[1:] if argv is None else argv
+    return {a for a in argv if a in _COMMANDS}
 
 
 def main(argv=None):
@@ -184,7 +203,7 @@ def _flush_streams():
 
 
 def _run(argv):
-    parser = build_parser()
+    parser = build_parser(_named_commands(argv))
     args = parser.parse_args(argv)
     try:
         return args.func(args)
@@ -196,9 +215,9 @@ def _run(argv):
         sys.stderr.write(f"qmc-orff: error: {msg}\n")
         return EXIT_USAGE
     except (KeyboardInterrupt, SystemError) as exc:
-        from ..designs._optimizer import _is_interrupt
+        from ..designs import is_interrupt
 
-        if not _is_interrupt(exc):
+        if not is_interrupt(exc):
             raise
         sys.stderr.write("qmc-orff: interrupted\n")
         return EXIT_INTERRUPTED

@@ -85,7 +85,7 @@ def _fraction(text):
 
 def _design_size():
     """``--s`` of the designs: 1 .. MAX_DESIGN_POINTS (checked before any work)."""
-    from .._validation import MAX_DESIGN_POINTS
+    from ..designs import MAX_DESIGN_POINTS
 
     return _int_at_least(1, f"an integer in [1, {MAX_DESIGN_POINTS}]", MAX_DESIGN_POINTS)
 
@@ -159,6 +159,30 @@ def _check_output_path(path, option, inputs=()):
         raise _CliError(f"{option} {path!r}: folder {folder!r} is not writable "
                         f"({exc.strerror or exc})") from None
     remove_stale_temps(folder, path)
+
+
+def _saver(out):
+    """``save(seq, final)``: write ``seq`` to ``out`` marked complete or not; a failed
+    checkpoint (``final=False``) warns once and the design goes on."""
+    from ..sequence import Sequence
+
+    warned = []
+
+    def save(seq, final):
+        meta = dict(seq.meta)
+        meta["complete"] = bool(final)
+        result = Sequence(seq.points, seq.weights, meta)
+        try:
+            result.save(out)
+        except OSError as exc:
+            if final:
+                raise
+            if not warned:  # a failed checkpoint must not end the run
+                warned.append(exc)
+                sys.stderr.write(f"\nqmc-orff: warning: cannot write the checkpoint {out!r} "
+                                 f"({exc.strerror or exc}); going on\n")
+
+    return save
 
 
 def _fallback_paths(path):

@@ -82,9 +82,13 @@ def _dir_option(p, help):
 _READ_DIR = "the catalogue's folder (default: the shipped catalogue)"
 
 
+#: the command's line in ``qmc-orff --help``
+HELP = "list, show or build the catalogue of designs"
+
+
 def add_parser(sub):
     """Add the ``catalogue`` subcommand and its actions' parsers to ``sub``; return it."""
-    c = sub.add_parser("catalogue", help="list, show or build the catalogue of designs",
+    c = sub.add_parser("catalogue", help=HELP,
                        description="list: the entries; show: one entry's metadata (nearest "
                        "box_over_sigma); build: compute the files into a folder of yours "
                        "(resumable).  Each action has its own options: qmc-orff catalogue "

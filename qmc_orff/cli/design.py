@@ -4,35 +4,13 @@ with its own options; the box designs here (checkpoints, resume and Ctrl-C), ada
 from __future__ import annotations
 
 import os
-import sys
 
 import numpy as np
 
 from ._common import (EXIT_INTERRUPTED, _CliError, _Parser, _check_output_path, _check_suffix,
                       _design_size, _nonneg_int, _positive_float, _positive_floats,
-                      _positive_int, _read_points, _save_result)
+                      _positive_int, _read_points, _save_result, _saver)
 from .design_adaptive import _cmd_design_adaptive
-
-
-def _resumed_history(path, meta):
-    """``(iterations, history, normalized_history)`` of a global checkpoint or result.
-
-    The histories continue in the resumed run's file only when they are
-    consistent (``iterations + 1`` finite numbers each); otherwise they are ``None``
-    (the normalised one alone may be ``None``).
-    """
-    done = meta.get("iterations", 0)
-    if type(done) is not int or done < 0:
-        raise _CliError(f"--resume file {path!r} has a malformed 'iterations' entry")
-
-    def series(key):
-        h = meta.get(key)
-        ok = (isinstance(h, list) and len(h) == done + 1
-              and all(x is None or type(x) in (int, float) for x in h))
-        return list(h) if ok else None
-
-    hist = series("history")
-    return done, hist, series("normalized_history") if hist else None
 
 
 def _cmd_design(args):
@@ -55,22 +33,27 @@ def _cmd_design(args):
         raise _CliError(f"--box-over-sigma {r} is too small for float64 at d={d}: the expected "
                         "Monte Carlo D^2 rounds to 0; increase it")
     out = args.output
-    init, done_iter, history0, nhistory0, prefix = _resume_state(args, d, s, r, box)
+    resumed = _resume_state(args, d, s, r, box)
     progress = not args.quiet
     every = getattr(args, "checkpoint_every", 0)
     save = _saver(out)
 
-    if args.method == "global":
-        seq = _global_design(args, obj, box, s, d, init, (done_iter, history0, nhistory0),
-                             save, progress)
-    elif args.method == "greedy":
-        def checkpoint(partial):
-            save(partial, final=False)
+    def checkpoint(partial):
+        save(partial, final=False)
 
+    if args.method == "global":
+        seq = designs.global_sequence(obj, s, d=d, init=args.init, method=args.optimizer,
+                                      maxiter=args.maxiter, tol=args.tol, seed=args.seed,
+                                      progress=progress, resume=resumed,
+                                      checkpoint=checkpoint if every else None,
+                                      checkpoint_every=every or None)
+        if resumed is not None:
+            seq.meta["resumed_from"] = os.path.abspath(args.resume)
+    elif args.method == "greedy":
         seq = designs.greedy_sequence(obj, s, d=d, init=args.init, method=args.optimizer,
                                       maxiter=args.maxiter, tol=args.tol, seed=args.seed,
                                       progress=progress,
-                                      prefix=prefix,
+                                      prefix=resumed,
                                       checkpoint=checkpoint if every else None,
                                       checkpoint_every=every or None)
     elif args.method == "weighted":
@@ -89,123 +72,25 @@ def _cmd_design(args):
 
 
 def _resume_state(args, d, s, r, box):
-    """``(init, done_iter, history0, nhistory0, prefix)``: the start of a box design, from
-    ``--init`` or the ``--resume`` file (checked against the requested design)."""
-    done_iter, history0, nhistory0 = 0, None, None
-    init, prefix = getattr(args, "init", None), None
-    if getattr(args, "resume", None) is not None:
-        ckpt = _read_points(args.resume) if os.path.exists(args.resume) else None
-        if ckpt is None:
-            raise _CliError(f"cannot read {args.resume!r}: no such file")
-        m = ckpt.meta
-        if m.get("method") != args.method:
-            raise _CliError(f"--resume file {args.resume!r} holds a {m.get('method')!r} design, "
-                            f"not {args.method!r}")
-        if ckpt.d != d or m.get("box_over_sigma") != [float(x) for x in np.broadcast_to(box, (d,))]:
-            raise _CliError(f"--resume file {args.resume!r} was designed for d={ckpt.d}, "
-                            f"box_over_sigma={m.get('box_over_sigma')}; not for d={d}, "
-                            f"box_over_sigma={r}")
-        if args.method == "global":
-            if ckpt.s != s:
-                raise _CliError(f"--resume file {args.resume!r} has s={ckpt.s}; expected {s}")
-            init = ckpt
-            done_iter, history0, nhistory0 = _resumed_history(args.resume, m)
-        elif args.method == "greedy":
-            if ckpt.s > s:
-                raise _CliError(f"--resume file {args.resume!r} has s={ckpt.s} > {s}")
-            prefix = ckpt
-    return init, done_iter, history0, nhistory0, prefix
-
-
-def _saver(out):
-    """``save(seq, final)``: write ``seq`` to ``out`` marked complete or not; a failed
-    checkpoint (``final=False``) warns once and the design goes on."""
-    from ..sequence import Sequence
-
-    warned = []
-
-    def save(seq, final):
-        meta = dict(seq.meta)
-        meta["complete"] = bool(final)
-        result = Sequence(seq.points, seq.weights, meta)
-        try:
-            result.save(out)
-        except OSError as exc:
-            if final:
-                raise
-            if not warned:  # a failed checkpoint must not end the run
-                warned.append(exc)
-                sys.stderr.write(f"\nqmc-orff: warning: cannot write the checkpoint {out!r} "
-                                 f"({exc.strerror or exc}); going on\n")
-
-    return save
-
-
-def _global_design(args, obj, box, s, d, init, resumed, save, progress):
-    """The global design with checkpoints every ``--checkpoint-every`` iterations; the
-    history of a resumed run continues the checkpoint's, and so does its progress bar
-    (``iteration/--maxiter`` over the whole run: 600/600, not 300/300, after a resume at 300)."""
-    from ..designs._optimizer import UnitProblem, _Progress, _scaled
-    from ..designs.global_design import global_sequence
-    from ..designs.start_points import initial_points, to_frequencies
-    from ..sequence import Sequence
-
-    done_iter, history0, nhistory0 = resumed
-    every = args.checkpoint_every
-    remaining = max(args.maxiter - done_iter, 0)
-    log_scale = float(np.sum(np.log(np.broadcast_to(box, (d,)) / np.pi)))
-    if every and args.resume is None:
-        # a fresh run: its initial D^2 opens the checkpoints' history
-        U0 = to_frequencies(initial_points(init, s, d, seed=args.seed), obj.density, 1.0)
-        n0 = float(obj.value_and_grad(U0, normalize=True)[0])
-        ck_hist, ck_nhist = [_scaled(n0, log_scale)], [n0]
-    else:
-        ck_hist, ck_nhist = list(history0 or []), list(nhistory0 or [])
-    bar = None
-    if progress and remaining > 0:
-        bar = _Progress(args.maxiter, UnitProblem(obj, d).halton_meta(s)["normalized_halton_d2"])
-    best = [min((x for x in (nhistory0 or []) if x is not None), default=np.inf)]
-
-    def callback(it, W, d2):
-        if not every and bar is None:
-            return False
-        # the normalised value, from the raw one where it is representable
-        nd2 = (_scaled(d2, -log_scale) if d2 not in (None, 0.0)
-               else float(obj(W, normalize=True)))
-        best[0] = min(best[0], nd2)
-        if bar is not None:
-            bar.update(done_iter + it, best[0])
-        if not every:
-            return False
-        ck_hist.append(d2)
-        ck_nhist.append(nd2)
-        if it % every == 0:
-            partial = Sequence(W, None, {
-                "method": "global", "density": obj.density.name,
-                "box_over_sigma": [float(x) for x in np.broadcast_to(box, (d,))],
-                "iterations": done_iter + it, "maxiter": args.maxiter, "d2": d2,
-                "normalized_d2": nd2, "history": list(ck_hist),
-                "normalized_history": list(ck_nhist), "stop_reason": "checkpoint",
-                "checkpoint": True})
-            save(partial, final=False)
-        return False
-
-    try:
-        seq = global_sequence(obj, s, d=d, init=init, method=args.optimizer, maxiter=remaining,
-                              tol=args.tol, seed=args.seed, callback=callback)
-    finally:
-        if bar is not None:
-            bar.close()
-    meta = dict(seq.meta)
-    if history0:
-        meta["history"] = history0 + meta["history"][1:]
-        if nhistory0:
-            meta["normalized_history"] = nhistory0 + meta["normalized_history"][1:]
-    meta["iterations"] = done_iter + meta["iterations"]
-    meta["maxiter"] = args.maxiter
-    if args.resume is not None:
-        meta["resumed_from"] = os.path.abspath(args.resume)
-    return Sequence(seq.points, seq.weights, meta)
+    """The ``--resume`` file of a box design (checked against the requested design), or None."""
+    if getattr(args, "resume", None) is None:
+        return None
+    ckpt = _read_points(args.resume) if os.path.exists(args.resume) else None
+    if ckpt is None:
+        raise _CliError(f"cannot read {args.resume!r}: no such file")
+    m = ckpt.meta
+    if m.get("method") != args.method:
+        raise _CliError(f"--resume file {args.resume!r} holds a {m.get('method')!r} design, "
+                        f"not {args.method!r}")
+    if ckpt.d != d or m.get("box_over_sigma") != [float(x) for x in np.broadcast_to(box, (d,))]:
+        raise _CliError(f"--resume file {args.resume!r} was designed for d={ckpt.d}, "
+                        f"box_over_sigma={m.get('box_over_sigma')}; not for d={d}, "
+                        f"box_over_sigma={r}")
+    if args.method == "global" and ckpt.s != s:
+        raise _CliError(f"--resume file {args.resume!r} has s={ckpt.s}; expected {s}")
+    if args.method == "greedy" and ckpt.s > s:
+        raise _CliError(f"--resume file {args.resume!r} has s={ckpt.s} > {s}")
+    return ckpt
 
 
 def _report(args, seq, d, out, interrupted):
@@ -295,12 +180,15 @@ def _init_option(p, api):
                    help="seed of --init random (default: none, as the Python function)")
 
 
+#: the command's line in ``qmc-orff --help``
+HELP = "design a sequence (global, greedy, weighted, lattice, adaptive)"
+
+
 def add_parser(sub):
     """Add the ``design`` subcommand and its methods' parsers to ``sub``; return it."""
     from .design_adaptive import add_adaptive_parser
 
-    de = sub.add_parser("design", help="design a sequence (global, greedy, weighted, lattice, "
-                        "adaptive)",
+    de = sub.add_parser("design", help=HELP,
                         description="Design s frequencies in d dimensions minimising the box "
                         "discrepancy for box/bandwidth R (unit bandwidth, box R), or, with "
                         "'adaptive', the Gram error on data.  Each method has its own options: "

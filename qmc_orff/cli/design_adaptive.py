@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 
 import numpy as np
 
-from ._common import EXIT_INTERRUPTED, _CliError, _positive_float, _read_points, _save_result
+from ._common import (EXIT_INTERRUPTED, _CliError, _positive_float, _read_points, _save_result,
+                      _saver)
 
 
 _DATA_SUFFIXES = (".npy", ".csv")
@@ -66,7 +66,7 @@ def _read_npy(path):
     """A ``.npy`` file's array, its header checked first: memory-mapped, so a header claiming
     more data than the file holds is a ``ValueError``, not an allocation of the claimed size;
     at most 2**28 entries (the size policy) are copied."""
-    from .._validation import MAX_ELEMENTS
+    from ..designs import MAX_ELEMENTS
 
     X = np.load(path, mmap_mode="r", allow_pickle=False)
     if X.size > MAX_ELEMENTS:
@@ -86,26 +86,6 @@ def _sigma_arg(text):
             f"expected a positive number or 'median'; got {text!r}") from None
 
 
-class _AdaptiveProgress:
-    """Progress of design adaptive on stderr (a bar on a terminal, plain lines in a log):
-    iteration, training and validation Gram errors, best / ORF start."""
-
-    def __init__(self, total, stream=None):
-        from ..designs._optimizer import _Progress
-
-        self.bar = _Progress(total, None, stream=stream, width=20)
-        self.shown = False
-
-    def update(self, it, train, val, best, ref, ref_label):
-        self.shown = True
-        ratio = f"{best / ref:.3g}" if ref else "n/a"
-        self.bar.show(it, f"train {train:.4e} validation {val:.4e} best/{ref_label} {ratio}")
-
-    def close(self):
-        if self.shown:  # nothing to end when no iteration ran (e.g. an error before the first)
-            self.bar.close()
-
-
 def _adaptive_defaults():
     from ..designs.adaptive import adaptive_sequence
 
@@ -117,107 +97,49 @@ def _cmd_design_adaptive(args):
     from ..objectives.data import data_sha256
     from ..sequence import Sequence
 
-    _check_adaptive_args(args)
     defaults = _adaptive_defaults()
     X = _read_data(args.data)
     d, s, kernel = X.shape[1], args.s, args.kernel
-    digest = data_sha256(X)
     opts = {"n_train": args.n_train, "n_validation": args.n_validation, "seed": args.seed,
             "coverage": args.coverage}
     init = args.init if args.init is not None else ("mc" if kernel == "laplacian" else "orf")
-    done_iter, origin = 0, None
+    resume = None
     if args.resume is not None:
-        init, done_iter, origin = _resume_adaptive(args, opts, digest, s, d, kernel)
+        resume = _resume_adaptive(args, opts, data_sha256(X), s, d, kernel)
     if opts["seed"] is None:
         opts["seed"] = 0
     for key in ("n_train", "n_validation", "coverage"):
         if opts[key] is None:
             opts[key] = defaults[key]
-    maxiter = args.maxiter
-    # the floor of the validation stop counts the whole run's iterations, across --resume
-    extra = {"patience": args.patience, "tol": args.tol,
-             "min_iterations": max(args.min_iterations - done_iter, 0)}
     out, every = args.output, args.checkpoint_every
-    bar = None if args.quiet else _AdaptiveProgress(maxiter)
-    latest = {}
+    save = _saver(out)
 
-    def finish_meta(seq, final, reason=None):
-        """The library's meta with the command's bookkeeping and the ratio to ORF."""
+    def with_cli_meta(seq, final):
+        """The library's meta with the command's bookkeeping."""
         meta = dict(seq.meta)
         meta.update({"cli_seed": opts["seed"], "cli_n_train": opts["n_train"],
                      "cli_n_validation": opts["n_validation"], "data_file": args.data,
-                     "iterations": done_iter + int(meta.get("iterations", 0)),
-                     "maxiter": maxiter, "min_iterations": args.min_iterations,
                      "complete": bool(final)})
-        if reason is not None:
-            meta["stop_reason"] = reason
-        if str(meta.get("stop_reason", "")).startswith("maxiter ("):  # the cap across --resume
-            meta["stop_reason"] = f"maxiter ({maxiter}) reached"
-        if origin is not None:  # keep the ORF reference and start of the first run
-            meta["resume_validation_error"] = meta.get("start_validation_error")
-            for key in ("orf_validation_error", "start_validation_error", "start_train_error"):
-                if origin.get(key) is not None:
-                    meta[key] = origin[key]
+        if resume is not None:
             meta["resumed_from"] = os.path.abspath(args.resume)
-            meta["best_iteration"] = done_iter + int(meta.get("best_iteration", 0))
-            for key in ("train_history", "validation_history"):  # the whole run's history
-                first, now = _history(origin, key, done_iter), meta.get(key)
-                if first is not None and isinstance(now, list) and now:
-                    meta[key] = first + list(now[1:])  # now[0]: the checkpoint's iterate again
-        ref = meta.get("orf_validation_error")
-        meta["ratio_to_orf"] = (meta["validation_error"] / ref if ref else None)
         start = meta.get("start_validation_error")
         meta["ratio_to_start"] = meta["validation_error"] / start if start else None
         return Sequence(seq.points, seq.weights, meta)
 
-    def checkpoint(seq):  # the best validated iterate so far, after every iteration
-        latest["seq"] = seq
-        it = int(seq.meta.get("iterations", 0))
-        if every and it % every == 0:
-            try:
-                finish_meta(seq, False).save(out)
-            except OSError as exc:  # a failed checkpoint must not end the run
-                if not latest.get("warned"):
-                    latest["warned"] = True
-                    sys.stderr.write(f"\nqmc-orff: warning: cannot write the checkpoint {out!r} "
-                                     f"({exc.strerror or exc}); going on\n")
+    def checkpoint(seq):  # the best validated iterate so far
+        save(with_cli_meta(seq, False), final=False)
 
-    def callback(it, U, train_err, val_err):
-        seq = latest.get("seq")
-        if bar is not None and seq is not None:
-            meta = finish_meta(seq, False).meta
-            ref = meta.get("orf_validation_error")
-            label = "ORF start" if ref else "start"
-            bar.update(done_iter + it, train_err, val_err, meta["validation_error"],
-                       ref or meta.get("start_validation_error"), label)
-        return False
-
-    try:
-        try:
-            seq = adaptive_sequence(X, s, kernel=kernel, sigma=args.sigma_arg, nu=args.nu,
-                                    init=init, weights=args.weights,
-                                    maxiter=max(maxiter - done_iter, 0), callback=callback,
-                                    checkpoint=checkpoint, checkpoint_every=1, **opts, **extra)
-        finally:
-            if bar is not None:
-                bar.close()
-    except (KeyboardInterrupt, SystemError) as exc:  # outside the optimiser (e.g. the weights)
-        from ..designs._optimizer import _is_interrupt
-
-        if not _is_interrupt(exc) or "seq" not in latest:
-            raise
-        seq = latest["seq"]
-        seq = Sequence(seq.points, seq.weights, dict(seq.meta, stop_reason="interrupted"))
+    seq = adaptive_sequence(X, s, kernel=kernel, sigma=args.sigma_arg, nu=args.nu, init=init,
+                            weights=args.weights, maxiter=args.maxiter,
+                            patience=args.patience, tol=args.tol,
+                            min_iterations=args.min_iterations, progress=not args.quiet,
+                            checkpoint=checkpoint if every else None,
+                            checkpoint_every=every or None, resume=resume, **opts)
     interrupted = seq.meta.get("stop_reason") == "interrupted"
-    seq = finish_meta(seq, not interrupted)
-    _save_result(seq, out, lambda result, final: result.save(out), interrupted)
+    seq = with_cli_meta(seq, not interrupted)
+    _save_result(seq, out, save, interrupted)
     _report(seq, out, d, kernel, interrupted)
     return EXIT_INTERRUPTED if interrupted else 0
-
-
-def _check_adaptive_args(args):
-    """What the parser cannot check (nothing today: --data and --sigma are required there,
-    and the options of the box designs are not design adaptive's)."""
 
 
 def add_adaptive_parser(methods, epilog):
@@ -286,8 +208,8 @@ def add_adaptive_parser(methods, epilog):
 
 
 def _resume_adaptive(args, opts, digest, s, d, kernel):
-    """``(init, done_iter, origin)`` of a run continued from ``--resume`` (checked against the
-    data, size, kernel and bandwidth); fills ``opts`` with the checkpoint's seed and sizes."""
+    """The design ``--resume`` continues (checked against the data, size, kernel and
+    bandwidth); fills ``opts`` with its seed and sizes."""
     if not os.path.exists(args.resume):
         raise _CliError(f"cannot read {args.resume!r}: no such file")
     ckpt = _read_points(args.resume)
@@ -310,7 +232,7 @@ def _resume_adaptive(args, opts, digest, s, d, kernel):
                         f"{m.get('kernel')!r}, sigma={m.get('sigma')} ({rule}); not kernel="
                         f"{kernel!r}, sigma={args.sigma_arg}")
     # the same subsamples as the run it continues: its seed, sizes and covering rows
-    # (a checkpoint from before the covering rows has none: coverage 0)
+    # (a file without a coverage entry drew no covering rows: coverage 0)
     if "coverage" not in m:
         m = {**m, "coverage": 0.0}
     for key in ("seed", "n_train", "n_validation", "coverage"):
@@ -324,23 +246,11 @@ def _resume_adaptive(args, opts, digest, s, d, kernel):
     if type(done_iter) is not int or not 0 <= done_iter <= _MAX_ITERATIONS:
         raise _CliError(f"--resume file {args.resume!r} has a malformed 'iterations' entry "
                         f"(an int in [0, {_MAX_ITERATIONS}]); got {done_iter!r}")
-    return ckpt, done_iter, m
+    return ckpt
 
 
 #: The largest 'iterations' entry a --resume file may hold.
 _MAX_ITERATIONS = 2 ** 31 - 1
-
-
-def _history(meta, key, done):
-    """A checkpoint's ``train_history`` / ``validation_history`` when consistent
-    (``done + 1`` finite numbers), else None."""
-    import math
-
-    h = meta.get(key)
-    if (isinstance(h, list) and len(h) == done + 1
-            and all(type(x) in (int, float) and math.isfinite(x) for x in h)):
-        return list(h)
-    return None
 
 
 def _report(seq, out, d, kernel, interrupted):

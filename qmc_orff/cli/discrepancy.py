@@ -39,9 +39,13 @@ def _cmd_discrepancy(args):
     return 0
 
 
+#: the command's line in ``qmc-orff --help``
+HELP = "squared box discrepancy of a point file"
+
+
 def add_parser(sub):
     """Add the ``discrepancy`` subcommand's parser to ``sub`` (the command's subparsers); return it."""
-    q = sub.add_parser("discrepancy", help="squared box discrepancy of a point file",
+    q = sub.add_parser("discrepancy", help=HELP,
                        epilog="example:\n  qmc-orff discrepancy W.npy --box 0.5 --sigma 1",
                        description="Print D^2 of the frequencies in FILE (a .npz sequence, or a "
                        ".npy/.txt/.csv matrix of unit-bandwidth frequencies) for the box "

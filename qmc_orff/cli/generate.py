@@ -1,6 +1,8 @@
 """``qmc-orff generate``: QMC points mapped to frequencies (or raw unit-cube points)."""
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from ._common import (_CliError, _check_output_path, _check_suffix, _nonneg_int, _positive_int,
@@ -9,7 +11,7 @@ from ._common import (_CliError, _check_output_path, _check_suffix, _nonneg_int,
 
 def _cmd_generate(args):
     from ..densities import get_density
-    from ..designs.start_points import _EPS_UNIT, to_frequencies
+    from ..designs import to_frequencies
     from ..generators import Halton, Lattice, Sobol
     from ..sequence import Sequence
 
@@ -34,8 +36,8 @@ def _cmd_generate(args):
     # sequence's first point (the origin) would be the inverse CDF of 0 (-inf, clipped to about
     # -8.3 sigma): it is skipped, and an unshifted lattice is shifted by 1/(2n) instead
     import warnings
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # Sobol' balance warning for n != 2^m
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)  # the engine's, e.g. Sobol's balance
         if args.generator == "lattice":
             t = engine.random(n)
             if not args.scramble and not args.unit_cube:
@@ -46,25 +48,37 @@ def _cmd_generate(args):
                 engine.fast_forward(1)
                 policy = "index 0 (the origin) skipped"
             t = engine.random(n)
+    for warning in caught:  # as the Python engine warns, on one line each
+        sys.stderr.write(f"qmc-orff: warning: {warning.message}\n")
     t = np.asarray(t, dtype=np.float64)
     out = args.output
     if args.unit_cube:
-        _write_array(out, t)
+        _written(out, lambda: _write_array(out, t))
         print(f"wrote {n} x {d} {args.generator} points in [0, 1)^d to {out}")
         return 0
     density = get_density(args.kernel)
-    t = np.clip(t, _EPS_UNIT, 1.0 - _EPS_UNIT)
-    W = to_frequencies(t, density, 1.0)
+    W = to_frequencies(t, density, 1.0, clip=True)
     if out.endswith(".npz"):
         seq = Sequence(W, None, {"method": args.generator, "init": args.generator,
                                  "density": density.name, "scramble": args.scramble,
                                  "seed": args.seed, "unit_cube_policy": policy})
-        seq.save(out)
+        _written(out, lambda: seq.save(out))
     else:
-        _write_array(out, W)
+        _written(out, lambda: _write_array(out, W))
     print(f"wrote {n} {args.generator} frequencies (d={d}, {density.name} density, unit "
           f"bandwidth; {policy}) to {out}")
     return 0
+
+
+def _written(path, write):
+    """``write()`` the file ``path`` (atomically: the old file or none stays on failure); a
+    full disk or a file-size limit (``OSError``) ends in one line and exit status 2, as the
+    design commands do."""
+    try:
+        write()
+    except OSError as exc:
+        raise _CliError(f"cannot write {path!r} ({exc.strerror or exc}); nothing was "
+                        "written") from None
 
 
 def _write_array(path, arr):
@@ -79,9 +93,13 @@ def _write_array(path, arr):
         raise _CliError(f"output file must end in .npz, .npy, .txt or .csv; got {path!r}")
 
 
+#: the command's line in ``qmc-orff --help``
+HELP = "write QMC points mapped to frequencies"
+
+
 def add_parser(sub):
     """Add the ``generate`` subcommand's parser to ``sub`` (the command's subparsers); return it."""
-    g = sub.add_parser("generate", help="write QMC points mapped to frequencies",
+    g = sub.add_parser("generate", help=HELP,
                        description="Write n QMC points as frequencies of the kernel's density at "
                        "unit bandwidth (.npz sequence, .npy, .txt or .csv), or the raw unit-cube "
                        "points with --unit-cube.  The defaults are the Python engines' "

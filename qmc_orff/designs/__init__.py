@@ -50,6 +50,11 @@ values (the same ratio, finite even where the raw values underflow).
 ``sigma_product`` (``prod(sigma)``) is likewise 0.0 or ``None`` where it under-
 or overflows.
 
+``is_interrupt(exc)`` tells whether an exception is a Ctrl-C (also one that surfaced
+through compiled code as a ``SystemError``); ``MAX_DESIGN_POINTS`` is the most points a
+design takes (8192) and ``MAX_ELEMENTS`` the most entries of one array the library builds
+or reads (2**28), the size policy that every design checks before it allocates.
+
 Start points: see :mod:`qmc_orff.designs.start_points`.  Names are imported on
 first use (PEP 562).
 """
@@ -64,6 +69,7 @@ _LAZY = {
     "lattice": ("lattice_sequence",),
     "adaptive": ("adaptive_sequence", "adaptive_operator_sequence", "median_heuristic"),
     "start_points": ("initial_points", "to_frequencies"),
+    "_optimizer": ("is_interrupt", "MAX_DESIGN_POINTS", "MAX_ELEMENTS"),
 }
 
 __all__ = sorted(name for names in _LAZY.values() for name in names)

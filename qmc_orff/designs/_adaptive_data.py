@@ -12,6 +12,8 @@ import numpy as np
 
 from .._validation import as_float_array, as_generator, as_positive, check_int
 from ..sequence import Sequence
+from ..sources._orthogonal import _orthogonal
+from ..sources.frequencies import make_frequencies
 from ._coverage import split_cover
 
 __all__ = ["median_heuristic"]
@@ -160,8 +162,6 @@ def _subsamples(X, make, sigma, n_train, n_validation, split_rng, sigma_rng, *, 
 
 def _orthogonal_unit(kernel, s, d, nu, rng):
     """Orthogonal random features at unit bandwidth for the Gaussian or Matern kernel."""
-    from ..maps._orthogonal import _orthogonal
-
     U = _orthogonal(s, d, rng)
     if kernel == "matern":  # multivariate t: rows (marginally N(0, I)) over sqrt(chi2(2 nu) / 2 nu)
         g = rng.chisquare(2.0 * nu, size=s)
@@ -188,8 +188,6 @@ def _init_points(init, s, d, kernel, nu, rng, density):
                                  f"got kernel={kernel!r}: use init='mc' or 'halton'.")
             return _orthogonal_unit("matern" if kernel == "matern" else "gaussian", s, d, nu,
                                     rng), "orf"
-        from ..maps.frequencies import make_frequencies
-
         W, _ = make_frequencies(density, s, d, sigma=1.0, sequence=init, seed=rng, nu=nu)
         return W, init
     try:

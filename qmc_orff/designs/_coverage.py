@@ -3,7 +3,7 @@
 A uniform subsample of a few hundred rows leaves the sparse regions of the data (the tails,
 isolated clusters) with few or no training rows.  The adaptive designs then fit the kernel at
 the differences they see and leave it unconstrained at the differences between a sparse row and
-the rest, where the held-out Gram error of the map concentrates (issue 28: on diamonds, 5 of
+the rest, where the held-out Gram error of the map concentrates (on diamonds, 5 of
 250 validation rows, 2-4 times farther from the nearest training row than the median row, held
 20-41% of the validation error).  :func:`cover_rows` replaces part of the uniform training rows
 by rows drawn with probability proportional to their kernel distance

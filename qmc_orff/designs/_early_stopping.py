@@ -5,14 +5,14 @@ import math
 
 import scipy.optimize
 
-from ._optimizer import _is_interrupt, _Progress
+from ._optimizer import _Progress, is_interrupt
 
 #: L-BFGS-B's correction pairs on small problems
 MAXCOR = 20
 #: at most this many entries in L-BFGS-B's correction pairs (``maxcor * s * d``; at least
 #: ``MIN_MAXCOR`` pairs): its update costs about 5-10 ns per pair and variable, on one core
 #: (scipy 1.17), 0.2 s an iteration at ``s d = 645,120`` (s = 1024 on MNIST's 630 pixels)
-#: with 20 pairs, more than the objective and the validation together (issue 28).  At
+#: with 20 pairs, more than the objective and the validation together.  At
 #: d = 3136, s = 64 (raw pixels, 500 training rows) 20 pairs took 25 ms an iteration against
 #: 11 ms for the objective and its validation.  2**20 entries (about 6 ms) keep 20 pairs up to
 #: ``s d = 52,428`` (digits and MNIST's 64 principal components at s = 512); on raw MNIST at
@@ -26,7 +26,7 @@ MAXCOR_CHEAP = 100
 #: rows: L-BFGS-B's update takes about 7 ns per pair and variable (``s d`` variables), the
 #: float32 objective and its float64 validation about 26 us per frequency (one core; both
 #: measured at d = 9, s = 512).  On diamonds (d = 9) 100 pairs instead of 20 reached in 400
-#: iterations the validation error that 20 reached in 1000 (issue 28)
+#: iterations the validation error that 20 reached in 1000
 PAIRS_TIMES_D = 900
 #: the training rows at which :data:`PAIRS_TIMES_D` was measured (the objective's cost grows
 #: as their square)
@@ -37,7 +37,7 @@ PAIRS_ROWS = 500
 #: s = 512 one of four seeds stopped at iteration 103 (best 83) while its training error
 #: fell 17% over the last 20 iterations: 6.04x Nystroem's held-out error; with this rule it
 #: ran to 182 (best 162), 4.51x.  No other cell of the four-data-set benchmark changed (the
-#: stops there came with a fall of 1-7.5%), nor the fit-time floors (issue 28)
+#: stops there came with a fall of 1-7.5%), nor the fit-time floors
 TRAIN_STILL_FALLING = 0.1
 
 
@@ -70,20 +70,28 @@ def lbfgs_memory(n, *, d=None, n_train=None):
 
 class _ValidationProgress(_Progress):
     """Progress on stderr (:class:`~qmc_orff.designs._optimizer._Progress`): iteration,
-    training and validation Gram error, best over the start's."""
+    training and validation Gram error, and the best validation error over ``reference``
+    (the ORF reference draw's, or the start's), named ``label``."""
 
-    def __init__(self, total, start_error, stream=None):
+    def __init__(self, total, reference, label="start", stream=None):
         super().__init__(total, None, stream=stream, width=20)
-        self.start_error = start_error
+        self.reference = reference
+        self.label = label
 
     def update(self, it, train, val, best):
-        ratio = best / self.start_error if self.start_error > 0 else float("nan")
-        self.show(it, f"train {train:.4g} validation {val:.4g} best/start {ratio:.3f}")
+        ratio = f"{best / self.reference:.3g}" if self.reference else "n/a"
+        self.show(it, f"train {train:.4e} validation {val:.4e} best/{self.label} {ratio}")
 
 
-def _optimise_with_progress(train, val_error, U0, *, progress, maxiter, **kwargs):
-    """:func:`_optimise`, with a progress bar on stderr when ``progress``."""
-    bar = _ValidationProgress(maxiter, val_error(U0)) if progress else None
+def _optimise_with_progress(train, val_error, U0, *, progress, maxiter, total=None,
+                            reference=None, label="start", **kwargs):
+    """:func:`_optimise`, with a progress bar on stderr when ``progress``: iteration
+    ``offset + it`` of ``total`` (default ``maxiter``), the best validation error over
+    ``reference`` (default: the start's)."""
+    bar = None
+    if progress:
+        ref = reference if reference is not None else val_error(U0)
+        bar = _ValidationProgress(maxiter if total is None else total, ref, label)
     try:
         return _optimise(train, val_error, U0, maxiter=maxiter, bar=bar, **kwargs)
     finally:
@@ -106,11 +114,13 @@ def _safe_checkpoint(checkpoint, make_sequence, state):
 
 
 def _optimise(train, val_error, U0, *, maxiter, patience, callback, bar, checkpoint,
-              checkpoint_every, make_sequence, tol, maxcor=None, min_iterations=0):
+              checkpoint_every, make_sequence, tol, maxcor=None, min_iterations=0, offset=0):
     """L-BFGS-B on the normalised training objective, scoring iterates on validation.
 
     ``maxcor``: L-BFGS-B's correction pairs (None: :func:`lbfgs_memory` of ``s d``);
-    ``min_iterations``: the validation stop (``patience``) ends no run before it.
+    ``min_iterations``: the validation stop (``patience``) ends no run before it;
+    ``offset``: the iterations of the run this one resumes (the progress bar, the
+    checkpoints and ``callback`` count the whole run; the stops count this one's).
     Returns a dict with the best validated iterate and the bookkeeping.
     """
     s, d = U0.shape
@@ -142,10 +152,10 @@ def _optimise(train, val_error, U0, *, maxiter, patience, callback, bar, checkpo
         if v < state["best_val"]:
             state["best_val"], state["best_U"], state["best_it"] = v, U.copy(), it
         if bar is not None:
-            bar.update(it, tr, v, state["best_val"])
-        if checkpoint is not None and checkpoint_every and it % checkpoint_every == 0:
+            bar.update(offset + it, tr, v, state["best_val"])
+        if checkpoint is not None and checkpoint_every and (offset + it) % checkpoint_every == 0:
             _safe_checkpoint(checkpoint, make_sequence, state)
-        if callback is not None and callback(it, U.copy(), tr, v):
+        if callback is not None and callback(offset + it, U.copy(), tr, v):
             state["reason"] = "callback requested stop"
             raise StopIteration
         if (patience is not None and it >= min_iterations and it - state["best_it"] >= patience
@@ -167,7 +177,7 @@ def _optimise(train, val_error, U0, *, maxiter, patience, callback, bar, checkpo
             else:
                 state["reason"] = f"converged: {res.message}"
     except (KeyboardInterrupt, SystemError) as exc:
-        if not _is_interrupt(exc):
+        if not is_interrupt(exc):
             raise
         state["reason"] = "interrupted"
     return state

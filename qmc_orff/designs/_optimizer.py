@@ -17,12 +17,12 @@ from datetime import datetime, timezone
 import numpy as np
 
 from .._version import __version__
-from .._validation import MAX_DESIGN_POINTS, check_choice, check_dimension, check_int
-from .._validation import check_positive_real
+from .._validation import (MAX_DESIGN_POINTS, MAX_ELEMENTS, check_choice, check_dimension,
+                           check_int, check_positive_real)
 from ..sequence import Sequence
 from .start_points import _INITS, start_frequencies
 
-__all__ = ["UnitProblem"]
+__all__ = ["UnitProblem", "is_interrupt", "MAX_DESIGN_POINTS", "MAX_ELEMENTS"]
 
 _METHODS = ("cg", "l-bfgs-b")
 
@@ -40,7 +40,7 @@ def _resolve_d(objective, d):
     return d
 
 
-def _is_interrupt(exc):
+def is_interrupt(exc):
     """Whether ``exc`` is a ``KeyboardInterrupt`` or was raised from one.
 
     A Ctrl-C that lands while compiled (numba) code calls back into Python
@@ -53,6 +53,17 @@ def _is_interrupt(exc):
         seen.add(id(exc))
         exc = exc.__cause__ or exc.__context__
     return False
+
+
+def _check_checkpoint(checkpoint, checkpoint_every, **callables):
+    """Checked ``checkpoint_every`` (None or an int >= 1); ``checkpoint`` and the other
+    ``callables`` must be callable or None."""
+    for name, fn in {"checkpoint": checkpoint, **callables}.items():
+        if fn is not None and not callable(fn):
+            raise TypeError(f"'{name}' must be callable or None; got {type(fn).__name__}.")
+    if checkpoint_every is None:
+        return None
+    return check_int(checkpoint_every, "checkpoint_every", minimum=1)
 
 
 def _check_optimizer_args(objective, d, s, method, maxiter, tol):
@@ -205,7 +216,7 @@ class UnitProblem:
             meta.update(self.halton_meta(U.shape[0]))
         h = meta["normalized_halton_d2"]
         meta["ratio_to_halton"] = float(nd2) / h if h > 0 else None
-        # never the only number (issue 10): also against the Monte Carlo expectation
+        # never the only number: also against the Monte Carlo expectation
         emc = meta.get("normalized_expected_mc")
         meta["ratio_to_mc"] = float(nd2) / emc if emc else None
         meta["sigma_product"] = self.factor

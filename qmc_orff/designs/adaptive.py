@@ -24,23 +24,19 @@ The cost depends on the subsample sizes, not on ``n``: each evaluation is
 from __future__ import annotations
 
 import math
-import time
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._version import __version__
-from .._validation import (as_generator, check_fraction, check_int, check_positive_real,
-                           check_size)
+from .._validation import check_int, check_positive_real
 from ..objectives.data import GRAM_ARRAYS, KERNELS, DataDiscrepancy, data_sha256
 from ..objectives.operator_data import (OPERATOR_GRAM_ARRAYS, OPERATOR_KERNELS,
                                         OperatorDataDiscrepancy, check_operator_frequencies)
 from ..sequence import Sequence
-from ..threads import _blas_limited
-from ._adaptive_data import (_check_X, _init_points, _orf_reference, _orthogonal_unit,
-                             _subsamples, check_subsample_sizes, median_heuristic)
-from ._early_stopping import _optimise_with_progress, lbfgs_memory
+from ..sources.frequencies import make_frequencies
+from ._adaptive_data import _check_X, _init_points, _orthogonal_unit, median_heuristic
+from ._adaptive_driver import AdaptiveFace, run_adaptive
+from ._early_stopping import lbfgs_memory
 
 if TYPE_CHECKING:  # names used in type hints only
     from typing import Any, Callable
@@ -49,15 +45,16 @@ if TYPE_CHECKING:  # names used in type hints only
 
 __all__ = ["adaptive_sequence", "adaptive_operator_sequence", "median_heuristic", "data_sha256"]
 
-#: the fewest training rows (:data:`N_TRAIN`; ``n_train="auto"`` takes more at s > 250), the
-#: validation subsample, iteration cap and patience (issue 28, bench_vs_nystroem.py,
-#: s = 32..512 on digits, breast cancer, diamonds and raw MNIST).  The validation stop decides
-#: the length: the cap of 1000 is reached only where the validation error still falls (diamonds,
-#: d = 9, with L-BFGS-B's 100 correction pairs there, :func:`lbfgs_memory`).  Over the four data
-#: sets 1.97x Nystroem's held-out error against 2.19x with the cap of 100 (geometric mean, four
-#: seeds).  On MNIST's 64 principal components at s = 256 the design fits in 14.8x
-#: Nystroem.fit and at s = 1024 on raw MNIST in 14.5 s (153 iterations).  Patience 10 stopped
-#: too early on noisy validation curves (diamonds s = 512: 7.15x).
+#: the fewest training rows (``n_train="auto"`` takes more at s > 250), the validation
+#: subsample, iteration cap and patience of the scalar design, measured with
+#: ``benchmarks/bench_vs_nystroem.py`` at s = 32..512 on digits, breast cancer, diamonds and
+#: raw MNIST.  The validation stop decides the length: the cap of 1000 is reached only where
+#: the validation error still falls (diamonds, d = 9, with L-BFGS-B's 100 correction pairs
+#: there, :func:`lbfgs_memory`).  Over the four data sets 1.97x Nystroem's held-out error
+#: against 2.19x with a cap of 100 (geometric mean, four seeds).  On MNIST's 64 principal
+#: components at s = 256 the design fits in 14.8x Nystroem.fit and at s = 1024 on raw MNIST
+#: in 14.5 s (153 iterations).  Patience 10 stopped too early on noisy validation curves
+#: (diamonds s = 512: 7.15x)
 N_TRAIN = 500
 N_VALIDATION = 250
 #: ``n_train="auto"`` (``auto_n_train``): the training rows grow with the map's width,
@@ -70,7 +67,7 @@ N_VALIDATION = 250
 #: s = 512 (803 rows) 2.22x against 2.41x (two seeds), digits 1.78x against 1.79x (798 rows,
 #: all its pool allows).  The budget is about the 500-row design at s = 1024 on raw MNIST
 #: (d = 630-655: 512-505 rows), the fit-time floor's cell: about 95 ms an iteration on one
-#: core, 14.5 s for its 153 iterations (issue 28)
+#: core, 14.5 s for its 153 iterations
 ROWS_PER_FREQUENCY = 2
 N_TRAIN_MAX = 1000
 ITERATION_BUDGET = 6e8
@@ -79,31 +76,62 @@ PATIENCE = 20
 #: the validation stop ends no design before this many iterations: on small validation
 #: subsamples the early validation curve is noisy, and patience alone stopped designs at
 #: 20-40 iterations (breast cancer, 57 validation rows, s = 64: 2.21x Nystroem's held-out
-#: error over 8 seeds, 1.92x with this floor; digits s = 128, 4 seeds: 2.48x, 2.41x).  The
-#: timing sets' designs ran past it (127 and 100 iterations then; 171 and 162 now)
+#: error over 8 seeds, 1.92x with this floor; digits s = 128, 4 seeds: 2.48x, 2.41x)
 MIN_ITERATIONS = 100
 #: fraction of the training rows drawn to cover the data (k-means++ seeding in the kernel's
 #: distance, :mod:`._coverage`), the rest uniform.  Over the four data sets above (four seeds)
 #: 2.01x Nystroem's held-out error against 2.08x with uniform rows, worst cell 3.72x against
 #: 4.47x (diamonds, s = 512, 500 training rows); with ``n_train="auto"`` 1.97x against 2.09x,
 #: diamonds at s = 512 2.42x against 4.49x; digits: better at s >= 128, 2.05x against
-#: 1.97x at s = 32.  A
-#: prototype with half the rows covering (coverage 0.5) was better on diamonds and worse on
+#: 1.97x at s = 32.  Half the rows covering (0.5) was better on diamonds and worse on
 #: digits (2.49x against 2.29x at s = 64, three seeds).  Synthetic, standardised, 3000 rows,
 #: s = 64 and 256, four seeds: Student t3 (d = 5) 1.83x -> 1.57x and 1.32x -> 1.15x,
 #: lognormal (d = 6) 2.22x -> 1.98x and 1.61x -> 1.57x, a two-cluster Gaussian mixture
 #: (d = 8) 2.44x -> 2.45x and 9.76x -> 9.63x
 COVERAGE = 0.25
+
+#: The defaults of the two public faces, one row per option they share:
+#: ``option: (adaptive_sequence, adaptive_operator_sequence)``.  The signatures read them
+#: from here.  Where the two differ, the reason is beside the row: the scalar design's
+#: values were measured (the constants above); the operator design's were set when it was
+#: written and have not been measured since (``benchmarks/bench_operator_vs_nystroem.py``
+#: is where to measure them), so they stay where its results are known.
+DEFAULTS = {
+    # operator: "auto"'s budget counts the scalar objective's m s (m + d) multiply-adds, not
+    # the operator's m^2 s + m s^2 + s^2 d; 400 rows, not measured against other sizes
+    "n_train": ("auto", 400),
+    # operator: not measured
+    "n_validation": (N_VALIDATION, 200),
+    # operator: not measured
+    "maxiter": (MAXITER, 300),
+    # operator: not measured
+    "patience": (PATIENCE, 30),
+    # operator: 0, the floor was measured on scalar designs only (no floor keeps its results)
+    "min_iterations": (MIN_ITERATIONS, 0),
+    # operator: 0, the covering rows were measured on scalar designs only (uniform rows keep
+    # its results); the cover uses the distance of the scalar Gaussian k_0 of its kernels
+    "coverage": (COVERAGE, 0.0),
+    # operator: False, and True is refused: OperatorDataDiscrepancy has no weights QP terms
+    "weights": (False, False),
+    "init": ("orf", "orf"),
+    "tol": (1e-12, 1e-12),
+    "checkpoint_every": (None, None),
+}
+_SCALAR, _OPERATOR = 0, 1
 #: BLAS threads of the designs (numpy's and scipy's OpenBLAS alike, through threadpoolctl,
 #: restored after): the bits do not depend on the BLAS thread count, and on 2 cores the
-#: design runs 2.3x faster than with OpenBLAS's default 2 threads (issue 28: the products are
-#: too small to share and scipy's and numpy's pools spin against each other and numba's)
+#: design runs 2.3x faster than with OpenBLAS's default 2 threads (the products are too
+#: small to share and scipy's and numpy's pools spin against each other and numba's)
 BLAS_THREADS = 1
 #: precision of the optimiser's training evaluations (:class:`~qmc_orff.DataDiscrepancy`'s
 #: ``dtype``): float32 halves the objective's cost (s = 1024 on MNIST's 630 pixels, 500
 #: rows: 40 ms instead of 82 ms, one core) for a relative error near 1e-6 of the gradient;
 #: the validation errors that pick the result, and every error in ``meta``, stay float64
 TRAIN_DTYPE = "float32"
+
+
+def _default(option, face):
+    return DEFAULTS[option][face]
 
 
 # --------------------------------------------------------------------------- checks
@@ -121,73 +149,22 @@ def auto_n_train(s, d):
     return int(max(N_TRAIN, min(ROWS_PER_FREQUENCY * s, N_TRAIN_MAX, math.floor(fits))))
 
 
-def _check_run(maxiter, patience, tol):
-    """Checked ``(maxiter, patience, tol)`` of the optimiser."""
-    maxiter = check_int(maxiter, "maxiter", minimum=0)
-    if patience is not None:
-        patience = check_int(patience, "patience", minimum=1)
-    tol = check_positive_real(tol, "tol")
-    return maxiter, patience, tol
-
-
-def _check_s(s, d, m, extra=0):
-    """``s`` checked before any allocation against what the design holds at once: about
-    four ``(m, 2 s)`` arrays for the ``m`` training rows (features, their weighted copy,
-    ``E @ [C, S]``, the gradient terms), L-BFGS-B's ``2 * maxcor + 4 <= 44`` vectors of
-    ``s d`` entries, and ``extra`` entries per frequency (the operator objective's ``(m, s)``
-    products)."""
-    return check_size(s, "s", minimum=1, width=8 * m + 44 * d + extra)
-
-
-def _check_callables(**callables):
-    """Each of ``callables`` must be callable or None."""
-    for name, fn in callables.items():
-        if fn is not None and not callable(fn):
-            raise TypeError(f"'{name}' must be callable or None; got {type(fn).__name__}.")
-
-
-def _stamp():
-    """The library version and the time, for ``meta``."""
-    return {"library_version": __version__,
-            "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
-
-
-def _data_meta(X, data, sigma, init_name):
-    """The ``meta`` entries of the data, its subsamples and the start."""
-    return {
-        "sigma_rule": sigma if isinstance(sigma, str) else "given",
-        "init": init_name,
-        "n": int(X.shape[0]),
-        "n_train": data.n_train,
-        "n_validation": data.n_validation,
-        "validation_on_training_points": not data.disjoint,
-        "data_sha256": data_sha256(X),
-    }
-
-
-def _outcome(state, orf_val):
-    """The ``meta`` entries of the optimisation's outcome (errors, iterations)."""
-    return {
-        "start_validation_error": state["val_history"][0],
-        "validation_error": state["best_val"],
-        "orf_validation_error": orf_val,
-        # issue 10: the number a user reads points at ORF (below 1: better than ORF)
-        "ratio_to_orf": state["best_val"] / orf_val if orf_val else None,
-        "start_train_error": state["train_history"][0],
-    }
-
-
 # --------------------------------------------------------------------------- scalar
 def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
                       sigma: float | ArrayLike | str, nu: float = 1.5,
-                      init: str | Sequence | ArrayLike = "orf", weights: bool = False,
-                      n_train: int | str = "auto", n_validation: int = N_VALIDATION,
-                      maxiter: int = MAXITER, patience: int | None = PATIENCE,
-                      min_iterations: int = MIN_ITERATIONS, coverage: float = COVERAGE,
-                      tol: float = 1e-12, seed: Any = None, callback: Callable | None = None,
-                      progress: bool = False,
+                      init: str | Sequence | ArrayLike = _default("init", _SCALAR),
+                      weights: bool = _default("weights", _SCALAR),
+                      n_train: int | str = _default("n_train", _SCALAR),
+                      n_validation: int = _default("n_validation", _SCALAR),
+                      maxiter: int = _default("maxiter", _SCALAR),
+                      patience: int | None = _default("patience", _SCALAR),
+                      min_iterations: int = _default("min_iterations", _SCALAR),
+                      coverage: float = _default("coverage", _SCALAR),
+                      tol: float = _default("tol", _SCALAR), seed: Any = None,
+                      callback: Callable | None = None, progress: bool = False,
                       checkpoint: Callable | None = None,
-                      checkpoint_every: int | None = None) -> Sequence:
+                      checkpoint_every: int | None = _default("checkpoint_every", _SCALAR),
+                      resume: Sequence | None = None) -> Sequence:
     r"""Frequencies designed on data: minimise the Gram error on a training subsample of ``X``.
 
     The frequencies :math:`w_l` (and, with ``weights=True``, the weights :math:`\xi_l`)
@@ -250,7 +227,7 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
         row outside the validation rows.  A uniform subsample leaves sparse
         regions of ``X`` without training rows, and the held-out error
         concentrates on their differences.  The validation rows stay
-        uniform.  0: every training row uniform (the design before this option).
+        uniform.  0: every training row uniform.
     tol : float, default=1e-12
         ``gtol`` and ``ftol`` of L-BFGS-B on the training objective normalised
         to 1 at the start.
@@ -265,8 +242,19 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
         best validation error to the start's).
     checkpoint : callable or None, default=None
         ``checkpoint(sequence)`` receives the best validated iterate so far
-        every ``checkpoint_every`` iterations.
+        every ``checkpoint_every`` iterations (of the whole run, with ``resume``).
     checkpoint_every : int or None, default=None
+    resume : Sequence or None, default=None
+        A checkpoint or result of an earlier run on the same ``X`` (its
+        ``data_sha256``), to continue: give that run's ``seed``, ``n_train``,
+        ``n_validation`` and ``coverage`` (the same subsamples; the sizes and
+        ``coverage`` are checked).  The design continues from its points
+        (``init`` is not used); ``maxiter`` and ``min_iterations`` count the
+        whole run, and ``iterations``, ``best_iteration``, the histories, the
+        start errors, the ORF reference and ``stop_reason`` describe it
+        (``resume_validation_error``: the resumed iterate's).  L-BFGS-B's
+        memory restarts at the resumed iterate, so later iterates differ from
+        those of a run that was never stopped.
 
     Returns
     -------
@@ -309,11 +297,14 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
     pairs: 20, fewer only where ``s d`` exceeds 52,428, and up to 100 in low dimension,
     where their update is cheap against the objective (about ``900 / d`` at 500 training
     rows: 100 at d = 9).  The defaults trade
-    some accuracy for time (issue 28, ``benchmarks/bench_vs_nystroem.py``):
+    some accuracy for time (``benchmarks/bench_vs_nystroem.py``):
     ``n_train=1000, n_validation=500, maxiter=300, patience=30`` gave a
     held-out Gram error 1.54x Nystroem's instead of 1.77x (geometric mean,
     digits and breast cancer, s = 32..512, with ``maxiter=100, patience=10``)
     at 3.75x the fit time.
+
+    The defaults and why they differ from :func:`adaptive_operator_sequence`'s:
+    ``qmc_orff.designs.adaptive.DEFAULTS``.
 
     Examples
     --------
@@ -324,7 +315,6 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
     >>> seq.meta["validation_error"] <= seq.meta["start_validation_error"]
     True
     """
-    t_start = time.perf_counter()
     if not isinstance(kernel, str) or kernel not in KERNELS:
         raise ValueError(f"'kernel' must be one of {', '.join(map(repr, KERNELS))}; got {kernel!r}.")
     X = _check_X(X)
@@ -333,104 +323,44 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
         if n_train != "auto":
             raise ValueError(f"'n_train' must be an integer >= 2 or 'auto'; got {n_train!r}.")
         n_train = auto_n_train(check_int(s, "s", minimum=1), d)
-    n_train, n_validation = check_subsample_sizes(X.shape[0], n_train, n_validation,
-                                                  GRAM_ARRAYS)
-    s = _check_s(s, d, min(n_train, X.shape[0]))
     if kernel == "matern":
         nu = check_positive_real(nu, "nu")
-    maxiter, patience, tol = _check_run(maxiter, patience, tol)
-    min_iterations = check_int(min_iterations, "min_iterations", minimum=0)
-    coverage = check_fraction(coverage, "coverage")
-    if not isinstance(weights, (bool, np.bool_)):
-        raise TypeError(f"'weights' must be a bool; got {type(weights).__name__}.")
-    _check_callables(callback=callback, checkpoint=checkpoint)
-    every = None if checkpoint_every is None else check_int(checkpoint_every, "checkpoint_every",
-                                                            minimum=1)
-    split_rng, init_rng, orf_rng, sigma_rng = as_generator(seed).spawn(4)
-    with _blas_limited(BLAS_THREADS):  # bit-identical whatever the BLAS thread count
-        fast = None if TRAIN_DTYPE == "float64" else (
-            lambda Xs: DataDiscrepancy(Xs, kernel=kernel, sigma=1.0, nu=nu, dtype=TRAIN_DTYPE))
-        data = _subsamples(X, lambda Xs: DataDiscrepancy(Xs, kernel=kernel, sigma=1.0, nu=nu),
-                           sigma, n_train, n_validation, split_rng, sigma_rng, make_fast=fast,
-                           coverage=coverage, kernel=kernel, nu=nu)
-        U0, init_name = _init_points(init, s, d, kernel, nu, init_rng, kernel)
-        orf_val = _orf_reference(data, U0, init_name, kernel, nu, orf_rng)
-        sig = data.sigma
-        meta = {
-            "method": "adaptive",
-            "density": kernel,
-            "kernel": kernel,
-            "sigma": sig if np.ndim(sig) == 0 else [float(x) for x in sig],
-            "nu": float(nu) if kernel == "matern" else None,
-            **_data_meta(X, data, sigma, init_name),
-            "optimizer": "l-bfgs-b",
-            "maxiter": maxiter,
-            "maxcor": lbfgs_memory(s * d, d=d, n_train=data.n_train),
-            "train_dtype": TRAIN_DTYPE,
-            "patience": patience,
-            "min_iterations": min_iterations,
-            "coverage": coverage,
-            "n_cover": data.n_cover,
-            "tol": tol,
-            **_stamp(),
-        }
-
-        def make_sequence(state, reason, xi=None):
-            m = dict(meta)
-            m.update(_outcome(state, orf_val))
-            m.update({
-                "iterations": state["it"],
-                "best_iteration": state["best_it"],
-                "stop_reason": reason,
-                "seconds": time.perf_counter() - t_start,
-            })
-            m.setdefault("train_history", list(state["train_history"]))  # checkpoints: so far
-            m.setdefault("validation_history", list(state["val_history"]))
-            if state.get("checkpoint_error"):  # the last failure of the 'checkpoint' callable
-                m["checkpoint_error"] = state["checkpoint_error"]
-            return Sequence(state["best_U"], xi, m)
-
-        state = _optimise_with_progress(data.train, data.val_error, U0, progress=progress,
-                                        maxiter=maxiter, patience=patience, callback=callback,
-                                        checkpoint=checkpoint, checkpoint_every=every,
-                                        make_sequence=make_sequence, tol=tol,
-                                        maxcor=meta["maxcor"], min_iterations=min_iterations)
-        xi = _fitted_weights(data, state, meta) if weights else None
-        if not weights:
-            meta["weights_status"] = "not requested"
-        meta["train_error"] = data.train_error(state["best_U"], xi)
-        meta["train_history"] = state["train_history"]
-        meta["validation_history"] = state["val_history"]
-        return make_sequence(state, state["reason"], xi)
-
-
-def _fitted_weights(data, state, meta):
-    """The QP weights of the training objective at the best iterate, kept (and
-    ``state["best_val"]`` lowered) only where they lower the validation error."""
-    from ..objectives.weights import optimal_weights
-
-    U = state["best_U"]
-    res = optimal_weights(data.train_obj, U, solver="nnls", normalize=True)
-    v = data.val_error(U, res.weights)
-    xi = None
-    if v < state["best_val"] and np.sum(res.weights) > 0:
-        xi = res.weights
-        state["best_val"] = v
-        meta["weights_status"] = "fitted"
-    else:
-        meta["weights_status"] = "rejected: no lower validation error than uniform weights"
-    meta["weights_sum"] = float(np.sum(res.weights))
-    return xi
+    fast = None if TRAIN_DTYPE == "float64" else (
+        lambda Xs: DataDiscrepancy(Xs, kernel=kernel, sigma=1.0, nu=nu, dtype=TRAIN_DTYPE))
+    face = AdaptiveFace(
+        make=lambda Xs: DataDiscrepancy(Xs, kernel=kernel, sigma=1.0, nu=nu),
+        start=lambda init, s, d, rng: _init_points(init, s, d, kernel, nu, rng, kernel),
+        gram_arrays=GRAM_ARRAYS, extra_per_frequency=lambda m: 0,
+        maxcor=lambda s, d, m: lbfgs_memory(s * d, d=d, n_train=m),
+        meta={"method": "adaptive", "density": kernel, "kernel": kernel,
+              "nu": float(nu) if kernel == "matern" else None},
+        make_fast=fast, train_dtype=TRAIN_DTYPE, reference_kernel=kernel, nu=nu,
+        blas_threads=BLAS_THREADS)
+    return run_adaptive(face, X, s, n_train, sigma=sigma, init=init, weights=weights,
+                        n_validation=n_validation, maxiter=maxiter, patience=patience,
+                        min_iterations=min_iterations, coverage=coverage, tol=tol, seed=seed,
+                        callback=callback, progress=progress, checkpoint=checkpoint,
+                        checkpoint_every=checkpoint_every, resume=resume)
 
 
 # --------------------------------------------------------------------------- operator-valued
 def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free",
                                sigma: float | str, A: ArrayLike | None = None,
-                               measure: str = "spectral", init: str | ArrayLike = "orf",
-                               n_train: int = 400, n_validation: int = 200, maxiter: int = 300,
-                               patience: int | None = 30, tol: float = 1e-12, seed: Any = None,
-                               callback: Callable | None = None,
-                               progress: bool = False) -> Sequence:
+                               measure: str = "spectral",
+                               init: str | Sequence | ArrayLike = _default("init", _OPERATOR),
+                               weights: bool = _default("weights", _OPERATOR),
+                               n_train: int = _default("n_train", _OPERATOR),
+                               n_validation: int = _default("n_validation", _OPERATOR),
+                               maxiter: int = _default("maxiter", _OPERATOR),
+                               patience: int | None = _default("patience", _OPERATOR),
+                               min_iterations: int = _default("min_iterations", _OPERATOR),
+                               coverage: float = _default("coverage", _OPERATOR),
+                               tol: float = _default("tol", _OPERATOR), seed: Any = None,
+                               callback: Callable | None = None, progress: bool = False,
+                               checkpoint: Callable | None = None,
+                               checkpoint_every: int | None = _default("checkpoint_every",
+                                                                       _OPERATOR),
+                               resume: Sequence | None = None) -> Sequence:
     """Frequencies for an operator-valued map designed on data (block Gram error).
 
     The operator-valued analogue of :func:`adaptive_sequence`: L-BFGS on
@@ -459,9 +389,14 @@ def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free
     init : {"orf", "mc", "halton", "sobol", "lattice"}, Sequence or array_like, default="orf"
         Unit-bandwidth start (Gaussian spectral measure; for ``measure="trace"``
         with a named source, the trace measure's radial law ``chi(d + 2)``).
+    weights : bool, default=False
+        Refused when True: the weights QP needs the objective's pair matrix and
+        linear term, which :class:`~qmc_orff.OperatorDataDiscrepancy` does not
+        provide (the option is here so that both designs take the same options).
     n_train : int, default=400
         Training subsample size (each evaluation costs :math:`O(m^2 s + m s^2 + s^2 d)`,
-        :math:`m` = ``n_train``).
+        :math:`m` = ``n_train``).  No ``"auto"``: its cost budget counts the scalar
+        objective's operations.
     n_validation : int, default=200
         Disjoint validation subsample size (as in :func:`adaptive_sequence`).
     maxiter : int, default=300
@@ -471,6 +406,14 @@ def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free
         validation error (None: run to ``maxiter`` or convergence), as in
         :func:`adaptive_sequence` (waiting while the training error falls by
         more than 10% over them).
+    min_iterations : int, default=0
+        The validation stop ends no design before this many iterations (as in
+        :func:`adaptive_sequence`, whose default of 100 was measured on scalar
+        kernels only).
+    coverage : float in [0, 1], default=0.0
+        Fraction of the training rows drawn to cover the data, in the distance
+        of the scalar Gaussian :math:`k_0` (as in :func:`adaptive_sequence`,
+        whose default of 0.25 was measured on scalar kernels only).
     tol : float, default=1e-12
         L-BFGS-B's ``gtol`` and ``ftol``, on the training objective scaled to 1
         at the start.
@@ -482,6 +425,12 @@ def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free
         (``U``: unit-bandwidth frequencies) after each iteration; True stops.
     progress : bool, default=False
         Print a progress line on stderr.
+    checkpoint : callable or None, default=None
+        ``checkpoint(sequence)`` receives the best validated iterate so far
+        every ``checkpoint_every`` iterations (as in :func:`adaptive_sequence`).
+    checkpoint_every : int or None, default=None
+    resume : Sequence or None, default=None
+        A checkpoint or result to continue, as in :func:`adaptive_sequence`.
 
     Returns
     -------
@@ -495,6 +444,11 @@ def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free
     adaptive_sequence : the scalar-kernel design.
     OperatorDataDiscrepancy : the objective it minimises.
     ORFF : ``sequence="adaptive"`` runs it at ``fit``.
+
+    Notes
+    -----
+    The defaults and why they differ from :func:`adaptive_sequence`'s:
+    ``qmc_orff.designs.adaptive.DEFAULTS``.
 
     Examples
     --------
@@ -513,58 +467,37 @@ def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free
     >>> orff.transform(X[:3]).shape
     (3, 16, 2)
     """
-    t_start = time.perf_counter()
     if not isinstance(kernel, str) or kernel not in OPERATOR_KERNELS:
         raise ValueError(f"'kernel' must be one of {', '.join(map(repr, OPERATOR_KERNELS))}; "
                          f"got {kernel!r}.")
+    if not isinstance(weights, (bool, np.bool_)):
+        raise TypeError(f"'weights' must be a bool; got {type(weights).__name__}.")
+    if weights:
+        raise ValueError("'weights'=True is not available for operator-valued designs: the "
+                         "weights QP needs a pair matrix and linear term that "
+                         "OperatorDataDiscrepancy does not provide; got weights=True.")
     X = _check_X(X)
-    d = X.shape[1]
-    n_train, n_validation = check_subsample_sizes(X.shape[0], n_train, n_validation,
-                                                  OPERATOR_GRAM_ARRAYS)
-    # curl / div: k @ [C, S, C a, S a, C a^2, S a^2] and its product, 12 (m, s) entries per
-    # frequency beyond the scalar design's, and (s, s) arrays
-    m_train = min(n_train, X.shape[0])
-    s = _check_s(s, d, m_train, 0 if kernel == "decomposable" else 12 * m_train)
-    if kernel != "decomposable":
-        check_operator_frequencies(s, "s")
-    maxiter, patience, tol = _check_run(maxiter, patience, tol)
-    _check_callables(callback=callback)
-    split_rng, init_rng, orf_rng, sigma_rng = as_generator(seed).spawn(4)
     # unit bandwidth: X / sigma, U = sigma W; A~ scales by sigma^-2 (spectral and trace alike),
     # a constant factor that the normalised objective does not see
-    with _blas_limited(BLAS_THREADS):  # bit-identical whatever the BLAS thread count
-        data = _subsamples(X, lambda Xs: OperatorDataDiscrepancy(Xs, kernel=kernel, sigma=1.0, A=A,
-                                                                 measure=measure),
-                           sigma, n_train, n_validation, split_rng, sigma_rng, scalar=True)
-        U0, init_name = _operator_start(init, s, d, kernel, measure, init_rng)
-        orf_val = _orf_reference(data, U0, init_name, "gaussian", 1.5, orf_rng)
-        state = _optimise_with_progress(data.train, data.val_error, U0, progress=progress,
-                                        maxiter=maxiter, patience=patience, callback=callback,
-                                        checkpoint=None, checkpoint_every=None, make_sequence=None,
-                                        tol=tol)
-        train_error = data.train_error(state["best_U"])
-    meta = {
-        "method": "adaptive",
-        "density": "gaussian",
-        "operator_kernel": kernel,
-        "measure": measure,
-        "sigma": float(data.sigma),
-        **_data_meta(X, data, sigma, init_name),
-        **_outcome(state, orf_val),
-        "train_error": train_error,
-        "iterations": state["it"],
-        "best_iteration": state["best_it"],
-        "stop_reason": state["reason"],
-        "train_history": state["train_history"],
-        "validation_history": state["val_history"],
-        "optimizer": "l-bfgs-b",
-        "maxiter": maxiter,
-        "maxcor": lbfgs_memory(s * d),
-        "patience": patience,
-        **_stamp(),
-        "seconds": time.perf_counter() - t_start,
-    }
-    return Sequence(state["best_U"], None, meta)
+    face = AdaptiveFace(
+        make=lambda Xs: OperatorDataDiscrepancy(Xs, kernel=kernel, sigma=1.0, A=A,
+                                                measure=measure),
+        start=lambda init, s, d, rng: _operator_start(init, s, d, kernel, measure, rng),
+        gram_arrays=OPERATOR_GRAM_ARRAYS,
+        # curl / div: k @ [C, S, C a, S a, C a^2, S a^2] and its product, 12 (m, s) entries per
+        # frequency beyond the scalar design's, and (s, s) arrays
+        extra_per_frequency=lambda m: 0 if kernel == "decomposable" else 12 * m,
+        check_s=None if kernel == "decomposable" else (
+            lambda s: check_operator_frequencies(s, "s")),
+        maxcor=lambda s, d, m: lbfgs_memory(s * d),
+        meta={"method": "adaptive", "density": "gaussian", "operator_kernel": kernel,
+              "measure": measure},
+        scalar_sigma=True, blas_threads=BLAS_THREADS)
+    return run_adaptive(face, X, s, n_train, sigma=sigma, init=init, weights=False,
+                        n_validation=n_validation, maxiter=maxiter, patience=patience,
+                        min_iterations=min_iterations, coverage=coverage, tol=tol, seed=seed,
+                        callback=callback, progress=progress, checkpoint=checkpoint,
+                        checkpoint_every=checkpoint_every, resume=resume)
 
 
 def _operator_start(init, s, d, kernel, measure, rng):
@@ -575,8 +508,6 @@ def _operator_start(init, s, d, kernel, measure, rng):
             U0 = _orthogonal_unit("gaussian", s, d, 1.5, rng)
             U0 *= (np.sqrt(rng.chisquare(d + 2, size=s)) / np.linalg.norm(U0, axis=1))[:, None]
         else:
-            from ..maps.frequencies import make_frequencies
-
             U0, _ = make_frequencies("gaussian", s, d, sigma=1.0, sequence=init, seed=rng,
                                      measure="radial")
         return U0, init

@@ -15,7 +15,8 @@ import scipy.optimize
 
 from ..objectives.protocol import Objective
 from ..sequence import Sequence
-from ._optimizer import UnitProblem, _check_optimizer_args, _is_interrupt, _Progress
+from ._optimizer import (UnitProblem, _check_checkpoint, _check_optimizer_args, _Progress,
+                         is_interrupt)
 
 if TYPE_CHECKING:  # names used in type hints only
     from typing import Any, Callable
@@ -28,7 +29,9 @@ __all__ = ["global_sequence"]
 def global_sequence(objective: Objective, s: int, *, d: int | None = None,
                     init: str | Sequence | ArrayLike = "halton", method: str = "cg",
                     maxiter: int = 200, tol: float = 1e-6, seed: Any = None,
-                    callback: Callable | None = None, progress: bool = False) -> Sequence:
+                    callback: Callable | None = None, progress: bool = False,
+                    checkpoint: Callable | None = None, checkpoint_every: int | None = None,
+                    resume: Sequence | None = None) -> Sequence:
     r"""Minimise the squared box discrepancy over all :math:`s \times d` coordinates at once.
 
     Parameters
@@ -61,7 +64,21 @@ def global_sequence(objective: Objective, s: int, *, d: int | None = None,
         iterate (frequencies at the objective's bandwidth) and its :math:`D^2`;
         returning ``True`` stops the optimisation.
     progress : bool, default=False
-        Print a progress bar (iteration, :math:`D^2`, ratio to Halton) on stderr.
+        Print a progress bar (iteration, :math:`D^2`, ratio to Halton) on stderr;
+        with ``resume``, over the whole run (iteration ``k`` of ``maxiter``).
+    checkpoint : callable or None, default=None
+        ``checkpoint(partial)`` receives the current iterate (a Sequence with
+        ``meta["checkpoint"] = True``, ``stop_reason="checkpoint"`` and the
+        history so far) every ``checkpoint_every`` iterations of the whole run.
+    checkpoint_every : int or None, default=None
+    resume : Sequence or None, default=None
+        A checkpoint or result of an earlier ``global_sequence`` run of the
+        same ``s`` and ``d``: the design continues from its points (``init`` is
+        not used), ``maxiter`` counts the whole run (the iterations of
+        ``resume`` included), and ``history``, ``iterations`` and
+        ``stop_reason`` describe the whole run.  The optimiser's own state
+        (CG's direction, L-BFGS-B's memory) restarts, so a resumed run need not
+        equal an uninterrupted one after the resume point.
 
     Returns
     -------
@@ -110,11 +127,15 @@ def global_sequence(objective: Objective, s: int, *, d: int | None = None,
     True
     """
     d, s, maxiter, tol = _check_optimizer_args(objective, d, s, method, maxiter, tol)
-    if callback is not None and not callable(callback):
-        raise TypeError(f"'callback' must be callable or None; got {type(callback).__name__}.")
+    every = _check_checkpoint(checkpoint, checkpoint_every, callback=callback)
     P = UnitProblem(objective, d)
     P.via_gradient = True
-    U0, init_name = P.init_points(init, s, seed)
+    done, history0, nhistory0 = 0, None, None
+    if resume is not None:
+        done, history0, nhistory0 = _resumed(resume, s, d)
+        U0, init_name = P.init_points(resume, s, seed)
+    else:
+        U0, init_name = P.init_points(init, s, seed)
     meta = P.base_meta(s, "global", init_name)
     # normalised units throughout (see UnitProblem); the optimiser sees D^2 / expected_mc(s),
     # the same ratio in either units
@@ -124,6 +145,7 @@ def global_sequence(objective: Objective, s: int, *, d: int | None = None,
                          "Carlo D^2 rounds to 0 (increase 'b').")
     meta.update(P.halton_meta(s))
     halton = meta["normalized_halton_d2"]
+    remaining = max(maxiter - done, 0)
 
     best = {"d2": math.inf, "x": None}
 
@@ -136,9 +158,12 @@ def global_sequence(objective: Objective, s: int, *, d: int | None = None,
 
     x0 = U0.ravel().copy()
     nd2_0 = fun(x0)[0] * scale
-    nhistory = [nd2_0]
-    history = [P.raw(nd2_0)]
-    bar = _Progress(maxiter, halton) if progress else None
+    # the whole run's histories: the resumed file's (when consistent), then this run's
+    nhistory = list(nhistory0) if nhistory0 else [nd2_0]
+    history = list(history0) if history0 else [P.raw(nd2_0)]
+    first = len(history) - 1  # the iteration at which this run starts, in the histories
+    shown = [min([x for x in nhistory if x is not None], default=math.inf)]
+    bar = _Progress(maxiter, halton) if progress and remaining > 0 else None
     stop = {"reason": None}
 
     def cb(intermediate_result):
@@ -148,19 +173,26 @@ def global_sequence(objective: Objective, s: int, *, d: int | None = None,
         d2k = P.raw(nd2k)
         nhistory.append(nd2k)
         history.append(d2k)
-        it = len(history) - 1
+        it = len(history) - 1 - first
+        shown[0] = min(shown[0], best["d2"])
         if bar is not None:
-            bar.update(it, best["d2"])
+            bar.update(done + it, shown[0])
+        if checkpoint is not None and every and (done + it) % every == 0:
+            checkpoint(Sequence(xk.reshape(s, d).copy(), None, {
+                **meta, "iterations": done + it, "maxiter": maxiter, "d2": d2k,
+                "normalized_d2": nd2k, "history": list(history),
+                "normalized_history": list(nhistory), "stop_reason": "checkpoint",
+                "checkpoint": True}))
         if callback is not None and callback(it, xk.reshape(s, d) / P.sigma, d2k):
             stop["reason"] = "callback requested stop"
             raise StopIteration
 
-    options = {"maxiter": maxiter, "gtol": tol}
+    options = {"maxiter": remaining, "gtol": tol}
     if method == "l-bfgs-b":
         options["ftol"] = tol * 1e-3
     t0 = time.perf_counter()
     message = None
-    if maxiter > 0:
+    if remaining > 0:
         try:
             res = scipy.optimize.minimize(fun, x0, jac=True, method="CG" if method == "cg"
                                           else "L-BFGS-B", callback=cb, options=options)
@@ -168,17 +200,18 @@ def global_sequence(objective: Objective, s: int, *, d: int | None = None,
             success = bool(res.success)
             nit = int(res.nit)
         except (KeyboardInterrupt, SystemError) as exc:
-            if not _is_interrupt(exc):
+            if not is_interrupt(exc):
                 raise
             stop["reason"] = "interrupted"
-            success, nit = False, len(history) - 1
+            success, nit = False, len(history) - 1 - first
     else:
         success, nit = True, 0
-        stop["reason"] = "maxiter = 0"
+        # the cap of the whole run: reached by the resumed file, or zero
+        stop["reason"] = f"maxiter ({maxiter}) reached" if done else "maxiter = 0"
     if bar is not None:
         bar.close()
     if stop["reason"] is None:
-        if nit >= maxiter and not success:
+        if nit >= remaining and not success:
             stop["reason"] = f"maxiter ({maxiter}) reached"
         elif success:
             stop["reason"] = f"converged: {message}"
@@ -187,10 +220,10 @@ def global_sequence(objective: Objective, s: int, *, d: int | None = None,
     U = best["x"].reshape(s, d)
     meta.update({
         "initial_d2": history[0],
-        "normalized_initial_d2": nd2_0,
+        "normalized_initial_d2": nhistory[0],
         "history": history,
         "normalized_history": nhistory,
-        "iterations": len(history) - 1,
+        "iterations": done + len(history) - 1 - first,
         "stop_reason": stop["reason"],
         "optimizer": method,
         "maxiter": maxiter,
@@ -198,4 +231,33 @@ def global_sequence(objective: Objective, s: int, *, d: int | None = None,
         "objective_scale": P.raw(scale),
         "seconds": time.perf_counter() - t0,
     })
+    if resume is not None:
+        meta["resumed_iterations"] = done
     return P.finish(U, None, meta, best["d2"])
+
+
+def _resumed(resume, s, d):
+    """``(iterations, history, normalized_history)`` of the global design ``resume``
+    continues.  The histories continue only when they are consistent (``iterations + 1``
+    numbers each); otherwise they are None (the normalised one alone may be None)."""
+    if not isinstance(resume, Sequence):
+        raise TypeError(f"'resume' must be a Sequence (a checkpoint or result) or None; got "
+                        f"{type(resume).__name__}.")
+    m = resume.meta
+    if m.get("method") != "global":
+        raise ValueError(f"'resume' must hold a 'global' design; got {m.get('method')!r}.")
+    if resume.s != s or resume.d != d:
+        raise ValueError(f"'resume' has shape ({resume.s}, {resume.d}); expected ({s}, {d}).")
+    done = m.get("iterations", 0)
+    if type(done) is not int or done < 0:
+        raise ValueError(f"'resume' has a malformed 'iterations' entry (an int >= 0); got "
+                         f"{done!r}.")
+
+    def series(key):
+        h = m.get(key)
+        ok = (isinstance(h, list) and len(h) == done + 1
+              and all(x is None or type(x) in (int, float) for x in h))
+        return list(h) if ok else None
+
+    history = series("history")
+    return done, history, series("normalized_history") if history else None

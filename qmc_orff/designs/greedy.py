@@ -16,7 +16,8 @@ from .._validation import check_int
 from ..objectives.protocol import Objective
 from ..sequence import Sequence
 from ._cg import minimize_cg
-from ._optimizer import UnitProblem, _check_optimizer_args, _is_interrupt, _Progress
+from ._optimizer import (UnitProblem, _check_checkpoint, _check_optimizer_args, _Progress,
+                         is_interrupt)
 
 if TYPE_CHECKING:  # names used in type hints only
     from typing import Any, Callable
@@ -171,10 +172,7 @@ def greedy_sequence(objective: Objective, s: int, *, d: int | None = None,
         for w in pre:
             nhistory.append(state.add(np.ascontiguousarray(w)))
         meta["resumed_points"] = int(pre.shape[0])
-    if checkpoint is not None and not callable(checkpoint):
-        raise TypeError(f"'checkpoint' must be callable or None; got {type(checkpoint).__name__}.")
-    every = None if checkpoint_every is None else check_int(checkpoint_every, "checkpoint_every",
-                                                            minimum=1)
+    every = _check_checkpoint(checkpoint, checkpoint_every)
     meta.update(P.halton_meta(s))
     bar = _Progress(s, meta["normalized_halton_d2"]) if progress else None
     total_iter = 0
@@ -196,7 +194,7 @@ def greedy_sequence(objective: Objective, s: int, *, d: int | None = None,
                     "normalized_history": list(nhistory), "stop_reason": "checkpoint",
                     "checkpoint": True}))
     except (KeyboardInterrupt, SystemError) as exc:
-        if not _is_interrupt(exc):
+        if not is_interrupt(exc):
             raise
         interrupted = True
     if bar is not None:

@@ -3,7 +3,7 @@
 ``init="halton"`` (the default) and ``"sobol"`` use the *unscrambled*
 sequences from index 1 on: index 0 is the origin, whose inverse CDF is
 ``-inf``.  Skipping it keeps the designs deterministic and reproduces the
-reference values of the issue (Halton ``D^2 = 1.2e-3`` at d=4, s=64,
+published reference values (Halton ``D^2 = 1.2e-3`` at d=4, s=64,
 b/sigma=2).  ``"halton-rr2"`` uses the deterministic RR2-scrambled Halton
 sequence (the paper's choice), also from index 1 (RR2 keeps the origin at
 index 0); ``"random"`` uses i.i.d. uniform points (``seed``).  As a last guard
@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import as_generator, check_choice, check_dimension, check_size
+from ..sources.frequencies import make_frequencies
 
 __all__ = ["initial_points", "to_frequencies", "start_frequencies"]
 
@@ -42,10 +43,10 @@ def initial_points(init, s, d, *, seed=None):
 
     See Also
     --------
-    qmc_orff.maps.frequencies.source_points : the feature maps' policy for the same
+    qmc_orff.sources.frequencies.source_points : the feature maps' policy for the same
         generators, which keeps index 0 and centres unrandomised points by half a
         grid step instead (no point dropped, nets kept).  Designs skip index 0 so
-        that their Halton reference values match Avron et al. and the issue.
+        that their Halton reference values match Avron et al.
     """
     check_choice(init, "init", _INITS)
     d = check_dimension(d)
@@ -68,8 +69,15 @@ def initial_points(init, s, d, *, seed=None):
     return np.clip(np.asarray(t, dtype=np.float64), _EPS_UNIT, 1.0 - _EPS_UNIT)
 
 
-def to_frequencies(t, density, sigma):
-    """Map unit-cube points through the inverse CDF: ``w_j = ppf(t_j) / sigma_j``."""
+def to_frequencies(t, density, sigma, *, clip=False):
+    """Map unit-cube points through the inverse CDF: ``w_j = ppf(t_j) / sigma_j``.
+
+    ``clip=True`` first clips ``t`` into ``[2^-53, 1 - 2^-53]`` (as the designs' start
+    points are), so that points on the cube's faces (an unscrambled sequence's origin)
+    give finite frequencies instead of an error.
+    """
+    if clip:
+        t = np.clip(np.asarray(t, dtype=np.float64), _EPS_UNIT, 1.0 - _EPS_UNIT)
     w = np.asarray(density.ppf(t), dtype=np.float64) / sigma
     if not np.all(np.isfinite(w)):
         raise ValueError("the inverse CDF produced non-finite frequencies; unit points must lie "
@@ -88,8 +96,6 @@ def start_frequencies(init, s, unit, seed=None):
     d = unit.sigma.shape[0]
     if unit.kernel is None or (unit.density is not None and init in _INITS):
         return to_frequencies(initial_points(init, s, d, seed=seed), unit.density, 1.0)
-    from ..maps.frequencies import make_frequencies
-
     if init == "halton-rr2":
         init, scramble = "halton", "deterministic"
     elif init == "random":

@@ -94,10 +94,48 @@ class IndexedEngine(qmc.QMCEngine):
     and the index range before anything is allocated; subclasses with a bounded
     index range override ``_room()`` so that ``_check_room(n)`` raises before it is
     exceeded.
+
+    Point ``i`` of the engine's set is index ``skip + i (leap + 1)`` of the
+    sequence (`sequence_index`; MATLAB's ``'Skip'`` and ``'Leap'``, the origin
+    counting as index 0); ``skip = leap = 0`` unless a subclass sets them
+    through ``_init_skip_leap``.
     """
 
+    skip = 0
+    leap = 0
+
+    def _init_skip_leap(self, skip, leap):
+        """Check and store ``skip`` and ``leap`` (ints in ``[0, limit - 1]``, ``limit``
+        the index range of ``_room()``); call after what ``_room()`` reads is set."""
+        skip = check_int(skip, "skip", minimum=0)
+        leap = check_int(leap, "leap", minimum=0)
+        room = self._room()
+        if room is not None:
+            last = room[0] - 1
+            for name, value in (("skip", skip), ("leap", leap)):
+                if value > last:
+                    raise ValueError(
+                        f"'{name}' must be <= {last}: the sequence's indices run from 0 to "
+                        f"{last} ({type(self).__name__} with these settings); got {value}.")
+        self.skip, self.leap = skip, leap
+
+    def sequence_index(self, i):
+        """Index in the sequence of point ``i`` of this engine's set.
+
+        Parameters
+        ----------
+        i : int
+            Position in the set (``num_generated`` counts these), ``i >= 0``.
+
+        Returns
+        -------
+        index : int
+            ``skip + i (leap + 1)``.
+        """
+        return self.skip + i * (self.leap + 1)
+
     def _room(self):
-        """``(limit, text, hint)``: at most ``limit`` points in all; ``text`` opens the
+        """``(limit, text, hint)``: indices below ``limit`` only; ``text`` opens the
         error message and ``hint`` closes it.  None (the default): unbounded."""
         return None
 
@@ -106,11 +144,16 @@ class IndexedEngine(qmc.QMCEngine):
         if room is None:
             return
         limit, text, hint = room
+        count, leaped = limit, ""
+        if self.skip or self.leap:
+            count = (limit - 1 - self.skip) // (self.leap + 1) + 1
+            leaped = (f" With skip={self.skip} and leap={self.leap} (indices skip + i (leap + 1)) "
+                      f"that is {count} points.")
         total = self.num_generated + n
-        if total > limit:
+        if total > count:
             raise ValueError(
-                f"{text} {self.num_generated} points have been previously generated, then: "
-                f"n={self.num_generated}+{n}={total}.{hint}")
+                f"{text}{leaped} {self.num_generated} points have been previously generated, "
+                f"then: n={self.num_generated}+{n}={total}.{hint}")
 
     def _empty(self, n):
         """Checked ``n`` and an empty ``(n, d)`` float64 block, allocated after the room check."""
@@ -138,6 +181,23 @@ class IndexedEngine(qmc.QMCEngine):
         n = check_n(n, width=self.d)
         self._check_room(n)
         return super().random(n, workers=workers)
+
+    def _random_base2(self, m, max_m, limit_text, hint, family):
+        """``random(2**m)`` after SciPy's `~scipy.stats.qmc.Sobol.random_base2` checks:
+        ``0 <= m <= max_m`` (else ``"'m' must be <= {limit_text}; got m.{hint}"``) and
+        ``num_generated + 2**m`` a power of 2, both before anything is allocated."""
+        m = check_int(m, "m", minimum=0)
+        if m > max_m:
+            raise ValueError(f"'m' must be <= {limit_text}; got {m}.{hint}")
+        n = 2 ** m
+        total = self.num_generated + n
+        if total & (total - 1) != 0:
+            raise ValueError(
+                f"The balance properties of {family} points require n to be a power of 2. "
+                f"{self.num_generated} points have been previously generated, then: "
+                f"n={self.num_generated}+2**{m}={total}. If you still want to do this, "
+                f"the function '{type(self).__name__}.random()' can be used.")
+        return self.random(n)
 
     def fast_forward(self, n):
         r"""Skip the next :math:`n` points (no points are computed).

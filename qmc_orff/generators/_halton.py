@@ -5,8 +5,9 @@ Each point is computed exactly as SciPy's ``_cy_van_der_corput`` computes it
 ``v += digit * w_k`` with ``w_0 = 1 / b`` and ``w_k = w_{k-1} / b``), so the
 results are bit-for-bit those of `scipy.stats.qmc.Halton`.  Speed comes from
 two things that do not change the arithmetic: the digits of consecutive
-indices are updated like an odometer instead of recomputed with integer
-divisions, and the weights ``w_k`` are tabulated once (by the same recurrence).
+indices are updated by adding the digits of the step (``leap + 1``; an odometer
+for consecutive indices) instead of recomputed with integer divisions, and the
+weights ``w_k`` are tabulated once (by the same recurrence).
 """
 from __future__ import annotations
 
@@ -43,38 +44,67 @@ def _chunk_bounds(c, chunk, n):
     return lo, min(lo + chunk, n)
 
 
-@njit(cache=True, parallel=True)
-def halton_plain(start, n, bases, weights, chunk, out):
-    """Unscrambled Halton points ``start .. start + n - 1`` into ``out`` (n, d).
+@njit(cache=True)
+def _chunk_start(c, chunk, n, start, skip, step, bases, ndig):
+    """Rows ``lo .. hi - 1`` of chunk ``c`` and the digits of the index of row ``lo``,
+    ``skip + (start + lo) * step`` (``ndig`` gets their counts)."""
+    lo, hi = _chunk_bounds(c, chunk, n)
+    return lo, hi, _first_digits(skip + (start + lo) * step, bases, ndig)
 
-    ``weights[j, k] = b_j^-(k+1)`` computed by repeated division (float64),
-    shape (d, MAX_DIGITS).  Parallel over chunks of ``chunk`` points; each chunk
-    starts from the directly computed digits of its first index.
+
+@njit(cache=True, inline="always")
+def _add_digits(digits, j, step, step_digits, n_step, b):
+    """Add ``step`` (its ``n_step`` base-``b`` digits ``step_digits[j]``) to the index
+    whose digits are ``digits[j]``, with carries; return one past the highest digit
+    written (that digit is nonzero, so the index has at least that many digits)."""
+    # the odometer: 2.5x faster than the general sum for step 1 (Halton(32).random(2**18),
+    # one thread, 38 ms against 95 ms)
+    if step == 1:
+        k = 0
+        while digits[j, k] == b - 1:
+            digits[j, k] = 0
+            k += 1
+        digits[j, k] += 1
+        return k + 1
+    carry = 0
+    k = 0
+    while k < n_step or carry:
+        t = digits[j, k] + step_digits[j, k] + carry
+        if t >= b:
+            t -= b
+            carry = 1
+        else:
+            carry = 0
+        digits[j, k] = t
+        k += 1
+    return k
+
+
+@njit(cache=True, parallel=True)
+def halton_plain(start, n, skip, step, bases, weights, chunk, out):
+    """Unscrambled Halton points ``start .. start + n - 1`` of the set into ``out`` (n, d).
+
+    Point ``i`` of the set is index ``skip + i * step`` of the sequence
+    (``step = leap + 1``).  ``weights[j, k] = b_j^-(k+1)`` computed by repeated
+    division (float64), shape (d, MAX_DIGITS).  Parallel over chunks of ``chunk``
+    points; each chunk starts from the directly computed digits of its first
+    index, then adds the digits of ``step`` (an odometer when ``step = 1``).
     """
     d = bases.shape[0]
-    n_chunks = (n + chunk - 1) // chunk
-    for c in prange(n_chunks):
-        lo, hi = _chunk_bounds(c, chunk, n)
+    n_step = np.zeros(d, dtype=np.int64)
+    step_digits = _first_digits(step, bases, n_step)
+    for c in prange((n + chunk - 1) // chunk):
         ndig = np.zeros(d, dtype=np.int64)
-        digits = _first_digits(start + lo, bases, ndig)
+        lo, hi, digits = _chunk_start(c, chunk, n, start, skip, step, bases, ndig)
         for i in range(lo, hi):
             for j in range(d):
                 v = 0.0
                 for k in range(ndig[j]):
                     v += digits[j, k] * weights[j, k]
                 out[i, j] = v
-                # odometer increment of the base-b digits
-                b = bases[j]
-                k = 0
-                while True:
-                    t = digits[j, k] + 1
-                    if t < b:
-                        digits[j, k] = t
-                        if k >= ndig[j]:
-                            ndig[j] = k + 1
-                        break
-                    digits[j, k] = 0
-                    k += 1
+                top = _add_digits(digits, j, step, step_digits, n_step[j], bases[j])
+                if top > ndig[j]:
+                    ndig[j] = top
 
 
 #: :func:`halton_plain` on the calling thread (the same points; compiles faster).
@@ -82,9 +112,11 @@ halton_plain_serial = njit(cache=True)(renamed(halton_plain.py_func, "halton_pla
 
 
 @njit(cache=True, parallel=True)
-def halton_permuted(start, n, bases, weights, counts, offsets, strides, perms, chunk, out):
-    """Digit-permuted Halton points ``start .. start + n - 1`` into ``out``.
+def halton_permuted(start, n, skip, step, bases, weights, counts, offsets, strides, perms, chunk,
+                    out):
+    """Digit-permuted Halton points ``start .. start + n - 1`` of the set into ``out``.
 
+    Point ``i`` of the set is index ``skip + i * step`` of the sequence.
     Dimension ``j`` uses ``counts[j]`` digit positions; position ``k`` maps a
     digit ``r`` to ``perms[offsets[j] + k * strides[j] + r]`` (``strides[j]``
     is ``b_j`` for one permutation per position, 0 for one per dimension).  All ``counts[j]``
@@ -92,27 +124,20 @@ def halton_permuted(start, n, bases, weights, counts, offsets, strides, perms, c
     in SciPy's order: ``v += perm_k(digit_k) * w_k`` for k = 0, 1, ...
     """
     d = bases.shape[0]
-    n_chunks = (n + chunk - 1) // chunk
-    for c in prange(n_chunks):
-        lo, hi = _chunk_bounds(c, chunk, n)
-        digits = _first_digits(start + lo, bases, np.empty(d, dtype=np.int64))
+    n_step = np.zeros(d, dtype=np.int64)
+    step_digits = _first_digits(step, bases, n_step)
+    for c in prange((n + chunk - 1) // chunk):
+        lo, hi, digits = _chunk_start(c, chunk, n, start, skip, step, bases,
+                                      np.empty(d, dtype=np.int64))
         for i in range(lo, hi):
             for j in range(d):
-                b = bases[j]
                 off = offsets[j]
                 st = strides[j]
                 v = 0.0
                 for k in range(counts[j]):
                     v += perms[off + k * st + digits[j, k]] * weights[j, k]
                 out[i, j] = v
-                k = 0
-                while True:
-                    t = digits[j, k] + 1
-                    if t < b:
-                        digits[j, k] = t
-                        break
-                    digits[j, k] = 0
-                    k += 1
+                _add_digits(digits, j, step, step_digits, n_step[j], bases[j])
 
 
 #: :func:`halton_permuted` on the calling thread (the same points; compiles faster).

@@ -45,43 +45,51 @@ def direction_matrix(poly, vinit, d, bits):
     return v
 
 
-@njit(cache=True, parallel=True)
-def sobol_draw(start, n, svt, shift, scale, chunk, out):
-    """Sobol' points of indices ``start .. start + n - 1`` into ``out`` (n, d).
+@njit(cache=True, inline="always")
+def _xor_gray_bits(q, svt, g):
+    """``q ^= svt[b]`` for every set bit ``b`` of ``g`` (uint64)."""
+    d = svt.shape[1]
+    b = 0
+    while g != np.uint64(0):
+        if g & np.uint64(1):
+            for j in range(d):
+                q[j] ^= svt[b, j]
+        g >>= np.uint64(1)
+        b += 1
 
-    ``svt`` is the (bits, d) transposed direction matrix (uint64), ``shift``
-    the (d,) digital shift (zeros when unscrambled).  Point ``k`` is
-    ``shift XOR (XOR of svt[b] over the set bits b of gray(k))`` times
-    ``scale = 2^-bits``, gray(k) = k ^ (k >> 1): the Antonov-Saleev order that
-    SciPy uses.  Parallel over chunks of ``chunk`` indices; each chunk starts
-    from its directly computed state, then follows the Gray code (one XOR
-    per coordinate and point).
+
+@njit(cache=True, parallel=True)
+def sobol_draw(start, n, skip, step, svt, shift, scale, chunk, out):
+    """Sobol' points ``start .. start + n - 1`` of the set into ``out`` (n, d).
+
+    Point ``i`` of the set is index ``k = skip + i * step`` of the sequence
+    (``start``, ``skip``, ``step`` uint64; ``step = leap + 1``).  ``svt`` is the
+    (bits, d) transposed direction matrix (uint64), ``shift`` the (d,) digital
+    shift (zeros when unscrambled).  Point ``k`` is ``shift XOR (XOR of svt[b]
+    over the set bits b of gray(k))`` times ``scale = 2^-bits``, gray(k) = k ^
+    (k >> 1): the Antonov-Saleev order that SciPy uses.  Parallel over chunks of
+    ``chunk`` points; each chunk starts from its directly computed state, then
+    XORs the direction numbers of the bits in which consecutive Gray codes differ
+    (one bit, one XOR per coordinate, when ``step = 1``).
     """
     d = svt.shape[1]
     n_chunks = (n + chunk - 1) // chunk
+    one = np.uint64(1)
     for c in prange(n_chunks):
         lo = c * chunk
         hi = min(lo + chunk, n)
         q = shift.copy()
-        k = np.uint64(start + lo)
-        g = k ^ (k >> np.uint64(1))
-        b = 0
-        while g != np.uint64(0):
-            if g & np.uint64(1):
-                for j in range(d):
-                    q[j] ^= svt[b, j]
-            g >>= np.uint64(1)
-            b += 1
+        k = skip + (start + np.uint64(lo)) * step
+        g = k ^ (k >> one)
+        _xor_gray_bits(q, svt, g)
         for j in range(d):
             out[lo, j] = q[j] * scale
         for i in range(lo + 1, hi):
-            kk = np.uint64(start + i)
-            t = 0
-            while (kk & np.uint64(1)) == np.uint64(0):
-                kk >>= np.uint64(1)
-                t += 1
+            k += step
+            g_next = k ^ (k >> one)
+            _xor_gray_bits(q, svt, g ^ g_next)
+            g = g_next
             for j in range(d):
-                q[j] ^= svt[t, j]
                 out[i, j] = q[j] * scale
 
 

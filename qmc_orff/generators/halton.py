@@ -124,6 +124,16 @@ class Halton(IndexedEngine):
         ``Halton(d, seed=42)`` equals
         ``scipy.stats.qmc.Halton(d, seed=42)``.  At most one of ``rng`` and
         ``seed``.
+    skip : int, default=0
+        Index in the sequence of the first point, :math:`0 \le \mathrm{skip} < 2^{53}`
+        (MATLAB's ``haltonset(d, 'Skip', skip)``; the origin is index 0).
+    leap : int, default=0
+        Indices left out between consecutive points, :math:`0 \le \mathrm{leap} < 2^{53}`:
+        point :math:`i` of the set is index :math:`\mathrm{skip} + i (\mathrm{leap} + 1)` of
+        the sequence (MATLAB's ``'Leap'``; Kocis and Whiten recommend a ``leap + 1``
+        prime to every base).  Each point is computed from its index (nothing skipped is
+        generated); the digit permutations apply to it exactly as to the same index
+        without leap.  Defaults 0 and 0: SciPy's points.
 
     See Also
     --------
@@ -139,8 +149,9 @@ class Halton(IndexedEngine):
         \qquad i = \sum_{k \ge 0} a_k(i)\, b_j^k,
 
     :math:`b_j` the :math:`j`-th prime and :math:`\pi_{j,k}` the identity (plain), a random
-    permutation, or the RR2 permutation.  Points are in :math:`[0, 1)^d` and float64; at most :math:`2^{53}`
-    points (`MAX_INDEX`: ``random`` and ``fast_forward`` raise ``ValueError``
+    permutation, or the RR2 permutation; point :math:`m` of the set is
+    :math:`x_{\mathrm{skip} + m (\mathrm{leap} + 1)}`.  Points are in :math:`[0, 1)^d` and float64; at most :math:`2^{53}`
+    indices (`MAX_INDEX`: ``random`` and ``fast_forward`` raise ``ValueError``
     beyond it), and ``d = 0`` gives empty points as in SciPy.  The kernel runs in
     parallel over chunks of points with numba's threads (``workers`` is
     accepted for SciPy compatibility and ignored; use ``numba.set_num_threads``).
@@ -161,9 +172,16 @@ class Halton(IndexedEngine):
            [0.5       , 0.33333333],
            [0.25      , 0.66666667],
            [0.75      , 0.11111111]])
+
+    MATLAB's ``scramble(haltonset(3, 'Skip', 1e3, 'Leap', 1e2), 'RR2')``:
+
+    >>> Halton(3, scramble="deterministic", skip=1000, leap=100).random(2)
+    array([[0.09277344, 0.695016  , 0.00288   ],
+           [0.69580078, 0.29583905, 0.82688   ]])
     """
 
-    def __init__(self, d, *, scramble=True, optimization=None, rng=None, seed=None):
+    def __init__(self, d, *, scramble=True, optimization=None, rng=None, seed=None, skip=0,
+                 leap=0):
         d = check_int(d, "d", minimum=0, maximum=MAX_DIM)   # d = 0: (n, 0) points, as SciPy
         if scramble is True or scramble is False or isinstance(scramble, np.bool_):
             mode = "random" if bool(scramble) else "none"
@@ -172,6 +190,7 @@ class Halton(IndexedEngine):
         else:
             raise ValueError("'scramble' must be one of False, True, 'random', "
                              f"'deterministic'; got {scramble!r}.")
+        self._init_skip_leap(skip, leap)
         init_engine(self, d, rng=rng, seed=seed, optimization=optimization)
         self.scramble = scramble
         self._mode = mode
@@ -210,29 +229,29 @@ class Halton(IndexedEngine):
 
     def _room(self):
         return (MAX_INDEX, f"At most 2**53={MAX_INDEX} Halton points can be generated "
-                           "(float64 resolution);", "")
+                           "(float64 resolution).", "")
 
     def _random(self, n=1, *, workers=1):
         n, out = self._empty(n)
         if n == 0 or self.d == 0:
             return out
-        start = self.num_generated
+        start, step = self.num_generated, self.leap + 1
         parallel = parallel_pays(n, _CHUNK)  # else the serial build: the same points
         if self._mode == "none":
             kernel = _halton.halton_plain if parallel else _halton.halton_plain_serial
-            kernel(start, n, self.base, self._weights, _CHUNK, out)
+            kernel(start, n, self.skip, step, self.base, self._weights, _CHUNK, out)
             return out
         counts = self._counts
         if self._mode == "deterministic":
             # RR2 maps the digit 0 to 0: digits above the largest index's
             # length add exact zeros, so they are skipped (same values).
-            last = start + n - 1
+            last = self.sequence_index(start + n - 1)
             needed = np.array([max(1, _n_digits(last, int(b))) for b in self.base],
                               dtype=np.int64)
             counts = np.minimum(counts, needed)
         kernel = _halton.halton_permuted if parallel else _halton.halton_permuted_serial
-        kernel(start, n, self.base, self._weights, counts, self._offsets, self._strides,
-               self._perms, _CHUNK, out)
+        kernel(start, n, self.skip, step, self.base, self._weights, counts, self._offsets,
+               self._strides, self._perms, _CHUNK, out)
         return out
 
 

@@ -1,4 +1,5 @@
-"""Rank-1 lattice rules: Kuo's extensible vector by default, or any generating vector."""
+"""Rank-1 lattice rules: Kuo's extensible vector by default, Nuyens' latticeseq_b2 vector by name,
+or any generating vector."""
 from __future__ import annotations
 
 import functools
@@ -13,26 +14,64 @@ from .._validation import as_float_array, check_choice, check_dimension, check_i
 from . import _lattice
 from ._base import IndexedEngine, init_engine
 
-__all__ = ["Lattice", "kuo_generating_vector", "KUO_MAXDIM", "KUO_MAX_LOG2N"]
+__all__ = ["Lattice", "kuo_generating_vector", "named_generating_vector", "NAMED_VECTORS",
+           "KUO_MAXDIM", "KUO_MAX_LOG2N"]
 
-#: Dimensions of the shipped generating vector.
+#: Dimensions of the shipped default generating vector.
 KUO_MAXDIM = 9125
 #: The shipped vector is built for n = 2^10 .. 2^20 points.
 KUO_MAX_LOG2N = 20
-_KUO_FILE = "kuo.lattice-33002-1024-1048576.9125.npy"
+#: The shipped generating vectors (``qmc_orff/data``, provenance in its README):
+#: name -> (file, largest dimension, base-2 logarithm of the largest lattice size).
+NAMED_VECTORS = {
+    # F. Y. Kuo's lattice-33002-1024-1048576.9125 (Cools, Kuo & Nuyens 2006, order-3 weights)
+    "default": ("kuo.lattice-33002-1024-1048576.9125.npy", KUO_MAXDIM, KUO_MAX_LOG2N),
+    # Cools, Kuo & Nuyens (2006), order-2 weights: the default of Nuyens' latticeseq_b2
+    "exod2_base2_m20_CKN": ("mps.exod2_base2_m20_CKN.250.npy", 250, 20),
+}
 #: Largest lattice size N for an explicit generating vector (exact uint64 products).
 MAX_N = 2 ** 32
 
 _CHUNK = 4096
 
 
-@functools.lru_cache(maxsize=1)
-def _load_kuo():
-    res = importlib.resources.files("qmc_orff.data").joinpath(_KUO_FILE)
+@functools.lru_cache(maxsize=None)
+def _load_vector(name):
+    res = importlib.resources.files("qmc_orff.data").joinpath(NAMED_VECTORS[name][0])
     with importlib.resources.as_file(res) as path:
         z = np.load(path).astype(np.int64)
     z.setflags(write=False)
     return z
+
+
+def named_generating_vector(name, d):
+    """First ``d`` entries of a shipped extensible lattice generating vector.
+
+    Parameters
+    ----------
+    name : {"default", "exod2_base2_m20_CKN"}
+        ``"default"``: F. Y. Kuo's ``lattice-33002-1024-1048576.9125`` (9125
+        dimensions, order-3 weights); ``"exod2_base2_m20_CKN"``: the vector of
+        Cools, Kuo & Nuyens (2006) for order-2 weights that Nuyens' ``latticeseq_b2``
+        uses by default (250 dimensions).  Both are embedded lattice sequences in
+        base 2 up to :math:`2^{20}` points (`NAMED_VECTORS`).  Provenance:
+        ``qmc_orff/data/README.md``.
+    d : int
+        Dimension, ``1 <= d <=`` the vector's length.
+
+    Returns
+    -------
+    z : ndarray of shape (d,), dtype int64
+    """
+    if not isinstance(name, str) or name not in NAMED_VECTORS:
+        names = ", ".join(repr(k) for k in NAMED_VECTORS)
+        raise ValueError(f"'generating_vector' must be one of {names}; got {name!r}.")
+    maxdim = NAMED_VECTORS[name][1]
+    d = check_dimension(d)
+    if d > maxdim:
+        raise ValueError(f"'d' must be <= {maxdim} with generating_vector={name!r} (the "
+                         f"vector has {maxdim} dimensions); got {d}.")
+    return _load_vector(name)[:d].copy()
 
 
 def kuo_generating_vector(d):
@@ -51,8 +90,7 @@ def kuo_generating_vector(d):
     -------
     z : ndarray of shape (d,), dtype int64
     """
-    d = check_dimension(d, maximum=KUO_MAXDIM)
-    return _load_kuo()[:d].copy()
+    return named_generating_vector("default", d)
 
 
 class Lattice(IndexedEngine):
@@ -62,11 +100,16 @@ class Lattice(IndexedEngine):
     ----------
     d : int
         Dimension, :math:`d \ge 1` (:math:`d \le 9125` with the default vector).
-    generating_vector : "default" or array-like of int of shape (d,), default="default"
+    generating_vector : {"default", "exod2_base2_m20_CKN"} or array-like of int of shape (d,), default="default"
         ``"default"``: Kuo's extensible vector ``lattice-33002-1024-1048576.9125``
-        (Cools, Kuo & Nuyens 2006), good for :math:`n = 2^{10}, \dots, 2^{20}` points.
-        Otherwise ``d`` nonnegative integers coprime with ``n_max`` (e.g. from
-        `cbc_lattice`), stored reduced modulo ``n_max``.
+        (Cools, Kuo & Nuyens 2006; order-3 weights, :math:`d \le 9125`), good for
+        :math:`n = 2^{10}, \dots, 2^{20}` points.  ``"exod2_base2_m20_CKN"``: the
+        vector of Cools, Kuo & Nuyens (2006) for order-2 weights that Nuyens'
+        ``latticeseq_b2`` (Magic Point Shop) uses by default, :math:`d \le 250` and
+        :math:`n \le 2^{20}`, the lattice of Avron et al. (2016); with the default
+        ``order`` the points equal ``latticeseq_b2``'s.  Otherwise ``d`` nonnegative
+        integers coprime with ``n_max`` (e.g. from `cbc_lattice`), stored reduced
+        modulo ``n_max``.
     order : {"radical_inverse", "natural"}, default="radical_inverse"
         ``"radical_inverse"``: :math:`\phi(i)` is the base-2 radical inverse of :math:`i`
         times :math:`N`, so every prefix of :math:`2^m \le N` points is the full lattice
@@ -88,7 +131,7 @@ class Lattice(IndexedEngine):
         is), as in `Halton` and `Sobol`.  At most one of ``rng`` and ``seed``.
     n_max : int, optional
         The lattice size ``N`` (modulus of the rule); at most ``N`` points can
-        be drawn.  Default vector: a power of 2 up to :math:`2^{20}` (default
+        be drawn.  Shipped vectors: a power of 2 up to :math:`2^{20}` (default
         :math:`2^{20}`).  Explicit vector: required, :math:`1 \le N \le 2^{32}`, and a power
         of 2 for ``order="radical_inverse"``.
 
@@ -117,6 +160,9 @@ class Lattice(IndexedEngine):
     .. [2] F. J. Hickernell, H. S. Hong, P. L'Ecuyer and C. Lemieux, "Extensible
        lattice sequences for quasi-Monte Carlo quadrature", SIAM J. Sci. Comput.
        22(3):1117-1138, 2000.
+    .. [3] D. Nuyens, "The Magic Point Shop of QMC point generators and generating
+       vectors", https://people.cs.kuleuven.be/~dirk.nuyens/qmc-generators/
+       (``latticeseq_b2`` and its default vector ``exod2_base2_m20_CKN``).
 
     Examples
     --------
@@ -138,17 +184,20 @@ class Lattice(IndexedEngine):
                  shift=False, rng=None, seed=None, n_max=None):
         self.order = check_choice(order, "order", ("radical_inverse", "natural"))
         if isinstance(generating_vector, str):
-            if generating_vector != "default":
+            name = generating_vector
+            if name not in NAMED_VECTORS:
+                others = ", ".join(repr(k) for k in NAMED_VECTORS if k != "default")
                 raise ValueError("'generating_vector' must be 'default' or an array of d "
-                                 f"integers; got {generating_vector!r}.")
-            d = check_dimension(d, maximum=KUO_MAXDIM)
-            if n_max is None:
-                n_max = 2 ** KUO_MAX_LOG2N
-            n_max = check_int(n_max, "n_max", minimum=1, maximum=2 ** KUO_MAX_LOG2N)
+                                 f"integers, or another shipped vector ({others}); got {name!r}.")
+            z = named_generating_vector(name, d)
+            d = z.shape[0]
+            max_n = 2 ** NAMED_VECTORS[name][2]
+            n_max = check_int(max_n if n_max is None else n_max, "n_max", minimum=1,
+                              maximum=max_n)
             if n_max & (n_max - 1):
-                raise ValueError("'n_max' must be a power of 2 with the default generating "
-                                 f"vector; got {n_max}.")
-            z = kuo_generating_vector(d)
+                what = ("the default generating vector" if name == "default"
+                        else f"generating_vector={name!r}")
+                raise ValueError(f"'n_max' must be a power of 2 with {what}; got {n_max}.")
         else:
             d = check_dimension(d)
             if n_max is None:
@@ -182,6 +231,39 @@ class Lattice(IndexedEngine):
     def _room(self):
         return (self.n_max, f"At most n_max={self.n_max} distinct lattice points can be "
                             "generated.", "")
+
+    def random_base2(self, m):
+        r"""Draw :math:`n = 2^m` points, keeping the lattice structure (as SciPy's
+        `~scipy.stats.qmc.Sobol.random_base2`).
+
+        In radical-inverse order the first :math:`2^k` points are the rank-1 lattice of
+        :math:`2^k` points (:math:`2^k \le N`), so draws whose running total is a power
+        of 2 end on a full lattice.
+
+        Parameters
+        ----------
+        m : int
+            Base-2 logarithm of the number of points, :math:`0 \le m \le \log_2 N`
+            (``N = n_max``; checked before :math:`2^m` points are allocated).
+
+        Returns
+        -------
+        sample : ndarray of shape (2**m, d)
+            The next :math:`2^m` points of the sequence.
+
+        Raises
+        ------
+        ValueError
+            If the running total :math:`\mathrm{num\_generated} + 2^m` is not a power of 2
+            or exceeds ``n_max``, or if ``order="natural"`` (whose prefixes are not lattices).
+        """
+        if self.order != "radical_inverse":
+            raise ValueError("'order' must be 'radical_inverse' for random_base2 (prefixes of "
+                             "2**m points are lattices only in that order; use random(n)); "
+                             f"got {self.order!r}.")
+        return self._random_base2(m, self._m, f"log2(n_max)={self._m}: at most n_max="
+                                  f"{self.n_max} lattice points can be generated", "",
+                                  "lattice")
 
     def _random(self, n=1, *, workers=1):
         n, out = self._empty(n)

@@ -134,6 +134,16 @@ class Sobol(IndexedEngine):
         ``default_rng(seed)`` used directly, a RandomState is used as is), so that
         ``Sobol(d, seed=42)`` equals
         ``scipy.stats.qmc.Sobol(d, seed=42)``.  At most one of ``rng`` and ``seed``.
+    skip : int, default=0
+        Index in the sequence of the first point, :math:`0 \le \mathrm{skip} < 2^{\mathrm{bits}}`
+        (MATLAB's ``sobolset(d, 'Skip', skip)``; the origin is index 0).
+    leap : int, default=0
+        Indices left out between consecutive points, :math:`0 \le \mathrm{leap} <
+        2^{\mathrm{bits}}`: point :math:`i` of the set is index
+        :math:`\mathrm{skip} + i (\mathrm{leap} + 1)` of the sequence (MATLAB's ``'Leap'``).
+        Each point is computed from its index (nothing skipped is generated); the
+        scrambling applies to it exactly as to the same index without leap.  Defaults 0
+        and 0: SciPy's points.
 
     See Also
     --------
@@ -143,7 +153,7 @@ class Sobol(IndexedEngine):
 
     Notes
     -----
-    Point :math:`k` is, coordinate-wise,
+    The point of index :math:`k` of the sequence is, coordinate-wise,
 
     .. math::
 
@@ -153,9 +163,10 @@ class Sobol(IndexedEngine):
     order, :math:`\oplus` the bitwise XOR), direction numbers :math:`v_b` (scrambled:
     :math:`v_b \leftarrow L v_b` with a random
     unit lower-triangular matrix :math:`L` over GF(2)) and shift :math:`s` (0 unless
-    scrambled).  30 bits by default as in SciPy, so at most :math:`2^{30}` points
-    (:math:`2^{\mathrm{bits}}` in general: ``random`` and ``random_base2`` check before
-    allocating).
+    scrambled); point :math:`i` of the set is :math:`x_{\mathrm{skip} + i (\mathrm{leap} + 1)}`.
+    30 bits by default as in SciPy, so at most :math:`2^{30}` points
+    (:math:`2^{\mathrm{bits}}` in general, indices :math:`\mathrm{skip} + i (\mathrm{leap} + 1)`
+    below it: ``random`` and ``random_base2`` check before allocating).
     Drawing is stateless in the index: the numba kernel runs in parallel over
     chunks of indices, each started from its directly computed state.
 
@@ -185,7 +196,8 @@ class Sobol(IndexedEngine):
 
     MAXDIM = MAXDIM
 
-    def __init__(self, d, *, scramble=True, bits=None, optimization=None, rng=None, seed=None):
+    def __init__(self, d, *, scramble=True, bits=None, optimization=None, rng=None, seed=None,
+                 skip=0, leap=0):
         d = check_int(d, "d", minimum=0)
         if d > MAXDIM:
             raise ValueError(f"'d' must be <= {MAXDIM}: Maximum supported dimensionality is "
@@ -200,6 +212,7 @@ class Sobol(IndexedEngine):
         self.scramble = bool(scramble)
         self.bits = bits
         self.maxn = 2 ** bits
+        self._init_skip_leap(skip, leap)
         sv = direction_numbers(d, bits) if d > 0 else np.zeros((0, bits), dtype=np.uint64)
         if self.scramble:
             # Same draws, in the same order and dtype, as SciPy's Sobol._scramble.
@@ -231,7 +244,11 @@ class Sobol(IndexedEngine):
             return out
         # the serial build for one chunk or one thread: the same points
         kernel = _sobol.sobol_draw if parallel_pays(n, _CHUNK) else _sobol.sobol_draw_serial
-        kernel(self.num_generated, n, self._svt, self._shift, self._scale, _CHUNK, out)
+        # uint64 throughout (indices reach 2**64 - 1 with bits=64); a step of 2**64
+        # (leap = 2**64 - 1) wraps to 0, harmless: only point 0 then exists
+        kernel(np.uint64(self.num_generated), n, np.uint64(self.skip),
+               np.uint64((self.leap + 1) % 2 ** 64), self._svt, self._shift, self._scale,
+               _CHUNK, out)
         return out
 
     def random_base2(self, m):
@@ -252,18 +269,6 @@ class Sobol(IndexedEngine):
         ValueError
             If :math:`\mathrm{num\_generated} + 2^m` is not a power of 2.
         """
-        m = check_int(m, "m", minimum=0)
-        if m > self.bits:
-            more = " Consider increasing `bits`." if self.bits < MAX_BITS else ""
-            raise ValueError(f"'m' must be <= bits={self.bits}: at most 2**{self.bits} points "
-                             f"can be generated; got {m}.{more}")
-        n = 2 ** m
-        total = self.num_generated + n
-        if total & (total - 1) != 0:
-            raise ValueError(
-                "The balance properties of Sobol' points require n to be a power of 2. "
-                f"{self.num_generated} points have been previously generated, then: "
-                f"n={self.num_generated}+2**{m}={total}. If you still want to do this, "
-                "the function 'Sobol.random()' can be used.")
-        return self.random(n)
-
+        more = " Consider increasing `bits`." if self.bits < MAX_BITS else ""
+        return self._random_base2(m, self.bits, f"bits={self.bits}: at most 2**{self.bits} "
+                                  "points can be generated", more, "Sobol'")

@@ -1,7 +1,7 @@
 """Fourier feature maps: scalar (:class:`FourierFeatures`) and operator-valued (:class:`ORFF`).
 
 Both are scikit-learn transformers whose frequencies come from
-:func:`qmc_orff.make_frequencies`: i.i.d. (``"mc"``), orthogonal random
+:func:`qmc_orff.make_frequencies` (:mod:`qmc_orff.sources`): i.i.d. (``"mc"``), orthogonal random
 features (``"orf"``), a low-discrepancy sequence (``"halton"``, ``"sobol"``,
 ``"lattice"``), a designed :class:`~qmc_orff.Sequence` or an explicit array.
 
@@ -16,10 +16,6 @@ row ``(c s + j) r + k`` equal to ``F(x)[c s + j] * B(w_j)[:, k]``.
 
 Modules
 -------
-``frequencies``
-    :func:`make_frequencies` (any point source -> frequencies and weights) and
-    :func:`source_points` (low-discrepancy points in the unit cube).  It imports no
-    design and no map: the designs and the catalogue use it too.
 ``default_source``
     The seedless default map (the best of fixed draws of the ``"auto"`` source) and the
     fit-time check of a supplied sequence.
@@ -34,8 +30,9 @@ Modules
     :class:`OperatorNystroem`, the operator-valued Nystroem map of the same kernels, and the
     selection of its (landmark, output) pairs.
 
-The names are imported lazily (PEP 562): importing :mod:`qmc_orff.maps.frequencies`
-does not import the estimators.
+The names are imported lazily (PEP 562): importing :mod:`qmc_orff.maps` does not import
+the estimators.  ``make_frequencies`` and ``source_points`` are those of
+:mod:`qmc_orff.sources`.
 """
 from __future__ import annotations
 
@@ -46,8 +43,8 @@ _LAZY = {
     "ORFF": "qmc_orff.maps.orff",
     "OperatorNystroem": "qmc_orff.maps.operator_nystroem",
     "householder_complement": "qmc_orff.maps._factors",
-    "make_frequencies": "qmc_orff.maps.frequencies",
-    "source_points": "qmc_orff.maps.frequencies",
+    "make_frequencies": "qmc_orff.sources.frequencies",
+    "source_points": "qmc_orff.sources.frequencies",
 }
 
 __all__ = sorted(_LAZY)

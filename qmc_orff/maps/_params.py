@@ -1,22 +1,9 @@
 """Parameter helpers shared by the feature maps."""
 from __future__ import annotations
 
-import math
 import numpy as np
 
-
-def _scalar_param(value, name):
-    if isinstance(value, (bool, np.bool_, complex, np.complexfloating, str, bytes)):
-        raise TypeError(f"'{name}' must be a real number; got {value!r}.")
-    if np.ndim(value) != 0:
-        raise ValueError(f"'{name}' must be a real number; got {value!r}.")
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"'{name}' must be a real number; got {value!r}.") from None
-    if not math.isfinite(value):
-        raise ValueError(f"'{name}' must be finite; got {value!r}.")
-    return value
+from .._validation import as_real_scalar as _scalar_param  # noqa: F401 (the maps' name)
 
 
 def _resolve_seed(seed, random_state):

@@ -9,11 +9,11 @@ import scipy.sparse as sp
 
 from .._cos_sin import cos_sin_features
 from .._validation import MAX_ELEMENTS, check_choice, check_phases
-from ..kernels import Gaussian, Laplacian, Matern, SkewedChi2
+from ..kernels import Gaussian
+from ..sources._orthogonal import ORF_QMC_SEED
+from ..sources.frequencies import _auto_source, make_frequencies
 from ..threads import _blas_limited, _row_workers, get_num_threads
 from ._params import _resolve_seed
-from ._orthogonal import ORF_QMC_SEED
-from .frequencies import _auto_source, make_frequencies
 
 
 # --------------------------------------------------------------------------- fit-time check
@@ -283,12 +283,11 @@ def _check_supplied_sequence(fitted, X, reference, p=1, Y=None):
     else:
         Ys = Xs if Y is None else _sample_rows(Y, m)
         kernel = fitted.kernel_
-        name = {Gaussian: "gaussian", Laplacian: "laplacian", Matern: "matern",
-                SkewedChi2: "skewed_chi2"}[type(kernel)]
         with _blas_limited(1):  # small LAPACK/BLAS calls: one thread (see _gram_errors)
             maps = [(fitted.frequencies_, fitted.weights_)] + [
-                make_frequencies(name, s, X.shape[1], sigma=fitted.sigma_, sequence=reference,
-                                 seed=k, nu=fitted.nu) for k in range(CHECK_REFERENCE_SEEDS)]
+                make_frequencies(kernel.name, s, X.shape[1], sigma=fitted.sigma_,
+                                 sequence=reference, seed=k, nu=fitted.nu)
+                for k in range(CHECK_REFERENCE_SEEDS)]
             errors = _gram_errors(Ys, _exact_gram(kernel, Xs), maps)
     own = errors[0]
     ref_err = float(np.mean(errors[1:]))

@@ -15,13 +15,13 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .. import _dask
 from .._cos_sin import cos_sin_features
 from .._validation import check_choice
-from ..kernels import Gaussian, Laplacian, Matern, SkewedChi2
+from ..kernels import SCALAR_KERNELS, SkewedChi2, scalar_kernel
+from ..sources.frequencies import SOURCES, make_frequencies
 from . import _xp
 from ._params import (_common_constraints, _resolve_seed, _scalar_param,
                       _sigma_from_gamma)
 from .adaptive_maps import _adaptive_frequencies, _is_adaptive
 from .default_source import _CHECKS, _check_supplied_sequence, _select_default, median_bandwidth
-from .frequencies import SOURCES, make_frequencies
 
 if TYPE_CHECKING:  # names used in type hints only
     from typing import Any
@@ -31,7 +31,6 @@ if TYPE_CHECKING:  # names used in type hints only
 
 __all__ = ["FourierFeatures"]
 
-_SCALAR_KERNELS = ("gaussian", "laplacian", "matern", "skewed_chi2")
 #: other names accepted for a kernel (scikit-learn's RBFSampler calls the Gaussian "rbf")
 _KERNEL_ALIASES = {"rbf": "gaussian"}
 
@@ -179,7 +178,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     """
 
     _parameter_constraints: dict = {
-        "kernel": [StrOptions(set(_SCALAR_KERNELS) | set(_KERNEL_ALIASES))],
+        "kernel": [StrOptions(set(SCALAR_KERNELS) | set(_KERNEL_ALIASES))],
         **_common_constraints(SOURCES + ("adaptive",)),
         "nu": [Real],
         "c": [Real],
@@ -235,7 +234,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         -------
         self
         """
-        kernel = check_choice(self.kernel, "kernel", _SCALAR_KERNELS + tuple(_KERNEL_ALIASES))
+        kernel = check_choice(self.kernel, "kernel", tuple(SCALAR_KERNELS) + tuple(_KERNEL_ALIASES))
         kernel = _KERNEL_ALIASES.get(kernel, kernel)
         seed = _resolve_seed(self.seed, self.random_state)
         ns = _xp.foreign(X)  # array API: the frequencies are chosen on the host, moved once
@@ -248,14 +247,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         else:
             X_raw = X  # the map reads the rows as they are
         d = X.shape[1]
-        if kernel == "gaussian":
-            exact = Gaussian(sigma)
-        elif kernel == "laplacian":
-            exact = Laplacian(sigma)
-        elif kernel == "matern":
-            exact = Matern(self.nu, sigma)
-        else:
-            exact = SkewedChi2(_scalar_param(self.c, "c"), sigma)
+        exact = scalar_kernel(kernel, sigma, nu=self.nu, c=self.c)  # c is checked by _input
         W = None
         if _is_adaptive(self.sequence):
             W, xi, self.design_ = _adaptive_frequencies(self, kernel, X, sigma, seed)

@@ -15,11 +15,10 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from .. import _dask
 from .._validation import as_generator, check_choice, check_int, shape_of
 from ..threads import _blas_limited
-from ..kernels import CurlFree, Decomposable, DivFree, Gaussian, check_psd_matrix
+from ..kernels import OPERATOR_KERNELS, operator_kernel
 from ._pairs import inv_sqrt_psd, rp_cholesky_pairs, uniform_pairs
 from .default_source import median_bandwidth
-from ._params import (_check_second_rows, _resolve_seed, _scalar_param, _seed_constraints,
-                      _sigma_from_gamma)
+from ._params import _check_second_rows, _resolve_seed, _seed_constraints, _sigma_from_gamma
 
 if TYPE_CHECKING:  # names used in type hints only
     from typing import Any
@@ -28,7 +27,6 @@ if TYPE_CHECKING:  # names used in type hints only
 
 __all__ = ["OperatorNystroem"]
 
-_KERNELS = ("decomposable", "curl_free", "div_free")
 _SELECTIONS = ("rp_cholesky", "uniform")
 #: ``fit`` refuses, before allocating, a Cholesky factor (``selection="rp_cholesky"``:
 #: ``n p`` x ``D`` floats) or the ``D x D`` matrices ``W`` and ``W^{-1/2}`` over this many bytes.
@@ -144,7 +142,7 @@ class OperatorNystroem(TransformerMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "kernel": [StrOptions(set(_KERNELS))],
+        "kernel": [StrOptions(set(OPERATOR_KERNELS))],
         "sigma": [Real, "array-like", None],
         "gamma": [Real, "array-like", StrOptions({"scale"}), None],
         "A": ["array-like", None],
@@ -177,22 +175,12 @@ class OperatorNystroem(TransformerMixin, BaseEstimator):
     # ------------------------------------------------------------------ fitting
     def _exact_kernel(self, X, sample_weight):
         """``(kernel_, sigma_)`` for the rows ``X``, with the parameters checked."""
-        kernel = check_choice(self.kernel, "kernel", _KERNELS)
-        d = X.shape[1]
-        if kernel == "div_free" and d < 2:
-            raise ValueError(f"'X' must have d >= 2 columns for kernel='div_free'; got d={d}.")
+        kernel = check_choice(self.kernel, "kernel", tuple(OPERATOR_KERNELS))
         if self.sigma is None and self.gamma is None:  # the default bandwidth, as ORFF's
             sigma = median_bandwidth(X, "gaussian", sample_weight)
         else:
             sigma = _sigma_from_gamma("gaussian", self.sigma, self.gamma, X, sample_weight)
-        if kernel != "decomposable" or np.ndim(sigma) == 0:
-            sigma = _scalar_param(sigma, "sigma")
-            if not sigma > 0:
-                raise ValueError(f"'sigma' must be positive; got {sigma!r}.")
-        if kernel == "decomposable":
-            A = np.eye(d) if self.A is None else check_psd_matrix(self.A, "A")
-            return Decomposable(Gaussian(sigma), A), sigma
-        return (CurlFree(sigma) if kernel == "curl_free" else DivFree(sigma)), sigma
+        return operator_kernel(kernel, sigma, X.shape[1], self.A)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: ArrayLike, y: Any = None,

@@ -17,15 +17,14 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from .. import _dask
 from .._cos_sin import cos_sin_features
 from .._validation import check_choice
-from ..kernels import CurlFree, Decomposable, DivFree, Gaussian, check_psd_matrix
+from ..kernels import OPERATOR_KERNELS, Gaussian, operator_kernel
+from ..sources.frequencies import SOURCES, make_frequencies
 from . import _xp
 from ._factors import _orff_factors
-from ._params import (_check_second_rows, _common_constraints, _resolve_seed, _scalar_param,
-                      _sigma_from_gamma)
+from ._params import _check_second_rows, _common_constraints, _resolve_seed, _sigma_from_gamma
 from .adaptive_maps import _adaptive_operator_frequencies, _is_adaptive
 from .default_source import (BANDWIDTH_SAMPLES, _CHECKS, _check_supplied_sequence,
                              _sample_indices, _select_default_operator, median_bandwidth)
-from .frequencies import SOURCES, make_frequencies
 from .operators import _FeatureOperator
 
 if TYPE_CHECKING:  # names used in type hints only
@@ -35,7 +34,6 @@ if TYPE_CHECKING:  # names used in type hints only
 
 __all__ = ["ORFF"]
 
-_ORFF_KERNELS = ("decomposable", "curl_free", "div_free")
 _ORFF_MEASURES = ("spectral", "bounded", "trace")
 #: ``flatten=True`` with the implicit ``A=None`` (the identity of size ``d``, so ``p = d``
 #: outputs and ``2 s d^2`` columns) warns above this many columns: pass ``A`` to choose ``p``.
@@ -194,7 +192,7 @@ class ORFF(TransformerMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "kernel": [StrOptions(set(_ORFF_KERNELS))],
+        "kernel": [StrOptions(set(OPERATOR_KERNELS))],
         **_common_constraints(SOURCES + ("adaptive",)),
         "A": ["array-like", None],
         "measure": [StrOptions(set(_ORFF_MEASURES))],
@@ -250,7 +248,7 @@ class ORFF(TransformerMixin, BaseEstimator):
         -------
         self
         """
-        kernel = check_choice(self.kernel, "kernel", _ORFF_KERNELS)
+        kernel = check_choice(self.kernel, "kernel", tuple(OPERATOR_KERNELS))
         measure = check_choice(self.measure, "measure", _ORFF_MEASURES)
         ns = _xp.foreign(X)  # array API: the frequencies are chosen on the host, moved once
         if ns is not None:
@@ -264,8 +262,6 @@ class ORFF(TransformerMixin, BaseEstimator):
                 raise ValueError("'sample_weight' must be finite, non-negative and not all "
                                  f"zero; got min {sample_weight.min()!r}, sum "
                                  f"{sample_weight.sum()!r}.")
-        if kernel == "div_free" and d < 2:
-            raise ValueError(f"'X' must have d >= 2 columns for kernel='div_free'; got d={d}.")
         if self.sigma is None and self.gamma is None:  # the default bandwidth: the median
             # heuristic on a fixed sample; but for an adaptive design the fit then reads these
             # rows only (as a Dask fit does, see default_source._orff_fit_rows)
@@ -276,18 +272,8 @@ class ORFF(TransformerMixin, BaseEstimator):
                 X, sample_weight = X[idx], w
         else:
             sigma = _sigma_from_gamma("gaussian", self.sigma, self.gamma, X, sample_weight)
-        if kernel != "decomposable" or np.ndim(sigma) == 0:
-            sig = _scalar_param(sigma, "sigma")
-            if not sig > 0:
-                raise ValueError(f"'sigma' must be positive; got {sig!r}.")
-            sigma = sig
-        if kernel == "decomposable":
-            A = np.eye(d) if self.A is None else check_psd_matrix(self.A, "A")
-            exact = Decomposable(Gaussian(sigma), A)
-        elif kernel == "curl_free":
-            exact = CurlFree(sigma)
-        else:
-            exact = DivFree(sigma)
+        exact, sigma = operator_kernel(kernel, sigma, d, self.A)
+        A = exact.A if kernel == "decomposable" else None
         sig_arr = np.asarray(Gaussian(sigma).sigma, dtype=np.float64)
 
         radial = measure == "trace" and kernel != "decomposable"
@@ -303,13 +289,12 @@ class ORFF(TransformerMixin, BaseEstimator):
         freq_sig = freq_sigma if freq_sigma.ndim else float(freq_sigma)
 
         def factors(W, xi):  # amplitudes (s,) and B(w_j) (s, p, r) of frequencies W
-            return _orff_factors(kernel, measure, radial, W, xi, sig_arr, sigma, d,
-                                 A if kernel == "decomposable" else None)
+            return _orff_factors(kernel, measure, radial, W, xi, sig_arr, sigma, d, A)
 
         W = None
         if _is_adaptive(self.sequence):
-            W, xi, self.design_ = _adaptive_operator_frequencies(self, kernel, measure, X, sigma,
-                                                                 A if kernel == "decomposable" else None)
+            W, xi, self.design_ = _adaptive_operator_frequencies(self, kernel, measure, X,
+                                                                 sigma, A)
         elif isinstance(self.sequence, str) and self.sequence == "auto" and seed is None:
             W, xi = _select_default_operator(self, exact, X, factors, freq_sig, frequency_measure,
                                              sample_weight)

@@ -35,63 +35,21 @@ import math
 import numpy as np
 
 from .._cos_sin import cos_sin_features
+from .._validation import (MAX_ELEMENTS, as_points, as_positive, as_weights, check_choice,
+                           check_int, check_positive_real, shape_of)
+from ..kernels import scalar_kernel
 from ..threads import _blas_limited
-from .._validation import (
-    MAX_ELEMENTS,
-    as_float_array,
-    as_points,
-    as_positive,
-    as_weights,
-    check_choice,
-    check_finite_output,
-    check_int,
-    check_positive_real,
-    shape_of,
-)
+from ._data_common import (GRAM_ARRAYS, _check_data, _check_dtype, check_rows, check_scaled_rows,
+                           cos_product_sums, finite_result, normalization)
 from ._data_greedy import DataGreedyState
 from .protocol import UnitBandwidth
 
 __all__ = ["DataDiscrepancy", "KERNELS", "data_sha256"]
 
-#: Scalar kernels :class:`DataDiscrepancy` measures (their spectral densities).
+#: Scalar kernels :class:`DataDiscrepancy` measures (their spectral densities): those of
+#: :data:`qmc_orff.kernels.SCALAR_KERNELS` that are shift invariant on ``X`` itself (the skewed
+#: chi-squared kernel is so on ``log(X + c)`` only).
 KERNELS = ("gaussian", "laplacian", "matern")
-
-
-def _check_data(X, name="X", arrays=None):
-    """``X`` as a C-contiguous float64 ``(m, d)`` array, ``m >= 2``; with ``arrays``, ``m`` is
-    checked by :func:`check_rows` first, from the shape alone (a ``broadcast_to`` view of
-    2**40 rows is refused before it is converted or copied)."""
-    shape = getattr(X, "shape", None)
-    if arrays is not None and isinstance(shape, tuple) and len(shape) == 2:
-        check_rows(int(shape[0]), name, arrays)
-    X = as_float_array(X, name, ndim=2)
-    if X.shape[0] < 2:
-        raise ValueError(f"'{name}' must have at least 2 rows (points); got shape {X.shape}.")
-    if X.shape[1] < 1:
-        raise ValueError(f"'{name}' must have at least one column; got shape {X.shape}.")
-    return np.ascontiguousarray(X)
-
-
-#: The data objectives hold a few ``(m, m)`` arrays (the Gram matrix, the error ``E``, the
-#: kernel's temporaries): ``m`` is bounded so that they fit the size policy together.
-GRAM_ARRAYS = 4
-
-
-def max_rows(arrays=GRAM_ARRAYS):
-    """The most rows ``m`` a data objective holding ``arrays`` ``(m, m)`` float64 arrays
-    accepts: ``arrays * m^2 <= MAX_ELEMENTS`` (2**28 entries, 2 GiB, in all)."""
-    return math.isqrt(MAX_ELEMENTS // arrays)
-
-
-def check_rows(m, name="X", arrays=GRAM_ARRAYS):
-    """Refuse ``m`` rows (``ValueError`` naming ``name``) before any ``(m, m)`` array."""
-    limit = max_rows(arrays)
-    if m > limit:
-        what = f"have at most {limit} rows" if name == "X" else f"be at most {limit}"
-        raise ValueError(f"'{name}' must {what} for a data objective (it holds {arrays} "
-                         "(m, m) float64 arrays for m rows: at most 2**28 entries, 2 GiB, in "
-                         f"all; subsample the data); got {m}.")
-    return m
 
 
 #: Phases ``|x . w|`` beyond this (2**52) are refused: a float64 phase there no longer
@@ -119,67 +77,6 @@ def check_data_phases(X, W, name="W", l1=None):
                          f"cos and sin; rescale '{name}' or 'X'.")
 
 
-def check_scaled_rows(Y, name="X"):
-    """Refuse rows whose squared norm (at unit bandwidth, ``Y = X / sigma``) overflows: the
-    kernel's squared distances and the phases would."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        finite = bool(np.all(np.isfinite(np.einsum("ij,ij->i", Y, Y))))
-    if not finite:
-        raise ValueError(f"'{name}' is too large for the bandwidth: |{name} / sigma|^2 overflows "
-                         f"float64; rescale '{name}' or raise 'sigma'.")
-
-
-def finite_result(values):
-    """``values`` (a float or a tuple of arrays), refused where any is not finite."""
-    for v in values if isinstance(values, tuple) else (values,):
-        check_finite_output(v, "the data discrepancy", "rescale 'X', 'W' or 'weights'.")
-    return values
-
-
-def scalar_kernel(kernel, sigma, nu=1.5):
-    """The exact :mod:`qmc_orff.kernels` kernel for a name of :data:`KERNELS`."""
-    from ..kernels import Gaussian, Laplacian, Matern
-
-    kernel = check_choice(kernel, "kernel", KERNELS)
-    if kernel == "gaussian":
-        return Gaussian(sigma)
-    if kernel == "laplacian":
-        return Laplacian(sigma)
-    return Matern(check_positive_real(nu, "nu"), sigma)
-
-
-def cos_product_sums(Gcc, Gcs, Gss):
-    """``R[l, k] = sum_ij cos(w_l . (x_i - x_j)) cos(w_k . (x_i - x_j))`` (s, s), from the
-    blocks ``Gcc = C^T C``, ``Gcs = C^T S``, ``Gss = S^T S`` of the features ``C = cos(X W^T)``,
-    ``S = sin(X W^T)``: ``cos(a - b) = cos a cos b + sin a sin b`` gives
-    ``R = Gcc o Gcc + Gss o Gss + Gcs o Gcs + Gcs^T o Gcs^T`` (elementwise squares).  The
-    quadratic term of the scalar and the operator-valued data discrepancies."""
-    R = Gcc * Gcc
-    R += Gss * Gss
-    R += Gcs * Gcs
-    R += Gcs.T * Gcs.T
-    return R
-
-
-def normalization(normalize, norm2):
-    """The factor of a data objective's value: ``1 / norm2`` (``norm2 = ||K||_F^2 / m^2``)
-    when ``normalize``, else 1."""
-    if not isinstance(normalize, (bool, np.bool_)):
-        raise TypeError(f"'normalize' must be a bool; got {type(normalize).__name__}.")
-    return 1.0 / norm2 if normalize else 1.0
-
-
-def _check_dtype(dtype):
-    """``dtype`` as ``np.dtype("float64")`` or ``np.dtype("float32")``."""
-    try:
-        name = np.dtype(dtype).name
-    except TypeError:
-        name = None
-    if name not in ("float64", "float32"):
-        raise ValueError(f"'dtype' must be 'float64' or 'float32'; got {dtype!r}.")
-    return np.dtype(name)
-
-
 class DataDiscrepancy:
     r"""Squared Gram error :math:`\lVert K - Z Z^\top\rVert_F^2 / m^2` of Fourier features on
     data, with gradients.
@@ -205,7 +102,7 @@ class DataDiscrepancy:
         Precision of :meth:`__call__` and :meth:`value_and_grad` (phases, features, the
         error matrix and the products; the value is summed in float64 and the results are
         float64).  ``"float32"`` runs the products about twice as fast for a relative error
-        near ``1e-6`` of the value (the adaptive design's training objective, issue 28;
+        near ``1e-6`` of the value (the adaptive design's training objective;
         frequencies whose phases ``|x . w|`` may exceed ``2**10``, and rows beyond float32's
         range, are evaluated in float64);
         :meth:`features`, :meth:`pair_matrix` and :meth:`linear_term` stay float64.
@@ -278,7 +175,10 @@ class DataDiscrepancy:
         with np.errstate(over="ignore"):  # an overflow is refused by name just below
             check_scaled_rows(X / sig)
         self.sigma = float(sig) if sig.ndim == 0 else sig
-        self.kernel = scalar_kernel(kernel, sig, nu)
+        kernel = check_choice(kernel, "kernel", KERNELS)
+        if kernel == "matern":  # nu is Matern's alone
+            nu = check_positive_real(nu, "nu")
+        self.kernel = scalar_kernel(kernel, sig, nu=nu)
         self.density_name = self.kernel.name
         self.nu = getattr(self.kernel, "nu", None)
         K = np.asarray(self.kernel(X), dtype=np.float64)

@@ -13,9 +13,12 @@ import math
 import numpy as np
 
 from .._cos_sin import cos_sin_features
-from .._validation import MAX_ELEMENTS, as_points, as_positive, as_weights, check_choice, shape_of
-from .data import (GRAM_ARRAYS, MAX_WEIGHT_SUM, DataDiscrepancy, _check_data, check_data_phases,
-                   check_rows, cos_product_sums, finite_result, normalization)
+from .._validation import (MAX_ELEMENTS, as_points, as_positive, as_weights, check_choice,
+                           shape_of)
+from ..kernels import OPERATOR_KERNELS as _KERNEL_CLASSES, operator_kernel
+from ._data_common import (GRAM_ARRAYS, _check_data, check_rows, cos_product_sums, finite_result,
+                           normalization)
+from .data import MAX_WEIGHT_SUM, DataDiscrepancy, check_data_phases
 
 #: ``(m, m)`` arrays the curl- and div-free objective holds: ``k = k_0 / sigma^2`` and
 #: (div-free) ``k |u|^2``; everything else is ``(m, s)``, ``(s, s)`` or a row block.
@@ -49,7 +52,7 @@ def check_operator_frequencies(s, name="W"):
 __all__ = ["OperatorDataDiscrepancy", "OPERATOR_KERNELS"]
 
 #: Operator-valued kernels :class:`OperatorDataDiscrepancy` measures.
-OPERATOR_KERNELS = ("decomposable", "curl_free", "div_free")
+OPERATOR_KERNELS = tuple(_KERNEL_CLASSES)
 _OPERATOR_MEASURES = ("spectral", "trace")
 
 
@@ -153,8 +156,6 @@ class OperatorDataDiscrepancy:
     """
 
     def __init__(self, X, *, kernel="curl_free", sigma=1.0, A=None, measure="spectral"):
-        from ..kernels import CurlFree, Decomposable, DivFree, Gaussian, check_psd_matrix
-
         self.kernel_name = check_choice(kernel, "kernel", OPERATOR_KERNELS)
         X = _check_data(X, arrays=GRAM_ARRAYS if self.kernel_name == "decomposable"
                         else OPERATOR_GRAM_ARRAYS)
@@ -165,17 +166,14 @@ class OperatorDataDiscrepancy:
         if sig.ndim != 0:
             raise ValueError(f"'sigma' must be a positive scalar; got shape {sig.shape}.")
         self.sigma = float(sig)
+        self.kernel, _ = operator_kernel(self.kernel_name, self.sigma, self.d, A)
         if self.kernel_name == "decomposable":
-            self.A = np.eye(self.d) if A is None else check_psd_matrix(A, "A")
-            self.kernel = Decomposable(Gaussian(self.sigma), self.A)
+            self.A = self.kernel.A
             self._scalar = DataDiscrepancy(X, kernel="gaussian", sigma=self.sigma)
             self._a2 = float(np.sum(self.A * self.A))
             self.p = self.A.shape[0]
             self._norm2 = self._a2 * self._scalar._norm2
             return
-        if self.kernel_name == "div_free" and self.d < 2:
-            raise ValueError(f"'X' must have d >= 2 columns for kernel='div_free'; got d={self.d}.")
-        self.kernel = CurlFree(self.sigma) if self.kernel_name == "curl_free" else DivFree(self.sigma)
         self.p = self.d
         check_rows(self.m, arrays=OPERATOR_GRAM_ARRAYS)
         # L depends on x_i - x_j only: centred phases and projections a = X v lose less

@@ -27,7 +27,9 @@ stored or deflated, no data descriptors), with exactly these members; each
 directory, ``.npy`` header) agree with the JSON header *before* any data is
 inflated, and is read with that bound; the JSON header must have exactly the
 fields above (``format_version`` the integer 1, ``dtype`` ``"<f8"``, shapes of
-positive integers) and at most :data:`MAX_HEADER_BYTES` bytes.  Every problem is
+positive integers), a ``meta["density"]`` that is null or one of
+:data:`KNOWN_DENSITIES` (or a name the caller passes as ``densities=``), and at
+most :data:`MAX_HEADER_BYTES` bytes.  Every problem is
 a ``ValueError`` ``"invalid sequence file '<path>': <what>."``.  The per-array
 digests detect corruption; ``load_sequence(path, sha256=...)`` also pins the
 whole file.  A digest is not a defence against tampering: whoever can change the
@@ -51,8 +53,8 @@ from __future__ import annotations
 import numpy as np  # noqa: F401  (tests patch np.savez_compressed through this module)
 
 # the private names are re-exported for code written against the single module this was
-from ._format import (_ARRAY_KEYS, _FORMAT_NAME, _HEADER_KEY, FORMAT_VERSION, _digest,
-                      _json_default, _normalise_meta)
+from ._format import (_ARRAY_KEYS, _FORMAT_NAME, _HEADER_KEY, FORMAT_VERSION, KNOWN_DENSITIES,
+                      _digest, _json_default, _normalise_meta)
 from .atomic import (_atomic_write, _deferred_sigint, _fsync_dir, _host_tag,
                      _remove_stale_temps, _temp_prefix, atomic_write, exclusive_lock,
                      remove_stale_temps)
@@ -61,4 +63,4 @@ from .lattice_file import MAX_LATTICE_BYTES, read_lattice
 from .reader import MAX_HEADER_BYTES, load_sequence
 
 __all__ = ["Sequence", "load_sequence", "read_lattice", "FORMAT_VERSION", "MAX_HEADER_BYTES",
-           "MAX_LATTICE_BYTES"]
+           "MAX_LATTICE_BYTES", "KNOWN_DENSITIES"]

@@ -11,6 +11,10 @@ FORMAT_VERSION = 1
 _FORMAT_NAME = "qmc_orff.sequence"
 _HEADER_KEY = "header"
 _ARRAY_KEYS = ("points", "weights")
+#: The densities a sequence file may name (``meta["density"]``, or null): the kernels whose
+#: frequencies the library's maps and designs read from a Sequence.  Another name is refused
+#: by ``load_sequence`` unless the caller lists it (``densities=``).
+KNOWN_DENSITIES = ("gaussian", "laplacian", "matern", "skewed_chi2")
 
 
 # --------------------------------------------------------------------------- helpers

@@ -15,10 +15,11 @@ import stat
 import struct
 import zipfile
 import zlib
+from collections.abc import Iterable
 
 import numpy as np
 
-from ._format import _ARRAY_KEYS, _FORMAT_NAME, _HEADER_KEY, FORMAT_VERSION
+from ._format import _ARRAY_KEYS, _FORMAT_NAME, _HEADER_KEY, FORMAT_VERSION, KNOWN_DENSITIES
 from .core import Sequence
 
 __all__ = ["load_sequence", "MAX_HEADER_BYTES"]
@@ -50,6 +51,18 @@ class _Invalid(Exception):
 
 def _bad(path, what):
     return ValueError(f"invalid sequence file '{os.fspath(path)}': {what}.")
+
+
+def _check_densities_arg(densities):
+    """The density names a file may carry: `KNOWN_DENSITIES` and those of ``densities``."""
+    if isinstance(densities, str) or not hasattr(densities, "__iter__"):
+        raise TypeError("'densities' must be a list of density names (str); got "
+                        f"{densities!r}.")
+    extra = list(densities)
+    for name in extra:
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"'densities' must contain non-empty strings; got {name!r}.")
+    return frozenset(KNOWN_DENSITIES).union(extra)
 
 
 def _check_sha256_arg(sha256):
@@ -245,7 +258,7 @@ def _json_object(pairs):
     return obj
 
 
-def _parse_header(text):
+def _parse_header(text, densities):
     try:
         header = json.loads(text.decode("utf-8"), parse_int=_json_int, parse_float=_json_float,
                             parse_constant=_json_constant, object_pairs_hook=_json_object)
@@ -292,6 +305,12 @@ def _parse_header(text):
                                                                         (str, type(None))):
         raise _Invalid(f"meta 'method' and 'density' must be strings (density may be null); "
                        f"got {str(meta.get('method'))[:40]!r}, {str(meta.get('density'))[:40]!r}")
+    density = meta.get("density")
+    if density is not None and density not in densities:
+        known = ", ".join(repr(k) for k in KNOWN_DENSITIES)
+        raise _Invalid(f"meta 'density' {density[:40]!r} is not a known density (one of {known}, "
+                       f"or null); to read a design for a density of your own, name it: "
+                       f"load_sequence(path, densities=[{density[:40]!r}])")
     for key, value in (("s", s), ("d", d)):
         if key in meta and (type(meta[key]) is not int or meta[key] != value):
             raise _Invalid(f"meta s={meta.get('s')!r}, d={meta.get('d')!r} do not match the "
@@ -333,7 +352,7 @@ def _check_meta_fields(meta, d):
                        f"{str(z)[:60]}")
 
 
-def _load(path, data):
+def _load(path, data, densities):
     cd_offset = _zip_layout(data)
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         infos = zf.infolist()
@@ -352,7 +371,7 @@ def _load(path, data):
             raise _Invalid(f"unexpected members {sorted(extra)}")
         text, _ = _read_npy(zf, by_name[_HEADER_KEY + ".npy"], _HEADER_KEY, "|u1",
                             max_items=MAX_HEADER_BYTES)
-        specs, shapes, meta = _parse_header(text)
+        specs, shapes, meta = _parse_header(text, densities)
         present = names - {_HEADER_KEY}
         if set(specs) != present:
             raise _Invalid(f"arrays {sorted(present)} do not match the header's {sorted(specs)}")
@@ -377,7 +396,8 @@ def _load(path, data):
         raise _Invalid(str(exc).rstrip(".")) from None
 
 
-def load_sequence(path: str | os.PathLike, *, sha256: str | None = None) -> Sequence:
+def load_sequence(path: str | os.PathLike, *, sha256: str | None = None,
+                  densities: Iterable[str] = ()) -> Sequence:
     """Read a :class:`Sequence` written by :meth:`Sequence.save`.
 
     Parameters
@@ -389,6 +409,10 @@ def load_sequence(path: str | os.PathLike, *, sha256: str | None = None) -> Sequ
         checked before anything is parsed.  A digest detects corruption and
         accidental substitution; it is *not* a protection against tampering
         by someone who can also change where the digest is kept.
+    densities : list of str, default=()
+        Density names accepted besides `~qmc_orff.sequence.KNOWN_DENSITIES`
+        (``"gaussian"``, ``"laplacian"``, ``"matern"``, ``"skewed_chi2"``): the
+        ``name`` of a `CharacteristicDensity` of your own whose designs you saved.
 
     Returns
     -------
@@ -404,10 +428,12 @@ def load_sequence(path: str | os.PathLike, *, sha256: str | None = None) -> Sequ
         appended), members other than ``header``, ``points`` and ``weights``,
         a header that is not strict JSON with exactly the documented fields
         (``format_version`` the integer 1, dtype ``"<f8"``, integer shapes),
-        declared sizes that disagree with the header, non-finite points or
-        weights, negative weights, or a digest that differs from ``sha256``.
+        declared sizes that disagree with the header, a density that is neither
+        known nor in ``densities`` (the message lists the known ones), non-finite
+        points or weights, negative weights, or a digest that differs from
+        ``sha256``.
     TypeError
-        If ``sha256`` is not a string.
+        If ``sha256`` is not a string, or ``densities`` not a list of strings.
 
     See Also
     --------
@@ -448,6 +474,7 @@ def load_sequence(path: str | os.PathLike, *, sha256: str | None = None) -> Sequ
     >>> tmp.cleanup()
     """
     expected = _check_sha256_arg(sha256)
+    accepted = _check_densities_arg(densities)
     path = os.fspath(path)
     try:
         data = _read_regular_file(path)
@@ -455,7 +482,7 @@ def load_sequence(path: str | os.PathLike, *, sha256: str | None = None) -> Sequ
             raise _Invalid(f"its SHA-256 digest {hashlib.sha256(data).hexdigest()} differs "
                            f"from the expected {expected} (the file is corrupted or not the "
                            "one expected)")
-        return _load(path, data)
+        return _load(path, data, accepted)
     except _Invalid as exc:
         raise _bad(path, str(exc)) from None
     except _READ_ERRORS as exc:

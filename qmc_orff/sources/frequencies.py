@@ -22,7 +22,9 @@ from scipy import stats
 from .._validation import MAX_DIMENSION, check_size
 from .._validation import (as_generator, as_points, as_positive, check_choice, check_int,
                            check_positive_real)
+from ..densities import get_density
 from ..generators import Halton, Lattice, Sobol
+from ..kernels import SCALAR_KERNELS
 from ..sequence import Sequence
 from ._engine_cube import T_EPS, centre, engine_cube_points
 from ._orthogonal import ORF_QMC_SEED, _orf_qmc, _orthogonal
@@ -34,8 +36,9 @@ if TYPE_CHECKING:  # names used in type hints only
 
 __all__ = ["make_frequencies", "source_points", "KERNELS", "SOURCES", "T_EPS"]
 
-#: Kernels whose spectral measures :func:`make_frequencies` samples.
-KERNELS = ("gaussian", "laplacian", "matern", "skewed_chi2")
+#: Kernels whose spectral measures :func:`make_frequencies` samples: the scalar kernels by
+#: name (:data:`qmc_orff.kernels.SCALAR_KERNELS`).
+KERNELS = tuple(SCALAR_KERNELS)
 #: Named point sources.  ``"auto"`` is the rule of the feature maps' default (see
 #: :func:`make_frequencies`).
 SOURCES = ("auto", "orf-qmc", "mc", "orf", "halton", "sobol", "lattice")
@@ -138,7 +141,6 @@ def source_points(source, s, dim, *, scramble="auto", seed=None):
 
 # --------------------------------------------------------------------------- inverse CDFs
 def _ppf_cauchy(t):
-    from ..densities import get_density
     return get_density("laplacian").ppf(t)
 
 
@@ -148,7 +150,6 @@ def _ppf_sech(t):
 
 
 def _ppf_gaussian(t):
-    from ..densities import get_density
     return get_density("gaussian").ppf(t)
 
 
@@ -285,7 +286,7 @@ def _given_points(sequence, kernel, measure, n_components, d):
 def _engine_points(engine, kernel, measure, nu, s, d):
     """Unit-bandwidth frequencies ``(s, d)`` from the next ``s`` points of a
     `scipy.stats.qmc.QMCEngine` (``engine.random(s)``, kept off the cube's boundary as the
-    named QMC sources, :func:`~qmc_orff.maps._engine_cube.engine_cube_points`, and mapped by
+    named QMC sources, :func:`~qmc_orff.sources._engine_cube.engine_cube_points`, and mapped by
     the inverse CDF); a stateful engine advances."""
     if d is None:
         raise ValueError("'d' is required for a QMCEngine 'sequence'.")
@@ -438,7 +439,7 @@ def make_frequencies(kernel: str = "gaussian", n_components: int | None = 256,
     breast cancer (:math:`d = 30`) but 1.25 at :math:`s = 64`, 0.71-1.07 on diabetes (:math:`d = 10`),
     0.94-1.03 on MNIST pixels (:math:`d = 663`) -- about ORF's accuracy in high dimension, where no
     data-free source beats it, 5-20% better in moderate dimension, and a single fixed
-    draw can still land 25% worse; RR2 Halton (the former default) 0.54-8.6; scrambled
+    draw can still land 25% worse; RR2 Halton 0.54-8.6; scrambled
     Sobol' 0.49-0.75 in :math:`d \le 10` at :math:`s \ge 32 d` (hence the rule) but up to 2x worse at
     small :math:`s` or in high :math:`d`.  :class:`~qmc_orff.FourierFeatures` with
     ``sequence="auto"`` and no seed therefore keeps the best of 8 fixed draws on 512 of

@@ -1,7 +1,7 @@
 """Unit-cube points of a QMC engine given as ``sequence=``, kept off the cube's boundary.
 
 The inverse CDF is infinite at 0 and 1, and every unrandomised low-discrepancy sequence
-starts at the origin.  The named sources (:func:`qmc_orff.maps.frequencies.source_points`)
+starts at the origin.  The named sources (:func:`qmc_orff.sources.frequencies.source_points`)
 and an engine passed as ``sequence=`` follow one rule:
 
 * unrandomised points of a known grid -- :class:`qmc_orff.Sobol` and
@@ -76,7 +76,7 @@ def engine_cube_points(engine, s):
     start = int(getattr(engine, "num_generated", 0))
     t = np.array(engine.random(s), dtype=np.float64)
     if kind == "centre":
-        return centre(t, grid, max(start + s - 1, 0))
+        return centre(t, grid, getattr(engine, "sequence_index", int)(max(start + s - 1, 0)))
     if kind == "natural":
         t += 0.5 / float(grid)
         return np.clip(t, T_EPS, 1.0 - T_EPS, out=t)
