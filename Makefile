@@ -52,8 +52,9 @@ test-min: $(VENV_MIN)/.installed-min
 	QMC_ORFF_EXPECT_MIN=1 $(PY_MIN) -m pytest -m "not slow and not examples" -p no:cacheprovider \
 		--ignore=tests/test_examples.py $(PYTEST_ARGS)
 
+# --hypothesis-profile=slow: ten times the property cases of tests/test_properties.py, random
 test-slow: $(VENV)/.installed-test
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest --hypothesis-profile=slow $(PYTEST_ARGS)
 
 $(VENV)/.installed-bench: pyproject.toml $(VENV)/.installed-test
 	$(PY) -m pip install --quiet -e ".[test,examples,bench]"

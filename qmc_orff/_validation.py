@@ -42,6 +42,8 @@ __all__ = [
     "check_choice",
     "check_phases",
     "check_weight_values",
+    "shape_of",
+    "check_entries",
 ]
 
 
@@ -195,8 +197,30 @@ def _holds_pandas_na(raw):
             and any(type(v).__name__ == "NAType" for v in raw.flat))
 
 
+def shape_of(x):
+    """``x.shape`` as a tuple of ints where ``x`` has one (arrays, DataFrames, sparse
+    matrices), else None: the size checks read it before anything is converted (a
+    ``np.broadcast_to`` view of 2**40 rows holds no memory; its conversion would)."""
+    shape = getattr(x, "shape", None)
+    if not isinstance(shape, tuple) or \
+            not all(isinstance(k, numbers.Integral) and not isinstance(k, bool) for k in shape):
+        return None
+    return tuple(int(k) for k in shape)
+
+
+def check_entries(x, name):
+    """Refuse ``x`` (``ValueError`` naming ``name``) where its shape alone puts it above
+    `MAX_ELEMENTS` entries, before it is converted or read."""
+    shape = shape_of(x)
+    if shape is not None and math.prod(shape) > MAX_ELEMENTS:
+        raise ValueError(f"'{name}' must have at most {MAX_ELEMENTS} entries (2**28 float64 "
+                         f"entries, 2 GiB, per array: pass it in pieces); got shape {shape}.")
+
+
 def as_points(x, name="W", *, d=None):
-    """Return a finite C-contiguous float64 array of shape ``(s, d)``, ``s, d >= 1``."""
+    """Return a finite C-contiguous float64 array of shape ``(s, d)``, ``s, d >= 1``
+    (at most `MAX_ELEMENTS` entries, checked from the shape first)."""
+    check_entries(x, name)
     arr = as_float_array(x, name, ndim=2)
     if arr.shape[0] < 1:
         raise ValueError(f"'{name}' must contain at least one point; got shape {arr.shape}.")

@@ -51,6 +51,23 @@ def pytest_make_collect_report(collector):
         report.longrepr = f"skipped for a missing dependency, which is a failure in CI: {reason}"
 
 
+# Hypothesis profiles (tests/test_properties.py): "default" for `make test`, derandomized and
+# without an example database, so that every run (and CI) draws the same cases; "slow"
+# (`make test-slow`: --hypothesis-profile=slow) ten times as many random cases per test.
+try:
+    from hypothesis import HealthCheck, settings
+except ImportError:  # pragma: no cover - the test extra installs it
+    pass
+else:
+    _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
+              HealthCheck.function_scoped_fixture]
+    settings.register_profile("default", max_examples=40, deadline=None, derandomize=True,
+                              database=None, suppress_health_check=_QUIET, print_blob=True)
+    settings.register_profile("slow", max_examples=400, deadline=None, database=None,
+                              suppress_health_check=_QUIET, print_blob=True)
+    settings.load_profile("default")
+
+
 @pytest.fixture
 def rng():
     """A fresh, literally seeded Generator for tests that need random inputs."""

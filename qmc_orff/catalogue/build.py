@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._validation import check_choice, check_int
+from .._validation import as_points, as_weights, check_choice, check_int, check_positive_real
 from ..sequence import Sequence, load_sequence, remove_stale_temps
 from ..sources.frequencies import make_frequencies
 from ._concurrency import (check_parent, merge_entries, merge_scores, sha256_of, tie_to_parent,
@@ -58,9 +58,10 @@ def score_entry(points, weights, box_over_sigma, *, n_points=SCORE_POINTS,
         ``orf_gram_error`` (mean over ``orf_seeds`` ORF draws of the same size),
         ``ratio_to_orf`` (their ratio; below 1 beats ORF) and ``scoring`` (the recipe).
     """
-    W = np.asarray(points, dtype=np.float64)
+    W = as_points(points, "points")
     s, d = W.shape
-    xi = np.full(s, 1.0 / s) if weights is None else np.asarray(weights, dtype=np.float64)
+    xi = np.full(s, 1.0 / s) if weights is None else as_weights(weights, s, "weights")
+    box_over_sigma = check_positive_real(box_over_sigma, "box_over_sigma")
     rng = np.random.default_rng([seed, d, s, int(round(box_over_sigma * 1e6))])
     X = rng.standard_normal((n_points, d)) * (box_over_sigma / np.sqrt(6.0))
     sq = np.einsum("ij,ij->i", X, X)
@@ -90,7 +91,8 @@ def default_maxiter(d, s):
     O(s^2 d) (about 0.2-0.8 s at s=1024, d=32 on the shared 2-core machine), so
     the whole build takes well under an hour there, inside the two-hour budget.
     """
-    if s <= 256:
+    check_int(d, "d", minimum=1)
+    if check_int(s, "s", minimum=1) <= 256:
         return 1000
     if s <= 512:
         return 300
@@ -253,6 +255,15 @@ def _build_entry(directory, name, d, s, r, method, mi, keep_ratio):
     return entry, record, time.perf_counter() - t0
 
 
+def _grid(values, name, check):
+    """The values of one axis of the grid, each checked (``check(v, name)``; sizes >= 1)
+    before anything is created."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"'{name}' must be a sequence of numbers; got {values!r}.")
+    kw = {"minimum": 1} if check is check_int else {}
+    return [check(v, name, **kw) for v in values]
+
+
 def build_catalogue(directory: str | os.PathLike | None = None, *,
                     d_values: Iterable[int] = D_VALUES, s_values: Iterable[int] = S_VALUES,
                     box_over_sigma: Iterable[float] = BOX_OVER_SIGMA,
@@ -346,6 +357,9 @@ def build_catalogue(directory: str | os.PathLike | None = None, *,
     ['gaussian.d02.s0064.bos0.5.global.npz', 'index.json', 'scores.json']
     >>> tmp.cleanup()
     """
+    d_values = _grid(d_values, "d_values", check_int)
+    s_values = _grid(s_values, "s_values", check_int)
+    box_over_sigma = _grid(box_over_sigma, "box_over_sigma", check_positive_real)
     directory = user_catalogue_dir() if directory is None else os.fspath(directory)
     os.makedirs(directory, exist_ok=True)
     # temporary files of a build killed mid-write whose process is gone (not another

@@ -69,6 +69,8 @@ _INDEX_FIELDS = ("d", "s", "box_over_sigma", "method", "density", "init", "d2", 
 
 def entry_name(d, s, box_over_sigma, method):
     """File name of a catalogue entry, e.g. ``gaussian.d08.s0256.bos2.global.npz``."""
+    d, s = check_int(d, "d", minimum=1), check_int(s, "s", minimum=1)
+    box_over_sigma = check_positive_real(box_over_sigma, "box_over_sigma")
     return f"{DENSITY}.d{d:02d}.s{s:04d}.bos{box_over_sigma:g}.{method}.npz"
 
 

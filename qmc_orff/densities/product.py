@@ -28,6 +28,7 @@ import math
 import numpy as np
 from scipy import special
 
+from .._validation import as_float_array
 from . import _kernels as _dk
 from ._quadrature import _quad_C, _quad_g
 
@@ -75,7 +76,7 @@ def _broadcast_xa(x, a):
 
 
 def _as_t(t):
-    t = np.asarray(t, dtype=np.float64)
+    t = as_float_array(t, "t", finite=False)
     if np.any(~((t >= 0) & (t <= 1))):
         raise ValueError("'t' must lie in [0, 1] (no NaN).")
     return t
@@ -404,7 +405,7 @@ class CauchyDensity(_ClosedFormDensity):
         mid = ~(lo | hi)
         # t - 0.5 and 1 - t are exact here (Sterbenz), so ppf(1 - t) = -ppf(t) exactly.
         out[mid] = np.tan(math.pi * (t[mid] - 0.5))
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", over="ignore"):  # t < 5.6e-309: beyond float64
             out[lo] = -1.0 / np.tan(math.pi * t[lo])
             out[hi] = 1.0 / np.tan(math.pi * (1.0 - t[hi]))
         return _result(out)

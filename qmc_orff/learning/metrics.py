@@ -13,6 +13,7 @@ import numpy as np
 
 from .._validation import as_float_array, as_generator, check_choice, check_int
 from .. import _array_api as _xp
+from ..threads import _blas_limited
 
 if TYPE_CHECKING:  # names used in type hints only
     from typing import Any
@@ -105,7 +106,7 @@ def _on_device(feature_map, X, n_samples, seed, kernel, ns):
 
 
 def gram_error(feature_map: Any, X: ArrayLike, *, n_samples: int = 1000, norm: str = "fro",
-               kernel: Any = None, seed: Any = None) -> float:
+               kernel: Any = None, seed: Any = 0) -> float:
     r"""Relative error of a fitted feature map's Gram matrix on (a sample of) ``X``.
 
     :math:`\lVert K - \tilde K\rVert / \lVert K\rVert` with :math:`K` the exact kernel's
@@ -126,7 +127,8 @@ def gram_error(feature_map: Any, X: ArrayLike, *, n_samples: int = 1000, norm: s
         the sampled rows and that matrix are then copied to the host, where the exact kernel
         and the norms are computed (a map fitted on NumPy arrays measures a host copy).
     n_samples : int, default=1000
-        At most this many rows of ``X`` are used (drawn without replacement);
+        At most this many rows of ``X`` are used (drawn without replacement; of a NumPy
+        array only they are converted and checked, so ``X`` may be of any size);
         the cost is ``O(n_samples^2 D)`` for the product and ``O(n_samples^3)``
         for the spectral norm.
     norm : {"fro", "spectral"}, default="fro"
@@ -134,8 +136,10 @@ def gram_error(feature_map: Any, X: ArrayLike, *, n_samples: int = 1000, norm: s
     kernel : callable, default=None
         The exact kernel ``K(X) -> (n, n)`` (or an operator-valued kernel with
         ``block``); ``None`` takes ``feature_map.kernel_``.
-    seed : None, int, SeedSequence or Generator, default=None
-        Randomness of the row sample (unused when :math:`n \le` ``n_samples``).
+    seed : None, int, SeedSequence or Generator, default=0
+        Randomness of the row sample (unused when :math:`n \le` ``n_samples``).  The fixed
+        seed 0 by default: two calls on the same ``X`` measure the same rows, so comparing
+        two maps compares them on one sample; ``None`` draws fresh rows on every call.
 
     Returns
     -------
@@ -159,18 +163,20 @@ def gram_error(feature_map: Any, X: ArrayLike, *, n_samples: int = 1000, norm: s
     norm = check_choice(norm, "norm", _NORMS)
     n_samples = check_int(n_samples, "n_samples", minimum=2)
     ns = _xp.foreign(X)
-    if ns is not None:
-        exact, approx = _on_device(feature_map, X, n_samples, seed, kernel, ns)
-    else:
-        X = _checked(as_float_array(X, "X", ndim=2))
-        Xs = _sample_rows(X, n_samples, seed)
-        exact, approx = _exact_and_approximate(feature_map, Xs, kernel)
-    approx -= exact
-    if norm == "fro":
-        num, den = np.linalg.norm(approx), np.linalg.norm(exact)
-    else:
-        num = np.max(np.abs(np.linalg.eigvalsh(approx)))
-        den = np.max(np.abs(np.linalg.eigvalsh(exact)))
+    with _blas_limited(1):  # one BLAS thread: the same bits whatever the thread count
+        if ns is not None:
+            exact, approx = _on_device(feature_map, X, n_samples, seed, kernel, ns)
+        else:
+            if isinstance(X, np.ndarray) and X.ndim == 2:  # the sample converted, not all
+                X = _sample_rows(X, n_samples, seed)      # of X (of any size)
+            Xs = _sample_rows(_checked(as_float_array(X, "X", ndim=2)), n_samples, seed)
+            exact, approx = _exact_and_approximate(feature_map, Xs, kernel)
+        approx -= exact
+        if norm == "fro":
+            num, den = np.linalg.norm(approx), np.linalg.norm(exact)
+        else:
+            num = np.max(np.abs(np.linalg.eigvalsh(approx)))
+            den = np.max(np.abs(np.linalg.eigvalsh(exact)))
     if not np.isfinite(num):
         raise ValueError("the feature map returned non-finite features on 'X'.")
     return float(num / den)

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_real_scalar as _scalar_param  # noqa: F401 (the maps' name)
-
 
 def _resolve_seed(seed, random_state):
     """scikit-learn's ``random_state`` when given, else ``seed``.

@@ -23,6 +23,13 @@ def _design_options(options, forbidden):
     return dict(options)
 
 
+def _check_pairs(X):
+    """The designs fit the kernel on pairs of rows: refuse one row in scikit-learn's words."""
+    if X.shape[0] < 2:
+        raise ValueError("sequence='adaptive' designs the frequencies on pairs of rows of 'X' "
+                         f"and needs at least 2 samples; got n_samples={X.shape[0]}.")
+
+
 def _adaptive_frequencies(est, kernel, X, sigma, seed):
     """``sequence="adaptive"``: design the frequencies on ``X`` (:func:`qmc_orff.adaptive_sequence`)."""
     from ..designs.adaptive import adaptive_sequence
@@ -32,6 +39,7 @@ def _adaptive_frequencies(est, kernel, X, sigma, seed):
                          f"got {kernel!r}.")
     if est.n_components is None:
         raise ValueError("'n_components' must be an integer for sequence='adaptive'; got None.")
+    _check_pairs(X)
     opts = _design_options(est.design_options, ("X", "s", "kernel", "sigma", "nu", "seed"))
     opts.setdefault("init", "orf" if kernel != "laplacian" else "mc")
     opts.setdefault("progress", bool(getattr(est, "verbose", 0)))
@@ -52,6 +60,7 @@ def _adaptive_operator_frequencies(est, kernel, measure, X, sigma, A):
         raise ValueError("'sigma' must be a scalar for sequence='adaptive'; got an array.")
     if est.n_components is None:
         raise ValueError("'n_components' must be an integer for sequence='adaptive'; got None.")
+    _check_pairs(X)
     opts = _design_options(est.design_options, ("X", "s", "kernel", "sigma", "A", "measure", "seed"))
     X = X.toarray() if sp.issparse(X) else X  # the design works on dense rows
     opts.setdefault("progress", bool(getattr(est, "verbose", 0)))

@@ -94,23 +94,44 @@ def median_bandwidth(X, kernel="gaussian", sample_weight=None):
     with itself, the pairs among ``w_i`` repeated copies): integer weights and repeated
     rows give the same bandwidth.  A median of 0 (most sampled pairs equal) falls back to
     the median of the positive distances, and 1.0 when all sampled rows are equal.
+
+    Scale-equivariant: the distances are computed on the sample divided by the power of
+    two ``2**e`` that brings its largest spread (``max - min`` of a column) into
+    [0.5, 1), and the median multiplied back.  A power of two scales every difference,
+    square, sum and square root exactly (outside the subnormal range), so the bits are
+    those of the unscaled computation wherever that neither overflows nor underflows,
+    and ``X * 2**k`` gives exactly ``2**k`` times the bandwidth of ``X`` at any scale at
+    which ``X`` is representable.  A `ValueError` naming ``X`` where the bandwidth itself
+    is not representable (the median distance overflows float64 or is below its smallest
+    normal number).
     """
     from scipy.spatial.distance import pdist
 
     U, w = _weighted_sample(X, BANDWIDTH_SAMPLES, sample_weight)
     m = U.shape[0]
-    if m < 2:
+    if m < 2:  # the sampled rows are all equal (U holds distinct rows)
         return 1.0
+    # halved first: the spread of columns near +-1.8e308 overflows
+    e = math.frexp(float(np.max(np.ptp(np.ldexp(U, -1), axis=0))))[1] + 1
+    U = np.ldexp(U, -e)
     dist = pdist(U, "cityblock" if kernel in _ONE_NORM else "euclidean")
     i, j = np.triu_indices(m, 1)
     weight = w[i] * w[j]
     dist = np.concatenate([np.zeros(m), dist])  # a row with its own copies
     weight = np.concatenate([np.maximum(w * (w - 1.0), 0.0) / 2.0, weight])
+    pos = dist > 0
     med = _weighted_median(dist, weight)
-    if not med > 0:
-        pos = dist > 0
-        med = _weighted_median(dist[pos], weight[pos]) if np.any(pos) else 1.0
-    return med if np.isfinite(med) else 1.0
+    if not med > 0 and np.any(pos):
+        med = _weighted_median(dist[pos], weight[pos])
+    with np.errstate(over="ignore", under="ignore"):
+        sigma = float(np.ldexp(med, e)) if med > 0 else 0.0
+    if not (math.isfinite(sigma) and sigma >= np.finfo(np.float64).tiny):
+        raise ValueError(
+            "the default bandwidth (the median distance between the rows of 'X') is not "
+            f"representable in float64 for these rows (columns spread over less than 2**{e}, "
+            f"median distance {sigma!r}): rescale 'X' (e.g. "
+            "sklearn.preprocessing.StandardScaler) or pass sigma= explicitly.")
+    return sigma
 
 
 def _weighted_median(values, weights):
@@ -312,8 +333,11 @@ def _exact_gram(kernel, X):
     """
     if isinstance(kernel, Gaussian):
         Y = X / np.asarray(kernel.sigma, dtype=np.float64)
-        sq = np.einsum("ij,ij->i", Y, Y)
-        D2 = sq[:, None] + sq[None, :] - 2.0 * (Y @ Y.T)
+        with np.errstate(over="ignore", invalid="ignore"):
+            sq = np.einsum("ij,ij->i", Y, Y)
+            D2 = sq[:, None] + sq[None, :] - 2.0 * (Y @ Y.T)
+        if not np.all(np.isfinite(D2)):  # rows over 1e154 bandwidths out: the differences
+            return np.asarray(kernel(X), dtype=np.float64)
         np.maximum(D2, 0.0, out=D2)
         np.fill_diagonal(D2, 0.0)
         return np.exp(-0.5 * D2)

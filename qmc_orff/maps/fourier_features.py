@@ -12,13 +12,12 @@ from sklearn.base import (BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transf
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .. import _array_api as _xp
 from .. import _dask
-from .._validation import check_choice
+from .._validation import as_real_scalar, check_choice
 from ..kernels import SCALAR_KERNELS, SkewedChi2, scalar_kernel
 from ..sources.frequencies import SOURCES, make_frequencies
-from .. import _array_api as _xp
-from ._params import (_common_constraints, _resolve_seed, _scalar_param,
-                      _sigma_from_gamma)
+from ._params import _common_constraints, _resolve_seed, _sigma_from_gamma
 from .adaptive_maps import _adaptive_frequencies, _is_adaptive
 from .default_source import _CHECKS, _check_supplied_sequence, _select_default, median_bandwidth
 
@@ -211,7 +210,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         if xp is not None and not _xp.is_numpy(xp):
             X = validate_data(self, X, dtype=_xp.input_dtypes(xp, device), reset=reset)
             if self.kernel == "skewed_chi2":
-                c = _scalar_param(self.c, "c")
+                c = as_real_scalar(self.c, "c")
                 if bool(xp.any(X + c <= 0)):
                     raise ValueError(f"'X' must satisfy X + c > 0 (c={c!r}); got minimum "
                                      f"{float(xp.min(X))!r}.")
@@ -227,7 +226,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             return X.tocsr()
         if self.kernel == "skewed_chi2":
             # log(X + c) in X's dtype, checking X + c > 0
-            X = SkewedChi2(_scalar_param(self.c, "c")).log_transform(X)
+            X = SkewedChi2(as_real_scalar(self.c, "c")).log_transform(X)
         return np.ascontiguousarray(X)
 
     @_fit_context(prefer_skip_nested_validation=True)

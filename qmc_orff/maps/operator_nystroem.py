@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _array_api as _xp
 from .. import _dask
-from .._validation import as_generator, check_choice, check_int
+from .._validation import as_generator, check_choice, check_int, shape_of
 from ..threads import _blas_limited
 from ..kernels import OPERATOR_KERNELS, operator_kernel
 from ._pairs import inv_sqrt_psd, rp_cholesky_pairs, uniform_pairs
@@ -37,6 +37,21 @@ _FITTED = ("sigma_", "components_", "component_indices_", "component_outputs_",
            "normalization_")
 #: Kernel values (floats) evaluated at once by ``transform`` and the selection.
 BATCH_FLOATS = 1 << 22
+
+
+def _check_pivot_shape(X, selection, n_components):
+    """Refuse from ``X.shape`` alone, before any pass over ``X``, the rows whose pivoted
+    Cholesky factor (``n p`` x ``D`` floats, ``p >= 1`` outputs) is over :data:`MAX_BYTES`
+    whatever ``p``; the exact check (with ``p``) follows the validation in ``_select``."""
+    shape = shape_of(X)
+    if shape is None or len(shape) != 2 or selection != "rp_cholesky":
+        return
+    n, D = shape[0], check_int(n_components, "n_components", minimum=1)
+    if D < n and 8 * n * D > MAX_BYTES:  # D < n: fewer pairs than rows, so a selection runs
+        raise ValueError(f"selection='rp_cholesky' needs at least {8 * n * D / 2**30:.1f} GiB for "
+                         f"'X' of {n} rows and n_components={D} (limit MAX_BYTES = "
+                         f"{MAX_BYTES / 2**30:.0f} GiB); fit on fewer rows or use "
+                         "selection='uniform'.")
 
 
 @_dask.lazy_transform
@@ -186,6 +201,7 @@ class OperatorNystroem(TransformerMixin, BaseEstimator):
         -------
         self
         """
+        _check_pivot_shape(X, self.selection, self.n_components)
         # arrays of another namespace: the pairs are chosen on the host (NumPy); transform and
         # approximate_kernel answer in the input's namespace, device and dtype
         ns = _xp.foreign(X)

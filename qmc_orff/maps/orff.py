@@ -3,7 +3,6 @@ in :mod:`._factors`)."""
 from __future__ import annotations
 
 import math
-from numbers import Real
 from typing import TYPE_CHECKING
 
 import numpy as np

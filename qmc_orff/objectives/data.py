@@ -35,9 +35,10 @@ import math
 import numpy as np
 
 from .._cos_sin import cos_sin_features
-from .._validation import (MAX_PHASE, as_points, as_positive, as_weights, check_choice, check_int,
-                           check_positive_real, check_phases)
+from .._validation import (MAX_ELEMENTS, MAX_PHASE, as_points, as_positive, as_weights,
+                           check_choice, check_int, check_phases, check_positive_real, shape_of)
 from ..kernels import scalar_kernel
+from ..threads import _blas_limited
 from ._data_common import (GRAM_ARRAYS, _check_data, _check_dtype, check_rows, check_scaled_rows,
                            cos_product_sums, finite_result, normalization)
 from ._data_greedy import DataGreedyState
@@ -86,7 +87,8 @@ class DataDiscrepancy:
         error matrix and the products; the value is summed in float64 and the results are
         float64).  ``"float32"`` runs the products about twice as fast for a relative error
         near ``1e-6`` of the value (the adaptive design's training objective;
-        frequencies whose phases ``|x . w|`` may exceed ``2**10`` are evaluated in float64);
+        frequencies whose phases ``|x . w|`` may exceed ``2**10``, and rows beyond float32's
+        range, are evaluated in float64);
         :meth:`features`, :meth:`pair_matrix` and :meth:`linear_term` stay float64.
 
     Attributes
@@ -154,7 +156,8 @@ class DataDiscrepancy:
         self.X.setflags(write=False)
         self.m, self.d = X.shape
         sig = as_positive(sigma, "sigma", d=self.d)
-        check_scaled_rows(X / sig)
+        with np.errstate(over="ignore"):  # an overflow is refused by name just below
+            check_scaled_rows(X / sig)
         self.sigma = float(sig) if sig.ndim == 0 else sig
         kernel = check_choice(kernel, "kernel", KERNELS)
         if kernel == "matern":  # nu is Matern's alone
@@ -166,8 +169,10 @@ class DataDiscrepancy:
         self.K = K
         self.K.setflags(write=False)
         self._norm2 = float(np.vdot(K, K)) / self.m ** 2  # ||K||_F^2 / m^2 > 0 (diagonal 1)
-        self.dtype = dtype
         self._l1 = float(np.max(np.sum(np.abs(X), axis=1)))  # the phases' bound over max|w|
+        if not self._l1 <= float(np.finfo(dtype).max):  # rows beyond float32: in float64
+            dtype = _check_dtype("float64")
+        self.dtype = dtype
         # the evaluations' copies (the same arrays in float64)
         self._Xc = X if dtype == np.float64 else X.astype(dtype)
         self._Kc = K if dtype == np.float64 else K.astype(dtype)
@@ -177,6 +182,11 @@ class DataDiscrepancy:
 
     # ------------------------------------------------------------------ helpers
     def _points(self, W):
+        shape = shape_of(W)  # the (m, 2 s) features within the size policy, before conversion
+        if shape is not None and len(shape) == 2 and 2 * self.m * shape[0] > MAX_ELEMENTS:
+            raise ValueError(f"'W' must have at most {MAX_ELEMENTS // (2 * self.m)} rows for "
+                             f"m={self.m} rows of X (the (m, 2 s) features: at most 2**28 "
+                             f"entries, 2 GiB); got {shape[0]}.")
         W = as_points(W, "W", d=self.d)
         check_phases(self.X, W, "W", max_row_l1=self._l1, limit=MAX_PHASE)
         return W
@@ -246,7 +256,7 @@ class DataDiscrepancy:
         scale = self._scale(normalize)
         W = self._points(W)
         xi = self._weights(weights, W.shape[0])
-        with np.errstate(over="ignore", invalid="ignore"):
+        with np.errstate(over="ignore", invalid="ignore"), _blas_limited(1):  # thread-free bits
             E = self._error(self._features_c(W), xi)
             return finite_result(self._sum_squares(E) / self.m ** 2 * scale)
 
@@ -273,7 +283,8 @@ class DataDiscrepancy:
         W = self._points(W)
         s = W.shape[0]
         xi = self._weights(weights, s)
-        with np.errstate(over="ignore", invalid="ignore"):  # checked on the result
+        # checked on the result; one BLAS thread: the same bits whatever the thread count
+        with np.errstate(over="ignore", invalid="ignore"), _blas_limited(1):
             return finite_result(self._value_and_grad(W, xi, scale, weights is not None))
 
     def _value_and_grad(self, W, xi, scale, with_weights):

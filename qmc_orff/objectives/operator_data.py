@@ -14,7 +14,7 @@ import numpy as np
 
 from .._cos_sin import cos_sin_features
 from .._validation import (MAX_ELEMENTS, MAX_PHASE, as_points, as_positive, as_weights,
-                           check_choice, check_phases)
+                           check_choice, check_phases, shape_of)
 from ..kernels import OPERATOR_KERNELS as _KERNEL_CLASSES, operator_kernel
 from ._data_common import (GRAM_ARRAYS, _check_data, check_rows, cos_product_sums, finite_result,
                            normalization)
@@ -29,8 +29,13 @@ OPERATOR_GRAM_ARRAYS = 2
 #: that sum over the value, exceeds about 1e-6 (relative Gram error ``e`` below about 3e-5).
 _CANCELLED = 1e6 * np.finfo(np.float64).eps
 
-#: Most frequencies ``s`` of the curl- and div-free objective: it holds ``(s, s)`` arrays.
-MAX_OPERATOR_FREQUENCIES = math.isqrt(MAX_ELEMENTS)
+#: ``(s, s)`` float64 arrays budgeted for the curl- and div-free objective: ``value_and_grad``
+#: holds about 9.4 of them at its peak (``tracemalloc``, s = 1024: ``tests/test_robustness.py``),
+#: the rest is margin for NumPy's temporaries.
+OPERATOR_PAIR_ARRAYS = 16
+#: Most frequencies ``s`` of the curl- and div-free objective (4096): its ``(s, s)`` arrays
+#: together within the size policy (2**28 entries, 2 GiB).
+MAX_OPERATOR_FREQUENCIES = math.isqrt(MAX_ELEMENTS // OPERATOR_PAIR_ARRAYS)
 
 
 def check_operator_frequencies(s, name="W"):
@@ -38,8 +43,9 @@ def check_operator_frequencies(s, name="W"):
     if s > MAX_OPERATOR_FREQUENCIES:
         what = "have at most {} rows" if name == "W" else "be at most {}"
         raise ValueError(f"'{name}' must {what.format(MAX_OPERATOR_FREQUENCIES)} for the curl- "
-                         "and div-free data objective (it holds (s, s) float64 arrays: at most "
-                         f"2**28 entries each); got {s}.")
+                         f"and div-free data objective (its (s, s) float64 arrays, "
+                         f"{OPERATOR_PAIR_ARRAYS} budgeted, hold at most 2**28 entries, 2 GiB, in "
+                         f"all); got {s}.")
     return s
 
 
@@ -117,7 +123,7 @@ class OperatorDataDiscrepancy:
     (trace: :math:`\partial v / \partial w = (I - v v^\top) / \lvert w\rvert`).  :math:`X` is centred first
     (:math:`L` depends on :math:`x_i - x_j` only).  Cost :math:`O(m^2 s + m s^2 + s^2 d)` per value and gradient,
     memory :math:`O(m^2 + m s + s^2)`: two ``(m, m)`` arrays (:data:`OPERATOR_GRAM_ARRAYS`),
-    ``(s, s)`` ones (:math:`s \le 16384`).
+    ``(s, s)`` ones (:math:`s \le 4096`, :data:`MAX_OPERATOR_FREQUENCIES`).
 
     Rounding: the expansion cancels when the map is accurate.  At relative error
     :math:`e = \sqrt{L / N_2}` the value's relative rounding error is about :math:`\varepsilon / e^2`
@@ -194,12 +200,13 @@ class OperatorDataDiscrepancy:
                                  "distances |x - z|^2 / sigma^2 overflow float64; rescale 'X'.")
             k = np.exp(-0.5 * sq) / sig ** 2
             self._kk[i:i + rows] = k
-            if div:
-                self._k1[i:i + rows] = k * sq
-                f = (d - 1) * ((d - 1) + (d - 1 - sq) ** 2)
-            else:
-                f = (d - 1) + (1.0 - sq) ** 2
-            norm2 += float(np.sum(k * k * f))
+            with np.errstate(over="ignore", invalid="ignore"):  # f overflows only where k = 0
+                if div:
+                    self._k1[i:i + rows] = np.where(k > 0, k * sq, 0.0)
+                    f = (d - 1) * ((d - 1) + (d - 1 - sq) ** 2)
+                else:
+                    f = (d - 1) + (1.0 - sq) ** 2
+                norm2 += float(np.sum(np.where(k > 0, k * k * f, 0.0)))
         self._norm2 = norm2 / m ** 2
 
     def __repr__(self):
@@ -364,6 +371,9 @@ class OperatorDataDiscrepancy:
 
     def _inputs(self, W, weights):
         """Checked frequencies and weights (as :class:`DataDiscrepancy`)."""
+        shape = shape_of(W)  # s from the shape, before W is converted
+        if self.kernel_name != "decomposable" and shape is not None and len(shape) == 2:
+            check_operator_frequencies(shape[0])
         W = as_points(W, "W", d=self.d)
         if self.kernel_name != "decomposable":
             check_operator_frequencies(W.shape[0])
