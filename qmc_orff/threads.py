@@ -25,7 +25,7 @@ cost a scheduler time slice, about 4 ms).  BLAS is limited to one thread while
 a map is computed (process-wide: threadpoolctl's limits are not per thread) and
 restored after.  The adaptive designs (:func:`qmc_orff.adaptive_sequence`,
 :func:`qmc_orff.adaptive_operator_sequence`) run all their BLAS on one thread in the
-same way (issue 28): their bits then do not depend on the BLAS thread count, and on two
+same way: their bits then do not depend on the BLAS thread count, and on two
 cores they ran 2.3x faster (numpy's and scipy's OpenBLAS each start their own threads).
 Other BLAS calls are not touched: use :func:`threadpoolctl.threadpool_limits`.
 

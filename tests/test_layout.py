@@ -22,6 +22,7 @@ import ast
 import collections
 import hashlib
 import pathlib
+import re
 
 import pytest
 
@@ -254,6 +255,18 @@ def test_no_repeated_code(name):
     assert not starts, (f"{name}: runs of {RUN}+ lines written twice (line ~ other place): "
                         + ", ".join(f"{line} ~ {other}:{other_line}"
                                     for line, other, other_line in starts))
+
+
+#: History belongs in CHANGELOG.md: library code says why, not which issue or stop brought it.
+_HISTORY = re.compile(r"\b(issue|stop) \d+\b", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_no_history_in_library_code(name):
+    hits = [k for k, line in enumerate(MODULES[name].read_text(encoding="utf-8").splitlines(), 1)
+            if _HISTORY.search(line)]
+    assert not hits, f"{name}: lines {hits} cite an issue or a stop (history goes in CHANGELOG.md)"
+    assert _HISTORY.search("until Issue 21 the limit was") and not _HISTORY.search("reissue 2")
 
 
 def test_the_checks_can_fail():

@@ -2,7 +2,7 @@
 
 * :func:`update_json`: ``index.json`` and ``scores.json`` are read, merged and
   written under an exclusive lock of the folder (``.index.lock``), so that
-  builds into one folder keep each other's entries (issue 21, L6).
+  builds into one folder keep each other's entries.
 * :func:`tie_to_parent`: the initializer of a build's worker processes; a
   worker ends with the build's process, even when that one is killed outright.
 """

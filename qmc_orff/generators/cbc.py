@@ -20,9 +20,8 @@ __all__ = ["cbc_lattice", "worst_case_error"]
 
 #: Largest supported lattice size: the library's limit on one array (`MAX_ELEMENTS`, 2**28
 #: float64 entries), since the construction keeps several working arrays of ``n`` entries
-#: (about 75 bytes per point at its peak: 19 GiB at 2**28).  Until issue 21 the limit was
-#: 2**31 (index products ``k * z`` stay below 2^62), which needed about 160 GiB and raised
-#: MemoryError; it is now refused with a ValueError before anything is allocated.
+#: (about 75 bytes per point at its peak: 19 GiB at 2**28); a larger ``n`` is refused with a
+#: ValueError before anything is allocated.
 MAX_N = MAX_ELEMENTS
 
 
@@ -301,11 +300,11 @@ def cbc_lattice(n: int, d: int, *, weights: ArrayLike | None = None, alpha: int 
     dividing :math:`k`) makes that matrix-vector product a circular correlation,
     computed by FFT (Nuyens & Cools 2006a for prime :math:`n`, 2006b for :math:`2^m`);
     real FFTs, and from length :math:`2^{17}` on the four-step split of the FFT (Bailey
-    1990), which keeps :math:`n = 2^{20}` close to :math:`O(d\, n \log n)` in time.  (Until
-    issue 14 the transforms were complex; the correlation values differ from
-    those by about 1 ulp, the products and so the returned error not at all, and
-    the chosen vectors were identical on every case checked:
-    ``tests/data/cbc_vectors_i14.json`` and a sweep of 899 cases up to :math:`n = 2^{20}`.)
+    1990), which keeps :math:`n = 2^{20}` close to :math:`O(d\, n \log n)` in time.  (The
+    real transforms' correlation values differ from complex ones by about 1 ulp, the
+    products and so the returned error not at all, and the chosen vectors are identical on
+    every case checked: ``tests/data/cbc_vectors_i14.json`` and a sweep of 899 cases up to
+    :math:`n = 2^{20}`.)
     Ties (e.g. :math:`z` and :math:`z^{-1}` in two dimensions) are broken towards the
     smallest :math:`z`: among the candidates within :math:`10^{-12}` (relative to the size of the terms) of the
     minimum, the smallest is kept.  :math:`P_\alpha = O(n^{-\alpha + \delta})` for
