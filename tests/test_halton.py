@@ -477,7 +477,7 @@ def test_leaped_engine_as_sequence_is_centred_on_its_own_grid():
     from scipy.special import ndtri
 
     from qmc_orff import make_frequencies
-    from qmc_orff.maps._engine_cube import engine_cube_points
+    from qmc_orff.sources._engine_cube import engine_cube_points
 
     skip, leap, s, d = 1000, 700, 8, 3
     last = skip + (s - 1) * (leap + 1)
