@@ -266,9 +266,8 @@ DIFFERENCES = {
         "effect: the spectral measure's matrix weights grow like |w|^2, so its features have "
         "heavy-tailed amplitudes; the trace-normalised weights are bounded, the case where "
         "QMC points integrate well. fig4_sweep.py sweeps what the paper leaves open (noise, "
-        "N, each model's sigma, what D counts): the paper's ordering returns when the "
-        "independent RFF uses the curl-free kernel's tuned sigma (the 'Brault Fig. 4' entry "
-        "above).",
+        "N, each model's sigma, what D counts) and tunes each model at its own D, as the "
+        "paper's text says; the 'Brault Fig. 4' entry above takes its verdict from that run.",
         "Exact operator-valued kernel ridge is a dense Cholesky solve on the 2N x 2N block Gram "
         "matrix and is only run up to the N stated; the paper stopped at N = 10^4 (more than "
         "1000 s). ORFF ridge uses the library's 'auto' solver (a direct solve on the "
