@@ -288,13 +288,22 @@ def ours_brault_table3(out_dir):
     ratio = [f"{m}{' noise' if nz else ''} N = {N} {np.mean(cell[(N, m, nz)]) / float(v):.2f}"
              for (m, nz), ref in BRAULT_TABLE3.items() for N, v in ref.items()
              if (N, m, nz) in cell]
+    def over(table, N, nz):
+        return table[(N, "ORFF", nz)] / table[(N, "OVK", nz)]
+
+    ref = {(N, m, nz): float(v) for (m, nz), vals in BRAULT_TABLE3.items() for N, v in vals.items()}
+    mean = {k: np.mean(v) for k, v in cell.items()}
+    gap = [f"{'noisy ' if nz else ''}N = {N} {over(mean, N, nz):.2f}"
+           + (f" (paper {over(ref, N, nz):.2f})" if (N, "OVK", nz) in ref else "")
+           for nz in (0, 1) for N in Ns if (N, "OVK", nz) in cell]
     p = meta["params"]
     text = (f"mean of {runs} runs, targets from {p['d_gen']} frequencies, learner D = {p['D']}, "
             f"noise {p.get('noise', '(level not recorded)')}: " + "; ".join(parts)
             + ". Paired over the runs (a difference called beyond twice its standard error, "
             "else within noise): " + "; ".join(lines)
             + ". Noise raises the RMSE by " + ", ".join(rise)
-            + ". Ours over the paper's at the same N: " + ", ".join(ratio))
+            + ". Ours over the paper's at the same N: " + ", ".join(ratio)
+            + ". ORFF over OVK: " + ", ".join(gap))
     verdict = _share([ok for ok, _ in checks])
     return (text, verdict, "" if verdict == "agrees" else
             "the paper's orderings (OVK below ORFF, ORFF falling with N, noise raising the RMSE) "
