@@ -115,16 +115,23 @@ def mse(pred, Y):
     return float(np.mean(np.sum((pred - Y) ** 2, axis=1)))
 
 
-def tune(make, X, Y, seed):
-    """Grid search of (sigma, alpha) on a 25 % validation split."""
+def tune(make, X, Y, seed, *, map_seeds=None):
+    """Grid search of (sigma, alpha) on a 25 % validation split.
+
+    ``make(sigma, alpha)`` builds the model; with ``map_seeds``, ``make(sigma, alpha, map_seed)``
+    builds one random-feature model per seed and their mean validation MSE is compared.
+    """
     rng = np.random.default_rng(seed)
     idx = rng.permutation(X.shape[0])
     cut = int(0.75 * X.shape[0])
     tr, va = idx[:cut], idx[cut:]
+    models = ((lambda s, a: [make(s, a)]) if map_seeds is None else
+              (lambda s, a: [make(s, a, m) for m in map_seeds]))
     best = None
     for sigma in (0.25, 0.35, 0.5, 0.7, 1.0):
         for alpha in (1e-4, 1e-3, 1e-2, 1e-1, 1.0):
-            err = mse(make(sigma, alpha).fit(X[tr], Y[tr]).predict(X[va]), Y[va])
+            err = np.mean([mse(m.fit(X[tr], Y[tr]).predict(X[va]), Y[va])
+                           for m in models(sigma, alpha)])
             if best is None or err < best[0]:
                 best = (err, sigma, alpha)
     return best[1], best[2]

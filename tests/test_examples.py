@@ -321,7 +321,8 @@ SCRIPTS = {
     "mnist_orff": ["experiment", "model", "D", "N", "test_error_pct", "fit_seconds"],
     "fig2_protocol": ["protocol", "sigma_label", "method", "s", "rep", "rel_spectral",
                       "rel_frobenius"],
-    "fig4_sweep": ["noise", "N", "model", "sigma", "D", "rep", "test_mse"],
+    "fig4_sweep": ["noise", "N", "tuning", "model", "sigma", "D", "rep", "sigma_value", "alpha",
+                   "test_mse"],
 }
 #: Output name of a script whose outputs are named otherwise under --quick.
 OUTPUT_OF = {"adaptive_iterations": "adaptive_iterations_global"}
@@ -359,6 +360,8 @@ def test_example_quick_run(name, tmp_path):
     if name == "decomposable_rmse":
         assert {(r["model"], r["noise"]) for r in rows} == {
             (m, n) for m in ("ORFF", "OVK") for n in ("0", "1")}
+        assert "sqrt(V[y_i])" in json.loads((tmp_path / f"{name}.json").read_text())["params"][
+            "noise"]
     if name == "fig2_protocol":  # both protocols, one CV choice each, every method
         for protocol in ("in-sample", "held-out"):
             sub = [r for r in rows if r["protocol"] == protocol]
@@ -368,6 +371,14 @@ def test_example_quick_run(name, tmp_path):
     if name == "fig4_sweep":  # the exact curl-free OVK is the floor of its approximations
         exact = min(float(r["test_mse"]) for r in rows if r["model"] == "exact curl-free OVK")
         assert all(float(r["test_mse"]) > 0.5 * exact for r in rows if "ORFF" in r["model"])
+        # both tunings, every map of each model tuned at its D with one (sigma, lambda)
+        assert {r["tuning"] for r in rows} == {"at D", "exact kernel"}
+        at_d = [r for r in rows if r["tuning"] == "at D"]
+        assert {r["model"] for r in at_d} == {"ORFF spectral", "indep. RFF",
+                                              "indep. RFF, equal parameters"}
+        for key in {(r["model"], r["D"]) for r in at_d}:
+            sub = [r for r in at_d if (r["model"], r["D"]) == key]
+            assert len(sub) == 2 and len({(r["sigma_value"], r["alpha"]) for r in sub}) == 1
     if name == "mnist_orff":  # simplex-coded digits: far better than chance (90 % error)
         assert all(float(r["test_error_pct"]) < 60 for r in rows if r["model"] == "OVK")
         assert {r["experiment"] for r in rows} == {"error_vs_D", "time_vs_N"}

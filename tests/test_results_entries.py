@@ -67,3 +67,14 @@ def test_generator_says_not_yet_run_without_outputs(tmp_path):
     text = make_results.build(tmp_path, tmp_path / "R.md").read_text()
     check(text)
     assert all(paper_entries.NOT_RUN in body for body in entries(text).values())
+
+
+def test_versus_calls_a_difference_only_beyond_two_standard_errors():
+    # paired differences -1, -1.2, -0.8: mean -1, standard error 0.2 / sqrt(3)
+    assert paper_entries._versus([1.0, 0.8, 1.2], [2.0, 2.0, 2.0]) == "below"
+    assert paper_entries._versus([3.0, 2.8, 3.2], [2.0, 2.0, 2.0]) == "above"
+    # differences 1, -1, 0.5: mean 0.17, standard error 0.6
+    assert paper_entries._versus([3.0, 1.0, 2.5], [2.0, 2.0, 2.0]) == "within noise"
+    # differences 0.1, 0.4: mean 0.25, standard error 0.15 (1.7 of them)
+    assert paper_entries._versus([2.1, 2.4], [2.0, 2.0]) == "within noise"
+    assert paper_entries._versus([1.0], [2.0]) == "below"  # one deterministic pair
