@@ -397,14 +397,16 @@ def _pair_rows(kernel, Z, outputs, X, p, xp=None):
     xp = _xp.namespace(X)[0] if xp is None else xp
     Zu, inverse = _distinct_rows(Z, xp)
     m, n = Zu.shape[0], X.shape[0]
-    pairs = inverse * p + outputs  # row (landmark, output) of the (m p, nb, p) stack below
     out = xp.empty((Z.shape[0], n, p), dtype=X.dtype, device=_xp.device(X))
     step = max(1, BATCH_FLOATS // max(m * p * p, 1))
     for start in range(0, n, step):
         stop = min(start + step, n)
         K = kernel._values_in(Zu, X[start:stop, ...], xp)                   # (m, nb, p, p)
-        K = xp.reshape(xp.permute_dims(K, (0, 2, 1, 3)), (m * p, stop - start, p))
-        out[:, start:stop, :] = xp.take(K, pairs, axis=0)
+        if _xp.is_numpy(xp):  # NumPy's paired fancy index reads D nb p values, not m nb p^2
+            out[:, start:stop, :] = K[inverse, :, outputs, :]
+        else:  # the standard's take has one index array: rows (landmark, output) of a stack
+            K = xp.reshape(xp.permute_dims(K, (0, 2, 1, 3)), (m * p, stop - start, p))
+            out[:, start:stop, :] = xp.take(K, inverse * p + outputs, axis=0)
     return out
 
 
