@@ -1,12 +1,17 @@
 """What every exact kernel of :mod:`qmc_orff.kernels` shares: the checks of the two sets of
 rows, the pairwise distances (the numba kernels of :mod:`qmc_orff._distances`, in parallel
-where the work pays), the positive semi-definite output matrix, and the evaluation that
-checks the result is finite."""
+where the work pays, for NumPy; the same sums in the array namespace ``xp`` otherwise), the
+positive semi-definite output matrix, and the evaluation that checks the result is finite.
+
+The formulas are written once over ``xp``: NumPy is passed as the module ``numpy`` itself, so
+the NumPy path keeps its bits, and :func:`_like` puts a NumPy constant (a bandwidth, ``A``,
+the identity) beside arrays of another namespace."""
 from __future__ import annotations
 
 import numpy as np
 
 from . import _distances
+from ._array_api import device, is_numpy
 from ._jit import parallel_pays
 from ._validation import as_float_array, check_finite_output
 
@@ -38,10 +43,33 @@ def _check_scale_length(scale, d, name):
 PARALLEL_DISTANCE_WORK = 2 ** 20
 
 
-def _dists(X, Z, which):
+def _like(value, X, xp):
+    """The NumPy ``value`` as it is for ``xp = numpy``, else as an array of ``xp`` in the dtype
+    and on the device of ``X``."""
+    return value if xp is np else xp.asarray(value, dtype=X.dtype, device=device(X))
+
+
+def _outer(v, xp):
+    """``v v^T`` over the last axis of ``v`` (..., d): shape (..., d, d)."""
+    return xp.expand_dims(v, axis=-1) * xp.expand_dims(v, axis=-2)
+
+
+def _as_matrices(k, xp):
+    """``k`` (...) as (..., 1, 1), to scale the matrices of an operator-valued kernel."""
+    return xp.expand_dims(xp.expand_dims(k, axis=-1), axis=-1)
+
+
+def _dists(X, Z, which, xp=np):
     """``(n, m)`` distances of the rows of float64 ``X`` and ``Z`` by the numba kernel
     ``which`` ("sq" or "abs"; :mod:`qmc_orff._distances`), the parallel build where the work
-    pays for it (the same bits either way)."""
+    pays for it (the same bits either way); for arrays of another namespace ``xp``, the same
+    sums over the coordinates, in their order, in ``xp`` (in ``X``'s dtype)."""
+    if xp is not np:
+        out = xp.zeros((X.shape[0], Z.shape[0]), dtype=X.dtype, device=device(X))
+        for k in range(X.shape[1]):
+            t = X[:, k:k + 1] - xp.permute_dims(Z[:, k:k + 1], (1, 0))
+            out = out + (xp.abs(t) if which == "abs" else t * t)
+        return out
     n, m = X.shape[0], Z.shape[0]
     out = np.empty((n, m))
     if out.size == 0:
@@ -53,19 +81,19 @@ def _dists(X, Z, which):
     return out
 
 
-def _sq_dists(X, Z):
+def _sq_dists(X, Z, xp=np):
     """Squared Euclidean distances ``|x_i - z_j|^2`` without cancellation.
 
     The expansion ``|x|^2 + |z|^2 - 2 x.z`` loses all digits for nearby
     points, so the differences are formed explicitly, each sum in the order of the
     coordinates (:func:`qmc_orff._distances.sq_dists`).
     """
-    return _dists(X, Z, "sq")
+    return _dists(X, Z, "sq", xp)
 
 
-def _abs_dists(X, Z):
+def _abs_dists(X, Z, xp=np):
     """L1 distances ``|x_i - z_j|_1`` (:func:`qmc_orff._distances.abs_dists`)."""
-    return _dists(X, Z, "abs")
+    return _dists(X, Z, "abs", xp)
 
 
 def check_psd_matrix(A, name="A", *, rtol=1e-10):
@@ -95,7 +123,8 @@ def check_psd_matrix(A, name="A", *, rtol=1e-10):
 # --------------------------------------------------------------------------- evaluation
 class _PairFunction:
     """Evaluation shared by the scalar and the operator-valued kernels: the checks, then
-    the subclass's ``_evaluate(X, Z)`` on validated float64 arrays."""
+    the subclass's ``_evaluate(X, Z, xp)`` on validated float arrays of the namespace ``xp``
+    (float64 NumPy arrays and ``xp = numpy`` from :meth:`__call__`)."""
 
     _what = "values"
 
@@ -115,8 +144,15 @@ class _PairFunction:
         -------
         ndarray of shape (n, m), or (n, m, p, p) for an operator-valued kernel
         """
-        X, Z = _check_pair(X, Z)
+        return self._values_in(*_check_pair(X, Z), np)
+
+    def _values_in(self, X, Z, xp):
+        """The values for the validated float arrays ``X`` (n, d) and ``Z`` (m, d) of the
+        namespace ``xp``, computed in ``xp`` on their device and in their dtype (NumPy: the
+        bits of :meth:`__call__`).  The Gaussian kernels are written over ``xp``; the others
+        (Matern, skewed chi-squared) take NumPy arrays only."""
+        xp = np if is_numpy(xp) else xp
         self._check_d(X.shape[1])
         with np.errstate(all="ignore"):   # over/underflow is checked on the result
-            V = self._evaluate(X, Z)
-        return check_finite_output(V, f"{self!r}'s {self._what}", _EXTREME)
+            V = self._evaluate(X, Z, xp)
+        return check_finite_output(V, f"{self!r}'s {self._what}", _EXTREME, xp=xp)

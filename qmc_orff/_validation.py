@@ -133,9 +133,10 @@ def check_fraction(value, name):
     return value
 
 
-def check_finite_output(values, what, fix):
-    """Raise `ValueError` where a computed result is not finite (never a silent NaN/inf)."""
-    if not np.all(np.isfinite(values)):
+def check_finite_output(values, what, fix, *, xp=np):
+    """Raise `ValueError` where a computed result is not finite (never a silent NaN/inf);
+    ``xp``: the array namespace of ``values``."""
+    if not bool(xp.all(xp.isfinite(values))):
         raise ValueError(f"{what} is not finite for these inputs: {fix}")
     return values
 

@@ -26,8 +26,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from ._kernel_base import (_PairFunction, _abs_dists, _check_scale_length, _sq_dists,
-                           check_psd_matrix)
+from ._kernel_base import (_PairFunction, _abs_dists, _as_matrices, _check_scale_length, _like,
+                           _outer, _sq_dists, check_psd_matrix)
 from ._validation import as_float_array, as_positive, as_real_scalar
 
 __all__ = [
@@ -53,7 +53,8 @@ __all__ = [
 class Kernel(_PairFunction):
     """Base class of the scalar shift-invariant kernels.
 
-    Subclasses implement ``_gram(X, Z)`` on validated float64 arrays and set
+    Subclasses implement ``_gram(X, Z, xp=numpy)`` on validated float arrays (of the namespace
+    ``xp``, where the subclass is written over it; float64 NumPy arrays otherwise) and set
     ``name`` (the spectral density :func:`qmc_orff.make_frequencies` samples, and the key of
     :data:`SCALAR_KERNELS`).
     """
@@ -65,8 +66,8 @@ class Kernel(_PairFunction):
     _options = ()
     _what = "Gram matrix"
 
-    def _evaluate(self, X, Z):
-        return self._gram(X, Z)
+    def _evaluate(self, X, Z, xp):
+        return self._gram(X, Z, xp)
 
     def __repr__(self):
         params = ", ".join(f"{k}={v!r}" for k, v in self._params().items())
@@ -90,9 +91,10 @@ class _BandwidthKernel(Kernel):
     def _params(self):
         return {"sigma": self.sigma.tolist()}
 
-    def _gram(self, X, Z):
+    def _gram(self, X, Z, xp=np):
         _check_scale_length(self.sigma, X.shape[1], "sigma")
-        return self._gram_scaled(X / self.sigma, Z / self.sigma)
+        sigma = _like(self.sigma, X, xp)
+        return self._gram_scaled(X / sigma, Z / sigma, xp)
 
 
 class Gaussian(_BandwidthKernel):
@@ -112,8 +114,8 @@ class Gaussian(_BandwidthKernel):
     name = "gaussian"
 
     @staticmethod
-    def _gram_scaled(X, Z):
-        return np.exp(-0.5 * _sq_dists(X, Z))
+    def _gram_scaled(X, Z, xp):
+        return xp.exp(-0.5 * _sq_dists(X, Z, xp))
 
     def k0(self, delta):
         """Signature ``k_0(delta)`` for ``delta`` of shape (..., d)."""
@@ -138,8 +140,8 @@ class Laplacian(_BandwidthKernel):
     name = "laplacian"
 
     @staticmethod
-    def _gram_scaled(X, Z):
-        return np.exp(-_abs_dists(X, Z))
+    def _gram_scaled(X, Z, xp):
+        return xp.exp(-_abs_dists(X, Z, xp))
 
     def k0(self, delta):
         delta = np.asarray(delta, dtype=np.float64) / self.sigma
@@ -208,7 +210,7 @@ class Matern(Kernel):
     def _params(self):
         return {"nu": self.nu, "lengthscale": self.lengthscale.tolist()}
 
-    def _gram(self, X, Z):
+    def _gram(self, X, Z, xp=np):  # NumPy only (scipy.special)
         _check_scale_length(self.lengthscale, X.shape[1], "lengthscale")
         r = np.sqrt(_sq_dists(X / self.lengthscale, Z / self.lengthscale))
         return _matern_of_r(r, self.nu)
@@ -268,7 +270,7 @@ class SkewedChi2(Kernel):
         t = 0.5 * np.abs(np.asarray(delta, dtype=np.float64) / self.sigma)
         return np.exp(np.sum(-t - np.log1p(np.exp(-2.0 * t)) + np.log(2.0), axis=-1))
 
-    def _gram(self, X, Z):
+    def _gram(self, X, Z, xp=np):  # NumPy only
         _check_scale_length(self.sigma, X.shape[1], "sigma")
         U = self.log_transform(X, "X") / self.sigma
         V = self.log_transform(Z, "Z") / self.sigma
@@ -307,14 +309,15 @@ class OperatorKernel(_PairFunction):
         raise NotImplementedError
 
     def signature(self, delta):
-        """``K_0(delta)``, shape ``(..., p, p)`` for ``delta`` of shape ``(..., d)``."""
+        """``K_0(delta)`` (..., p, p) for ``delta`` (..., d) (curl/div-free: namespace ``xp=``)."""
         raise NotImplementedError
 
-    def _evaluate(self, X, Z):
-        return self._values(X, Z)
+    def _evaluate(self, X, Z, xp):
+        return self._values(X, Z, xp)
 
-    def _values(self, X, Z):
-        return self.signature(X[:, None, :] - Z[None, :, :])
+    def _values(self, X, Z, xp=np):
+        delta = X[:, None, :] - Z[None, :, :]  # a subclass's signature may take NumPy only
+        return self.signature(delta) if xp is np else self.signature(delta, xp=xp)
 
     def block(self, X, Z=None):
         """Flattened block Gram matrix of shape ``(n p, m p)``.
@@ -368,9 +371,9 @@ class Decomposable(OperatorKernel):
         k = self.scalar_kernel.k0(delta)
         return k[..., None, None] * self.A
 
-    def _values(self, X, Z):
-        k = self.scalar_kernel._gram(X, Z)
-        return k[:, :, None, None] * self.A
+    def _values(self, X, Z, xp=np):
+        k = self.scalar_kernel._gram(X, Z, xp)
+        return k[:, :, None, None] * _like(self.A, k, xp)
 
     def __repr__(self):
         return f"Decomposable({self.scalar_kernel!r}, A=<{self.A.shape[0]}x{self.A.shape[0]}>)"
@@ -414,12 +417,11 @@ class CurlFree(_GaussianDerivativeKernel):
 
     name = "curl_free"
 
-    def signature(self, delta):
-        delta = np.asarray(delta, dtype=np.float64) / self.sigma
-        d = delta.shape[-1]
-        k = np.exp(-0.5 * np.sum(delta * delta, axis=-1))
-        out = np.eye(d) - delta[..., :, None] * delta[..., None, :]
-        return out * (k / self.sigma**2)[..., None, None]
+    def signature(self, delta, xp=np):
+        delta = (np.asarray(delta, dtype=np.float64) if xp is np else delta) / self.sigma
+        k = xp.exp(-0.5 * xp.sum(delta * delta, axis=-1))
+        out = _like(np.eye(delta.shape[-1]), delta, xp) - _outer(delta, xp)
+        return out * _as_matrices(k / self.sigma**2, xp)
 
 
 class DivFree(_GaussianDerivativeKernel):
@@ -441,14 +443,14 @@ class DivFree(_GaussianDerivativeKernel):
     name = "div_free"
     min_dim = 2  # p = d outputs, and for d = 1 the kernel is zero
 
-    def signature(self, delta):
-        delta = np.asarray(delta, dtype=np.float64) / self.sigma
+    def signature(self, delta, xp=np):
+        delta = (np.asarray(delta, dtype=np.float64) if xp is np else delta) / self.sigma
         d = delta.shape[-1]
         self._check_d(d)
-        sq = np.sum(delta * delta, axis=-1)
-        k = np.exp(-0.5 * sq)
-        out = delta[..., :, None] * delta[..., None, :] + ((d - 1) - sq)[..., None, None] * np.eye(d)
-        return out * (k / self.sigma**2)[..., None, None]
+        sq = xp.sum(delta * delta, axis=-1)
+        k = xp.exp(-0.5 * sq)
+        out = _outer(delta, xp) + _as_matrices((d - 1) - sq, xp) * _like(np.eye(d), delta, xp)
+        return out * _as_matrices(k / self.sigma**2, xp)
 
 
 class SumKernel(OperatorKernel):
@@ -478,8 +480,8 @@ class SumKernel(OperatorKernel):
     def signature(self, delta):
         return sum(k.signature(delta) for k in self.kernels)
 
-    def _values(self, X, Z):
-        return sum(k._values(X, Z) for k in self.kernels)
+    def _values(self, X, Z, xp=np):
+        return sum(k._values(X, Z, xp) for k in self.kernels)
 
     def __repr__(self):
         return " + ".join(repr(k) for k in self.kernels)

@@ -15,7 +15,7 @@ import sklearn
 from sklearn.base import clone
 
 from qmc_orff import ORFF, FourierFeatures, OperatorNystroem, ORFFRidge, gram_error
-from qmc_orff.kernels import Gaussian
+from qmc_orff.kernels import CurlFree, Decomposable, DivFree, Gaussian, Laplacian
 
 xp_api = pytest.importorskip("sklearn.utils._array_api")
 if not hasattr(xp_api, "get_namespace_and_device"):  # pragma: no cover
@@ -289,6 +289,80 @@ def test_operator_nystroem_and_its_ridge(space, rng, kernel, dtype, atol):
     _assert_like(pred, ref_pred, Xx, xp, device, 1e-8 if dtype == "float64" else 1e-4)
     with pytest.raises(ValueError, match="must use the same namespace"):
         clone(model).fit(Xx, to_xp(Y)).predict(X)
+
+
+_OPERATOR_MAPS = [("decomposable", {}),
+                  ("decomposable", {"sigma": [0.5, 1.0, 2.0], "A": [[2.0, 0.5], [0.5, 1.0]]}),
+                  ("curl_free", {}), ("div_free", {"selection": "uniform"})]
+
+
+@pytest.mark.parametrize("kernel, params", _OPERATOR_MAPS)
+@pytest.mark.parametrize("flatten", [False, True])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_operator_nystroem_features_equal_numpy(space, rng, kernel, params, flatten, dtype):
+    """OperatorNystroem.transform and approximate_kernel (both layouts) in the input's namespace,
+    device and dtype equal the NumPy path: 1e-10 in float64; float32 input is computed in float64
+    on both paths, so its answers differ by at most one float32 rounding."""
+    xp, device, to_xp = space
+    X = rng.uniform(-1, 1, size=(40, 3)).astype(dtype)
+    ny = OperatorNystroem(kernel, n_components=25, random_state=0, flatten=flatten, **params)
+    with sklearn.config_context(array_api_dispatch=False):
+        ref_map = clone(ny).fit(X)
+        refs = (ref_map.transform(X), ref_map.approximate_kernel(X[:7], X[3:12]),
+                ref_map.approximate_kernel(X[:9], block=True))
+    Xx = to_xp(X)
+    fitted = clone(ny).fit(Xx)
+    outs = (fitted.transform(Xx), fitted.approximate_kernel(Xx[:7, ...], Xx[3:12, ...]),
+            fitted.approximate_kernel(Xx[:9, ...], block=True))
+    atol = 1e-10 if dtype == "float64" else 1e-6
+    for out, ref in zip(outs, refs):
+        _assert_like(out, ref, Xx, xp, device, atol)
+
+
+@pytest.mark.parametrize("kernel", ["decomposable", "curl_free", "div_free"])
+def test_operator_nystroem_computes_in_the_namespace(space, rng, monkeypatch, kernel):
+    """Under dispatch, transform and approximate_kernel never copy the rows to the host: with
+    the host copies and the NumPy distance kernels refused, they still answer (on the device)."""
+    from qmc_orff import _array_api, _distances
+
+    xp, device, to_xp = space
+    X = rng.uniform(-1, 1, size=(30, 3))
+    fitted = OperatorNystroem(kernel, n_components=20, random_state=0).fit(to_xp(X))
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a host (NumPy) copy or a NumPy kernel under dispatch")
+
+    with monkeypatch.context() as patch:
+        for module, name in [(_array_api, "host"), (_array_api, "to_numpy"),
+                             (_distances, "sq_dists"), (_distances, "sq_dists_serial")]:
+            patch.setattr(module, name, refuse)
+        outs = (fitted.transform(to_xp(X)), fitted.approximate_kernel(to_xp(X[:5])))
+    for out in outs:
+        assert xp_api.get_namespace(out)[0].__name__.endswith(xp.__name__)
+        assert xp_api.device(out) == device
+    with sklearn.config_context(array_api_dispatch=False):
+        ref_map = OperatorNystroem(kernel, n_components=20, random_state=0).fit(X)
+        refs = (ref_map.transform(X), ref_map.approximate_kernel(X[:5]))
+    for out, ref in zip(outs, refs):
+        np.testing.assert_allclose(_host(out), ref, rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: Gaussian([0.7, 1.3, 2.0]),
+    lambda: Laplacian(0.9),
+    lambda: Decomposable(Gaussian(0.8), [[1.0, 0.3], [0.3, 2.0]]),
+    lambda: CurlFree(1.1),
+    lambda: DivFree(0.6) + CurlFree(1.5),
+])
+def test_kernel_values_in_the_namespace(space, rng, make):
+    """The exact kernels written over the namespace (the NumPy path keeps the numba distances):
+    values computed in ``xp`` equal ``kernel(X, Z)`` to 1e-12."""
+    xp, device, to_xp = space
+    X, Z = rng.normal(size=(11, 3)), rng.normal(size=(7, 3))
+    kernel = make()
+    out = kernel._values_in(to_xp(X), to_xp(Z), xp)
+    assert xp_api.device(out) == device
+    np.testing.assert_allclose(_host(out), kernel(X, Z), rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("make", [

@@ -270,38 +270,45 @@ class OperatorNystroem(TransformerMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n, D, p), or (n, D p) when ``flatten``
-            Float32 for float32 ``X``, else float64.
+            In ``X``'s dtype (float32 or float64); under array API dispatch, computed in
+            ``X``'s namespace and on its device.
         """
         check_is_fitted(self)
         _xp.check_same(X, self, "components_", "transform")
         xp, device = _xp.namespace(X)
-        X = validate_data(self, _xp.host(X), dtype=(np.float64, np.float32), reset=False,
-                          accept_sparse=("csr", "csc"))
-        Phi = self._features(_dense(X))
-        Phi = Phi.astype(X.dtype, copy=False)
-        Phi = Phi.reshape(Phi.shape[0], -1) if self.flatten else Phi
-        return Phi if _xp.is_numpy(xp) else xp.asarray(Phi, device=device)
+        X, dtype = self._rows(X, xp, device, (np.float64, np.float32))
+        Phi = xp.astype(self._features(X, xp), dtype, copy=False)
+        return xp.reshape(Phi, (Phi.shape[0], -1)) if self.flatten else Phi
 
-    def _features(self, X):
-        """``(n, D, p)`` float64 features of dense validated rows."""
+    def _rows(self, X, xp, device, numpy_dtype):
+        """``(rows, dtype)``: the validated rows ``X`` as :meth:`_features` takes them, and the
+        dtype of the answer.  NumPy: dense C-contiguous float64 rows (``validate_data`` with
+        ``numpy_dtype``), the answer in the validated dtype; another namespace: the rows in
+        the device's widest float dtype (the fitted arrays'), the answer in ``X``'s dtype."""
+        if _xp.is_numpy(xp):
+            X = validate_data(self, _xp.host(X), dtype=numpy_dtype, reset=False,
+                              accept_sparse=("csr", "csc"))
+            return _dense(X), X.dtype
+        X = validate_data(self, X, dtype=_xp.input_dtypes(xp, device), reset=False)
+        return xp.astype(X, _xp.float_dtype(xp, device)), X.dtype
+
+    def _features(self, X, xp):
+        """``(n, D, p)`` features of the rows :meth:`_rows` returns, in their dtype, computed in
+        ``xp`` on their device, ``step`` rows at a time."""
         D, p, n = self.n_components_, self.n_outputs_, X.shape[0]
-        out = np.empty((n, D, p))
+        Z, outputs, normalization = (
+            _xp.to_numpy(value) if _xp.is_numpy(xp) else _xp.move(value, xp, _xp.device(X))
+            for value in (self.components_, self.component_outputs_, self.normalization_))
+        out = xp.empty((n, D, p), dtype=X.dtype, device=_xp.device(X))
         step = max(1, BATCH_FLOATS // max(D * p * p, 1))
         with _blas_limited(1):  # the same features whatever the BLAS thread count
-            self._fill(X, out, step)
+            for start in range(0, n, step):
+                stop = min(start + step, n)
+                KJ = _pair_rows(self.kernel_, Z, outputs, X[start:stop, ...], p, xp)  # (D, nb, p)
+                nb = stop - start
+                out[start:stop, ...] = xp.permute_dims(xp.reshape(
+                    normalization @ xp.reshape(KJ, (D, nb * p)), (D, nb, p)), (1, 0, 2))
         return out
-
-    def _fill(self, X, out, step):
-        """``out[i] = Phi(x_i)``, ``step`` rows at a time."""
-        D, p, n = self.n_components_, self.n_outputs_, X.shape[0]
-        Z, outputs, normalization = (_xp.to_numpy(getattr(self, name)) for name in
-                                     ("components_", "component_outputs_", "normalization_"))
-        for start in range(0, n, step):
-            stop = min(start + step, n)
-            KJ = _pair_rows(self.kernel_, Z, outputs, X[start:stop], p)  # (D, nb, p)
-            nb = stop - start
-            out[start:stop] = (normalization @ KJ.reshape(D, nb * p)).reshape(
-                D, nb, p).transpose(1, 0, 2)
 
     def approximate_kernel(self, X: ArrayLike, Z: ArrayLike | None = None, *,
                            block: bool = False) -> np.ndarray:
@@ -319,25 +326,23 @@ class OperatorNystroem(TransformerMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n, m, p, p), or (n p, m p) with ``block=True``
+            Float64 NumPy arrays; under array API dispatch, computed in ``X``'s namespace and
+            on its device, in ``X``'s dtype.
         """
         check_is_fitted(self)
         _xp.check_same(X, self, "components_", "approximate_kernel")
         if Z is not None:
             _check_second_rows(self, Z)
         xp, device = _xp.namespace(X)
-        rows = [X] if Z is None else [X, Z]
-        feats = [self._features(_dense(validate_data(self, _xp.host(R), dtype=np.float64,
-                                                     reset=False, accept_sparse=("csr", "csc"))))
-                 for R in rows]
-        PX, PZ = feats[0], feats[-1]
+        rows = [self._rows(R, xp, device, np.float64) for R in ([X] if Z is None else [X, Z])]
+        PX, PZ = (self._features(R, xp) for R, _ in (rows[0], rows[-1]))
         n, D, p = PX.shape
         m = PZ.shape[0]
-        K = PX.transpose(0, 2, 1).reshape(n * p, D) @ PZ.transpose(1, 0, 2).reshape(D, m * p)
+        K = (xp.reshape(xp.permute_dims(PX, (0, 2, 1)), (n * p, D))
+             @ xp.reshape(xp.permute_dims(PZ, (1, 0, 2)), (D, m * p)))
         if not block:
-            K = np.ascontiguousarray(K.reshape(n, p, m, p).transpose(0, 2, 1, 3))
-        if _xp.is_numpy(xp):
-            return K
-        return xp.asarray(K.astype(_xp.to_numpy(X[:1, ...]).dtype), device=device)
+            K = xp.permute_dims(xp.reshape(K, (n, p, m, p)), (0, 2, 1, 3))
+        return np.ascontiguousarray(K) if _xp.is_numpy(xp) else xp.astype(K, rows[0][1])
 
     def get_feature_names_out(self, input_features: ArrayLike | None = None) -> np.ndarray:
         """Column names of ``transform`` with ``flatten=True``.
@@ -374,18 +379,34 @@ def _dense(X):
     return np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
 
 
-def _pair_rows(kernel, Z, outputs, X, p):
-    """``R[k, i, b] = K(z_k, x_i)[a_k, b]`` of shape ``(D, n, p)``, ``a_k = outputs[k]``.
+def _distinct_rows(Z, xp):
+    """``(Zu, inverse)``: the distinct rows of ``Z`` and the index in ``Zu`` of each row of ``Z``
+    (a landmark chosen with several outputs is evaluated once).  The standard has no
+    ``unique`` over rows: another namespace evaluates every row (the same values; with
+    ``rp_cholesky`` most landmarks carry one output)."""
+    if _xp.is_numpy(xp):
+        Zu, inverse = np.unique(Z, axis=0, return_inverse=True)
+        return Zu, inverse.reshape(-1)
+    return Z, xp.arange(Z.shape[0], device=_xp.device(Z))
 
-    The kernel is evaluated once per distinct landmark row."""
-    Zu, inverse = np.unique(Z, axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    out = np.empty((Z.shape[0], X.shape[0], p))
-    step = max(1, BATCH_FLOATS // max(Zu.shape[0] * p * p, 1))
-    for start in range(0, X.shape[0], step):
-        stop = min(start + step, X.shape[0])
-        K = kernel(Zu, X[start:stop])                        # (m, nb, p, p)
-        out[:, start:stop] = K[inverse, :, outputs, :]
+
+def _pair_rows(kernel, Z, outputs, X, p, xp=None):
+    """``R[k, i, b] = K(z_k, x_i)[a_k, b]`` of shape ``(D, n, p)``, ``a_k = outputs[k]``, for
+    float arrays ``Z`` (D, d) and ``X`` (n, d) of the namespace ``xp`` (``None``: NumPy),
+    computed there in their dtype."""
+    xp = _xp.namespace(X)[0] if xp is None else xp
+    Zu, inverse = _distinct_rows(Z, xp)
+    m, n = Zu.shape[0], X.shape[0]
+    out = xp.empty((Z.shape[0], n, p), dtype=X.dtype, device=_xp.device(X))
+    step = max(1, BATCH_FLOATS // max(m * p * p, 1))
+    for start in range(0, n, step):
+        stop = min(start + step, n)
+        K = kernel._values_in(Zu, X[start:stop, ...], xp)                   # (m, nb, p, p)
+        if _xp.is_numpy(xp):  # NumPy's paired fancy index reads D nb p values, not m nb p^2
+            out[:, start:stop, :] = K[inverse, :, outputs, :]
+        else:  # the standard's take has one index array: rows (landmark, output) of a stack
+            K = xp.reshape(xp.permute_dims(K, (0, 2, 1, 3)), (m * p, stop - start, p))
+            out[:, start:stop, :] = xp.take(K, inverse * p + outputs, axis=0)
     return out
 
 
