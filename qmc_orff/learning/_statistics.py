@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import functools
 
-from .._array_api import device
+from .._array_api import device, is_numpy
 
 
 def batch(P, Y, w, xp):
-    """Statistics of one batch: ``P`` (n, k, q), ``Y`` (n, q, t), ``w`` (n,) or None."""
+    """Statistics of one batch: ``P`` (n, k, q), ``Y`` (n, q, t), ``w`` (n,) or None; ``P`` is
+    the batch's own features, overwritten on NumPy."""
     n, k, q = P.shape
     sw = float(n) if w is None else float(xp.sum(w))
     if sw <= 0.0:  # only zero weights: contributes nothing
@@ -26,14 +27,26 @@ def batch(P, Y, w, xp):
                 zeros((k, Y.shape[2])))
     if w is None:
         mP, mY = xp.mean(P, axis=0), xp.mean(Y, axis=0)
-        Pc, Yc = P - mP, Y - mY
+        Pc, Yc = _centred(P, mP, None, xp), Y - mY
     else:
         mP = xp.reshape(w @ xp.reshape(P, (n, k * q)), (k, q)) / sw
         mY = xp.reshape(w @ xp.reshape(Y, (n, -1)), Y.shape[1:]) / sw
         r = xp.sqrt(w)
-        Pc, Yc = (P - mP) * r[:, None, None], (Y - mY) * r[:, None, None]
+        Pc, Yc = _centred(P, mP, r, xp), (Y - mY) * r[:, None, None]
     S = xp.reshape(xp.permute_dims(Pc, (1, 0, 2)), (k, n * q))  # q = 1: a view of Pc^T
     return sw, n, mP, mY, S @ S.T, S @ xp.reshape(Yc, (n * q, -1))
+
+
+def _centred(P, mP, r, xp):
+    """``(P - mP) * r`` (``r`` None: no scaling): in place on NumPy, where a second
+    batch-sized array would double the fit's peak memory (the same bits either way); a new
+    array in other namespaces, whose arrays need not be writable."""
+    if is_numpy(xp):
+        P -= mP
+        if r is not None:
+            P *= r[:, None, None]
+        return P
+    return P - mP if r is None else (P - mP) * r[:, None, None]
 
 
 def merge(a, b):
