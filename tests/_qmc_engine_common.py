@@ -9,6 +9,19 @@ import pytest
 from scipy.stats import qmc
 
 
+#: (skip, leap) pairs the leaped engines are checked at against SciPy's unscrambled points
+SKIP_LEAP = [(0, 0), (1, 0), (0, 1), (1000, 700), (12345, 100)]
+
+
+def assert_skip_leap_equal_scipy(ours, scipy_engine, n, d, skip, leap):
+    """``ours(d, scramble=False, skip=, leap=)`` gives SciPy's unscrambled points at the
+    indices ``skip + i (leap + 1)`` (MATLAB's Skip/Leap, the origin index 0)."""
+    got = ours(d, scramble=False, skip=skip, leap=leap).random(n)
+    step = leap + 1
+    ref = scipy_engine(d, scramble=False).random(skip + (n - 1) * step + 1)[skip::step]
+    np.testing.assert_array_equal(got, ref)
+
+
 class EngineChecks:
     d = 3
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from scipy.stats import qmc
 
-from _qmc_engine_common import EngineChecks
+from _qmc_engine_common import SKIP_LEAP, EngineChecks, assert_skip_leap_equal_scipy
 from qmc_orff.generators import Halton
 from qmc_orff.generators import _halton
 from qmc_orff.generators.halton import first_primes, rr2_permutation
@@ -391,13 +391,9 @@ class TestLeapedEngine(EngineChecks):
         return Halton(d, scramble="deterministic", skip=1000, leap=700)
 
 
-@pytest.mark.parametrize("skip, leap", [(0, 0), (1, 0), (0, 1), (1000, 700), (12345, 100)])
+@pytest.mark.parametrize("skip, leap", SKIP_LEAP)
 def test_skip_leap_equal_scipy_unscrambled(skip, leap):
-    n, d = 40, 6
-    got = Halton(d, scramble=False, skip=skip, leap=leap).random(n)
-    step = leap + 1
-    ref = qmc.Halton(d, scramble=False).random(skip + (n - 1) * step + 1)[skip::step]
-    np.testing.assert_array_equal(got, ref)
+    assert_skip_leap_equal_scipy(Halton, qmc.Halton, 40, 6, skip, leap)
 
 
 def ref_plain(idx, d):

@@ -7,7 +7,7 @@ import pytest
 from scipy.stats import qmc
 from scipy.stats._sobol import _initialize_v  # SciPy's own (Cython) reference
 
-from _qmc_engine_common import EngineChecks
+from _qmc_engine_common import SKIP_LEAP, EngineChecks, assert_skip_leap_equal_scipy
 from qmc_orff.generators import Sobol
 from qmc_orff.generators import _sobol
 from qmc_orff.generators.sobol import _lms_scramble, direction_numbers
@@ -350,13 +350,9 @@ class TestLeapedEngine(EngineChecks):
 
 
 @pytest.mark.filterwarnings("ignore:The balance properties:UserWarning")
-@pytest.mark.parametrize("skip, leap", [(0, 0), (1, 0), (0, 1), (1000, 700), (12345, 100)])
+@pytest.mark.parametrize("skip, leap", SKIP_LEAP)
 def test_skip_leap_equal_scipy_unscrambled(skip, leap):
-    n, d = 32, 6
-    got = Sobol(d, scramble=False, skip=skip, leap=leap).random(n)
-    step = leap + 1
-    ref = qmc.Sobol(d, scramble=False).random(skip + (n - 1) * step + 1)[skip::step]
-    np.testing.assert_array_equal(got, ref)
+    assert_skip_leap_equal_scipy(Sobol, qmc.Sobol, 32, 6, skip, leap)
 
 
 def test_scramble_applies_to_leaped_points_as_to_the_same_indices():

@@ -26,7 +26,7 @@ from ..sequence import Sequence
 from ..threads import _blas_limited
 from ._adaptive_data import _orf_reference, _subsamples, check_subsample_sizes
 from ._early_stopping import _optimise_with_progress
-from ._optimizer import _check_checkpoint, is_interrupt
+from ._optimizer import _check_checkpoint, _check_resume, is_interrupt
 
 __all__ = ["AdaptiveFace", "run_adaptive"]
 
@@ -230,21 +230,10 @@ def run_adaptive(face: AdaptiveFace, X: Any, s: int, n_train: int, *, sigma, ini
 
 def _resumed(resume, X, s, d):
     """``(iterations, meta)`` of the adaptive design ``resume`` continues, checked."""
-    if not isinstance(resume, Sequence):
-        raise TypeError(f"'resume' must be a Sequence (a checkpoint or result) or None; got "
-                        f"{type(resume).__name__}.")
-    m = resume.meta
-    if m.get("method") != "adaptive":
-        raise ValueError(f"'resume' must hold an 'adaptive' design; got {m.get('method')!r}.")
-    if resume.s != s or resume.d != d:
-        raise ValueError(f"'resume' has shape ({resume.s}, {resume.d}); expected ({s}, {d}).")
+    done, m = _check_resume(resume, "adaptive", s, d)
     if m.get("data_sha256") != data_sha256(X):
         raise ValueError("'resume' was designed on other data (its 'data_sha256' differs "
                          "from that of 'X').")
-    done = m.get("iterations", 0)
-    if type(done) is not int or done < 0:
-        raise ValueError(f"'resume' has a malformed 'iterations' entry (an int >= 0); got "
-                         f"{done!r}.")
     return done, m
 
 

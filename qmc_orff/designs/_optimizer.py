@@ -66,6 +66,25 @@ def _check_checkpoint(checkpoint, checkpoint_every, **callables):
     return check_int(checkpoint_every, "checkpoint_every", minimum=1)
 
 
+def _check_resume(resume, method, s, d):
+    """``(iterations, meta)`` of the design ``resume`` continues: a Sequence of ``method``
+    ("global", "adaptive") and shape ``(s, d)`` with a whole ``iterations`` count."""
+    if not isinstance(resume, Sequence):
+        raise TypeError(f"'resume' must be a Sequence (a checkpoint or result) or None; got "
+                        f"{type(resume).__name__}.")
+    m = resume.meta
+    if m.get("method") != method:
+        raise ValueError(f"'resume' must hold {'an' if method[0] in 'aeiou' else 'a'} "
+                         f"{method!r} design; got {m.get('method')!r}.")
+    if resume.s != s or resume.d != d:
+        raise ValueError(f"'resume' has shape ({resume.s}, {resume.d}); expected ({s}, {d}).")
+    done = m.get("iterations", 0)
+    if type(done) is not int or done < 0:
+        raise ValueError(f"'resume' has a malformed 'iterations' entry (an int >= 0); got "
+                         f"{done!r}.")
+    return done, m
+
+
 def _check_optimizer_args(objective, d, s, method, maxiter, tol):
     """Checked ``(d, s, maxiter, tol)`` of the optimising designs (global, greedy)."""
     d = _resolve_d(objective, d)

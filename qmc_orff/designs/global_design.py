@@ -15,8 +15,8 @@ import scipy.optimize
 
 from ..objectives.protocol import Objective
 from ..sequence import Sequence
-from ._optimizer import (UnitProblem, _check_checkpoint, _check_optimizer_args, _Progress,
-                         is_interrupt)
+from ._optimizer import (UnitProblem, _check_checkpoint, _check_optimizer_args, _check_resume,
+                         _Progress, is_interrupt)
 
 if TYPE_CHECKING:  # names used in type hints only
     from typing import Any, Callable
@@ -240,18 +240,7 @@ def _resumed(resume, s, d):
     """``(iterations, history, normalized_history)`` of the global design ``resume``
     continues.  The histories continue only when they are consistent (``iterations + 1``
     numbers each); otherwise they are None (the normalised one alone may be None)."""
-    if not isinstance(resume, Sequence):
-        raise TypeError(f"'resume' must be a Sequence (a checkpoint or result) or None; got "
-                        f"{type(resume).__name__}.")
-    m = resume.meta
-    if m.get("method") != "global":
-        raise ValueError(f"'resume' must hold a 'global' design; got {m.get('method')!r}.")
-    if resume.s != s or resume.d != d:
-        raise ValueError(f"'resume' has shape ({resume.s}, {resume.d}); expected ({s}, {d}).")
-    done = m.get("iterations", 0)
-    if type(done) is not int or done < 0:
-        raise ValueError(f"'resume' has a malformed 'iterations' entry (an int >= 0); got "
-                         f"{done!r}.")
+    done, m = _check_resume(resume, "global", s, d)
 
     def series(key):
         h = m.get(key)
