@@ -28,7 +28,7 @@ from scipy import special
 
 from ._kernel_base import (_PairFunction, _abs_dists, _check_scale_length, _sq_dists,
                            check_psd_matrix)
-from ._validation import as_float_array, as_positive, as_real_scalar
+from ._validation import as_float_array, as_positive, as_real_scalar, check_int
 
 __all__ = [
     "Kernel",
@@ -540,7 +540,7 @@ def operator_kernel(name, sigma, d, A=None):
         ``sigma`` as a Python float where it is one number, else as given.
     """
     cls = OPERATOR_KERNELS[name]
-    cls._check_d(d)
+    cls._check_d(check_int(d, "d"))
     if not cls.per_coordinate_sigma or np.ndim(sigma) == 0:
         sigma = as_real_scalar(sigma, "sigma")
         if not sigma > 0:
