@@ -377,11 +377,13 @@ class Decomposable(OperatorKernel):
 
 
 class _GaussianDerivativeKernel(OperatorKernel):
+    sigma_range = (1e-75, 1e75)  # sigma^-4 and sigma^4 enter the kernel
+
     def __init__(self, sigma=1.0):
         sigma = as_positive(sigma, "sigma")
         if sigma.ndim != 0:
             raise ValueError(f"'sigma' must be a positive scalar; got shape {sigma.shape}.")
-        if not 1e-75 < float(sigma) < 1e75:   # sigma^-4 and sigma^4 enter the kernel
+        if not self.sigma_range[0] < float(sigma) < self.sigma_range[1]:
             raise ValueError(f"'sigma' must lie in (1e-75, 1e75); got {float(sigma)!r}.")
         self.sigma = float(sigma)
 

@@ -18,7 +18,7 @@ from .._validation import as_generator, check_choice, check_int, check_rows, sha
 from ..threads import _blas_limited
 from ..kernels import OPERATOR_KERNELS, operator_kernel
 from ._pairs import inv_sqrt_psd, rp_cholesky_pairs, uniform_pairs
-from .default_source import median_bandwidth
+from .default_source import operator_default_bandwidth
 from ._params import _check_second_rows, _resolve_seed, _seed_constraints, _sigma_from_gamma
 
 if TYPE_CHECKING:  # names used in type hints only
@@ -178,7 +178,7 @@ class OperatorNystroem(TransformerMixin, BaseEstimator):
         """``(kernel_, sigma_)`` for the rows ``X``, with the parameters checked."""
         kernel = check_choice(self.kernel, "kernel", tuple(OPERATOR_KERNELS))
         if self.sigma is None and self.gamma is None:  # the default bandwidth, as ORFF's
-            sigma = median_bandwidth(X, "gaussian", sample_weight)
+            sigma = operator_default_bandwidth(X, kernel, sample_weight)
         else:
             sigma = _sigma_from_gamma("gaussian", self.sigma, self.gamma, X, sample_weight)
         return operator_kernel(kernel, sigma, X.shape[1], self.A)

@@ -22,7 +22,8 @@ from ._factors import _orff_factors
 from ._params import _check_second_rows, _common_constraints, _resolve_seed, _sigma_from_gamma
 from .adaptive_maps import _adaptive_operator_frequencies, _is_adaptive
 from .default_source import (BANDWIDTH_SAMPLES, _CHECKS, _check_supplied_sequence,
-                             _sample_indices, _select_default_operator, median_bandwidth)
+                             _sample_indices, _select_default_operator,
+                             operator_default_bandwidth)
 from .operators import _FeatureOperator
 
 if TYPE_CHECKING:  # names used in type hints only
@@ -260,7 +261,7 @@ class ORFF(TransformerMixin, BaseEstimator):
             # rows only (as a Dask fit does, see default_source._orff_fit_rows)
             idx = _sample_indices(X.shape[0], BANDWIDTH_SAMPLES)
             w = None if sample_weight is None else sample_weight[idx]
-            sigma = median_bandwidth(X[idx], "gaussian", w)
+            sigma = operator_default_bandwidth(X[idx], kernel, w)
             if not _is_adaptive(self.sequence):
                 X, sample_weight = X[idx], w
         else:
