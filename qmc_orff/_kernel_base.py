@@ -109,10 +109,14 @@ def check_psd_matrix(A, name="A", *, rtol=1e-10):
     scale = float(np.max(np.abs(A))) if A.size else 0.0
     if scale == 0.0:
         raise ValueError(f"'{name}' must be positive semi-definite and nonzero; got the zero matrix.")
-    if np.max(np.abs(A - A.T)) > rtol * scale:
-        raise ValueError(f"'{name}' must be symmetric; got max |A - A^T| = "
-                         f"{float(np.max(np.abs(A - A.T)))!r}.")
-    A = 0.5 * (A + A.T)
+    with np.errstate(over="ignore"):  # entries near the float64 maximum: inf, asymmetric
+        asymmetry = float(np.max(np.abs(A - A.T)))
+        S = 0.5 * (A + A.T)
+    if asymmetry > rtol * scale:
+        raise ValueError(f"'{name}' must be symmetric; got max |A - A^T| = {asymmetry!r}.")
+    if not np.all(np.isfinite(S)):  # A + A^T overflowed: halve first (exact but subnormals)
+        S = 0.5 * A + 0.5 * A.T
+    A = S
     lam = np.linalg.eigvalsh(A)
     if lam[0] < -rtol * max(lam[-1], 0.0) * A.shape[0] or lam[-1] <= 0:
         raise ValueError(f"'{name}' must be positive semi-definite; got smallest eigenvalue "

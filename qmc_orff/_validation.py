@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 
 import numpy as np
 
@@ -36,7 +37,9 @@ __all__ = [
     "check_dimension",
     "as_float_array",
     "as_points",
+    "check_rows",
     "as_positive",
+    "as_path",
     "as_weights",
     "as_generator",
     "check_choice",
@@ -64,6 +67,12 @@ def check_int(value, name, *, minimum=None, maximum=None):
 #: The QMC engines stream (consecutive ``random(n)`` calls continue the
 #: sequence), so larger sets are drawn in pieces.
 MAX_ELEMENTS = 2 ** 28
+#: Largest number of entries of a feature map's input ``X`` or output (2**36 float64 entries,
+#: 512 GiB): the maps' arrays are the user's data and features, not working arrays, so only
+#: sizes no single machine holds are refused, from the shape, before any pass over ``X``
+#: (``transform`` of 100000 rows into 4096 columns, 3.3 GB, must run); larger data go
+#: through Dask.
+MAX_MAP_ELEMENTS = 2 ** 36
 #: Largest dimension ``d`` accepted where no tighter documented limit applies.
 MAX_DIMENSION = 2 ** 20
 #: Largest number of points of a designed sequence (`qmc_orff.design`): the
@@ -218,6 +227,22 @@ def check_entries(x, name):
                          f"entries, 2 GiB, per array: pass it in pieces); got shape {shape}.")
 
 
+def check_rows(x, width, name="X"):
+    """Refuse ``x`` (``ValueError`` naming ``name``) where its shape alone shows that ``x``, or
+    an array of ``width`` entries for each of its rows (a transform's output), would hold more
+    than `MAX_MAP_ELEMENTS` entries: before it is validated, converted or read (scikit-learn's
+    finiteness pass over a ``np.broadcast_to`` view of 2**40 rows would take minutes and then
+    run out of memory)."""
+    shape = shape_of(x)
+    if shape is None or len(shape) < 1:
+        return
+    per_row = max(int(width), math.prod(shape[1:]), 1)
+    if shape[0] * per_row > MAX_MAP_ELEMENTS:
+        raise ValueError(f"'{name}' must have at most {MAX_MAP_ELEMENTS // per_row} rows here "
+                         f"({per_row} float64 entries per row, at most 2**36 entries, 512 GiB, "
+                         f"per array: pass it in pieces or as a Dask array); got shape {shape}.")
+
+
 def as_points(x, name="W", *, d=None):
     """Return a finite C-contiguous float64 array of shape ``(s, d)``, ``s, d >= 1``
     (at most `MAX_ELEMENTS` entries, checked from the shape first)."""
@@ -365,6 +390,15 @@ def check_weight_values(w_min, w_sum, allow_all_zero=False):
     if not (w_min >= 0 and math.isfinite(w_sum) and (allow_all_zero or w_sum > 0)):
         raise ValueError("'sample_weight' must be finite, non-negative and not all zero; got "
                          f"min {w_min!r}, sum {w_sum!r}.")
+
+
+def as_path(path, name="path"):
+    """``os.fspath(path)``: a ``str`` or ``bytes`` path, else a `TypeError` naming ``name``."""
+    try:
+        return os.fspath(path)
+    except TypeError:
+        raise TypeError(f"'{name}' must be a str, bytes or os.PathLike path; got "
+                        f"{type(path).__name__}.") from None
 
 
 def check_choice(value, name, options):

@@ -28,25 +28,11 @@ from scipy import special
 
 from ._kernel_base import (_PairFunction, _abs_dists, _as_matrices, _check_scale_length, _like,
                            _outer, _sq_dists, check_psd_matrix)
-from ._validation import as_float_array, as_positive, as_real_scalar
+from ._validation import as_float_array, as_positive, as_real_scalar, check_int
 
-__all__ = [
-    "Kernel",
-    "Gaussian",
-    "Laplacian",
-    "Matern",
-    "SkewedChi2",
-    "OperatorKernel",
-    "Decomposable",
-    "CurlFree",
-    "DivFree",
-    "SumKernel",
-    "check_psd_matrix",
-    "SCALAR_KERNELS",
-    "OPERATOR_KERNELS",
-    "scalar_kernel",
-    "operator_kernel",
-]
+__all__ = ["Kernel", "Gaussian", "Laplacian", "Matern", "SkewedChi2", "OperatorKernel",
+           "Decomposable", "CurlFree", "DivFree", "SumKernel", "check_psd_matrix",
+           "SCALAR_KERNELS", "OPERATOR_KERNELS", "scalar_kernel", "operator_kernel"]
 
 
 # --------------------------------------------------------------------------- scalar kernels
@@ -380,11 +366,13 @@ class Decomposable(OperatorKernel):
 
 
 class _GaussianDerivativeKernel(OperatorKernel):
+    sigma_range = (1e-75, 1e75)  # sigma^-4 and sigma^4 enter the kernel
+
     def __init__(self, sigma=1.0):
         sigma = as_positive(sigma, "sigma")
         if sigma.ndim != 0:
             raise ValueError(f"'sigma' must be a positive scalar; got shape {sigma.shape}.")
-        if not 1e-75 < float(sigma) < 1e75:   # sigma^-4 and sigma^4 enter the kernel
+        if not self.sigma_range[0] < float(sigma) < self.sigma_range[1]:
             raise ValueError(f"'sigma' must lie in (1e-75, 1e75); got {float(sigma)!r}.")
         self.sigma = float(sigma)
 
@@ -542,7 +530,7 @@ def operator_kernel(name, sigma, d, A=None):
         ``sigma`` as a Python float where it is one number, else as given.
     """
     cls = OPERATOR_KERNELS[name]
-    cls._check_d(d)
+    cls._check_d(check_int(d, "d"))
     if not cls.per_coordinate_sigma or np.ndim(sigma) == 0:
         sigma = as_real_scalar(sigma, "sigma")
         if not sigma > 0:

@@ -115,7 +115,7 @@ def matrices(rows=(2, 8), cols=(1, 4), containers=CONTAINERS, dtypes=DTYPES):
                   dtypes=dtypes)
 
 
-#: the extremes without the two that overflow a sum (the strict xfails above name them)
+#: the extremes without the two that overflow a sum (targets of their own test those)
 BOUNDED = [v for v in EXTREMES if not 1e300 <= abs(v) < np.inf]
 
 
@@ -263,13 +263,9 @@ def _targets():
                                dtypes=[t for t in DTYPES if t != "object"]),
         ridge, lambda y, out: np.shape(out)[0] == 8, "y", True)
     add("ORFFRidge(y=object inf)", st.just(np.array([0.0] * 7 + [np.inf], dtype=object)), ridge,
-        lambda y, out: np.shape(out)[0] == 8, "y", True,
-        xfail="an object 'y' holding inf passes scikit-learn's check and gives a RuntimeWarning "
-              "(invalid value in subtract) in learning/ridge (helper A's lane)")
+        lambda y, out: np.shape(out)[0] == 8, "y", True)
     add("ORFFRidge(y=sparse)", st.just(sp.csr_matrix(np.ones((8, 1)))), ridge,
-        lambda y, out: np.shape(out)[0] == 8, "y", True,
-        xfail="a sparse (8, 1) 'y' gives scipy's 'dimension mismatch' (learning/ridge: "
-              "helper A's lane)")
+        lambda y, out: np.shape(out)[0] == 8, "y", True)
     # the Gram error and the objectives
     add("gram_error", matrices(), lambda X: q.gram_error(ff, X), _float, "X")
     add("DataDiscrepancy(X)", matrices(),
@@ -285,9 +281,7 @@ def _targets():
         lambda W, out: out[1].shape[0] == _rows(W), "W")
     add("BoxDiscrepancy(W)", matrices(), lambda W: box.value_and_grad(W),
         lambda W, out: out[1].shape[0] == _rows(W), "W")
-    add("BoxDiscrepancy(b)", scalars(), lambda b: q.BoxDiscrepancy(b, d=2)(W4), _float, "b",
-        xfail="b=1e-320: RuntimeWarnings (overflow in divide and square) in objectives/box.py "
-              "before the error (helper B's lane)")
+    add("BoxDiscrepancy(b)", scalars(), lambda b: q.BoxDiscrepancy(b, d=2)(W4), _float, "b")
     add("BoxDiscrepancy(sigma)", scalars(),
         lambda s: q.BoxDiscrepancy(1.0, sigma=s, d=2)(W4), _float, "sigma")
     add("box_from_data", matrices(), lambda X: q.box_from_data(X),
@@ -319,10 +313,7 @@ def _targets():
     add("global_sequence(init=sparse|complex)", st.sampled_from(
             [sp.csr_matrix(np.ones((2, 2))), np.ones((2, 2)) + 1j]),
         lambda W: q.global_sequence(box, 2, init=W, maxiter=2),
-        lambda W, out: out.points.shape == (2, 2), "init",
-        xfail="designs._optimizer.init_points converts by np.asarray(init, dtype=float): a "
-              "csr_matrix gives 'setting an array element with a sequence', complex a "
-              "ComplexWarning (helper C's lane)")
+        lambda W, out: out.points.shape == (2, 2), "init")
     add("adaptive_sequence(X)", matrices(rows=(2, 8)),
         lambda X: q.adaptive_sequence(X, 4, sigma=1.0, n_train=4, n_validation=2, maxiter=2,
                                       min_iterations=1, seed=0),
@@ -345,8 +336,7 @@ def _targets():
         "weights")
     add("cbc_lattice(weights=5e307)", st.just(5.464331887498638e+307),
         lambda w: q.cbc_lattice(16, 2, weights=w), lambda w, out: np.shape(out) == (2,),
-        "weights", xfail="an overflow RuntimeWarning in the CBC search for weights near "
-                         "1e308 (generators/: helper D's lane)")
+        "weights")
     add("worst_case_error(z)", arrays(rows=(1, 3), ndims=(1, 1, 1, 2, 0)),
         lambda z: q.worst_case_error(z, 16), _float, "z")
     # densities, kernels, sequences, catalogue, threads
@@ -371,9 +361,7 @@ def _targets():
                                                 "/dev/null", "."]),
         lambda p: q.load_sequence(p), lambda p, out: True, "path|sequence file")
     add("load_sequence(path=None)", st.sampled_from([None, 3, ["a"]]),
-        lambda p: q.load_sequence(p), lambda p, out: True, "path|sequence file",
-        xfail="os.fspath's TypeError ('expected str, bytes or os.PathLike object') does not "
-              "name 'path' (sequence/: helper D's lane)")
+        lambda p: q.load_sequence(p), lambda p, out: True, "path|sequence file")
     add("load_catalogue(d)", counts(1, 20), lambda d: q.load_catalogue(d, 64),
         lambda d, out: out.points.shape == (64, int(d)), "d")
     add("list_catalogue(d)", counts(1, 20), lambda d: q.list_catalogue(d=d),
@@ -391,13 +379,9 @@ def _targets():
                    q.threads.set_dask_task_threads(1))[1], lambda n, out: out >= 1, "n")
     # the subpackages' public functions
     add("householder_complement(W)", matrices(rows=(1, 4), cols=(2, 3)),
-        lambda W: q.maps.householder_complement(W), lambda W, out: True, "W",
-        xfail="householder_complement does not convert or check 'W' "
-              "(IndexError on sparse, UFuncTypeError on strings, ...; helper B's lane)")
+        lambda W: q.maps.householder_complement(W), lambda W, out: True, "W")
     add("source_points(s)", counts(), lambda s: q.maps.source_points("sobol", s, 2, seed=0),
-        lambda s, out: np.shape(out)[0] == int(s), "s",
-        xfail="sources/frequencies.source_points checks 's' under the name 'n_components' "
-              "(helper B's lane)")
+        lambda s, out: np.shape(out)[0] == int(s), "s")
     add("initial_points(s)", counts(), lambda s: q.designs.initial_points("halton", s, 2),
         lambda s, out: np.shape(out)[0] == int(s), "s")
     add("median_heuristic(X)", matrices(), lambda X: q.designs.median_heuristic(X),
@@ -411,9 +395,7 @@ def _targets():
     add("check_psd_matrix(A)", arrays(rows=(1, 3), cols=(1, 3), extremes=BOUNDED),
         lambda A: K.check_psd_matrix(A), lambda A, out: out.shape[0] == out.shape[1], "A")
     add("check_psd_matrix(A=1.7e308)", st.just(np.array([[1.7e308]])),
-        lambda A: K.check_psd_matrix(A), lambda A, out: True, "A",
-        xfail="an overflow RuntimeWarning (A + A^T) before the error for entries near "
-              "1.7e308 (kernels.py: helper B's lane)")
+        lambda A: K.check_psd_matrix(A), lambda A, out: True, "A")
     add("Decomposable(A)", arrays(rows=(2, 2), cols=(2, 2), extremes=BOUNDED),
         lambda A: K.Decomposable(K.Gaussian(1.0), A)(X4),
         lambda A, out: out.shape[:2] == (8, 8), "A")
@@ -426,8 +408,7 @@ def _targets():
     add("operator_kernel(d)", st.integers(-3, 6),
         lambda d: K.operator_kernel("curl_free", 1.0, d), lambda d, out: True, "d")
     add("operator_kernel(d='3')", st.just("3"), lambda d: K.operator_kernel("curl_free", 1.0, d),
-        lambda d, out: True, "d", xfail="kernels.operator_kernel compares 'd' with an int "
-                                        "before checking its type (helper B's lane)")
+        lambda d, out: True, "d")
     # (an exception's classifier: its argument is always an exception)
     add("is_interrupt(exc)", st.sampled_from([KeyboardInterrupt(), SystemError("x"),
                                               ValueError("x"), MemoryError()]),

@@ -17,8 +17,8 @@ from datetime import datetime, timezone
 import numpy as np
 
 from .._version import __version__
-from .._validation import (MAX_DESIGN_POINTS, MAX_ELEMENTS, check_choice, check_dimension,
-                           check_int, check_positive_real)
+from .._validation import (MAX_DESIGN_POINTS, MAX_ELEMENTS, as_float_array, check_choice,
+                           check_dimension, check_int, check_positive_real)
 from ..sequence import Sequence
 from .start_points import _INITS, start_frequencies
 
@@ -196,7 +196,7 @@ class UnitProblem:
                     raise ValueError(f"'init'='orf' needs the Gaussian kernel; got "
                                      f"{self.unit.kernel!r}.")
             return start_frequencies(init, s, self.unit, seed), init
-        W = np.asarray(init, dtype=np.float64)
+        W = as_float_array(init, "init", finite=False)  # sparse, complex, str: a TypeError
         if W.shape != (s, d):
             raise ValueError(f"'init' must be a generator name ({', '.join(map(repr, _INITS))}), "
                              f"a Sequence or an array of shape ({s}, {d}); got shape {W.shape}.")

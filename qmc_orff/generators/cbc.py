@@ -432,7 +432,8 @@ def _check_weight_range(gamma, alpha):
     up to 2**28 points).
     """
     c = 2.0 * float(scipy.special.zeta(alpha))
-    log_bound = float(np.sum(np.log1p(c * gamma)))
+    with np.errstate(over="ignore"):  # c gamma_j beyond float64: inf, refused below
+        log_bound = float(np.sum(np.log1p(c * gamma)))
     if not log_bound < math.log(1e290):
         raise ValueError("'weights' are too large: prod_j (1 + 2 zeta(alpha) weights_j) "
                          f"= exp({log_bound:.4g}) exceeds 1e290, and P_alpha would overflow "

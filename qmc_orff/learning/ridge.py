@@ -289,9 +289,17 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
         """Validated ``X`` and ``y`` (NumPy: float64, CSR; else arrays of ``xp`` on ``device``)."""
         if _xp.is_numpy(xp):
             y = _xp.host(y)
-            if np.asarray(y).dtype.kind in "USV":  # (complex: sklearn's ValueError)
-                raise TypeError(f"'y' must contain real numbers; got dtype "
-                                f"{np.asarray(y).dtype}.")
+            if hasattr(y, "tocsr"):  # scipy.sparse: the solvers take dense targets
+                raise TypeError(f"'y' must be a dense array; got a sparse "
+                                f"{type(y).__name__}. Use y.toarray().")
+            dtype = np.asarray(y).dtype
+            if dtype.kind in "USV":  # (complex: sklearn's ValueError)
+                raise TypeError(f"'y' must contain real numbers; got dtype {dtype}.")
+            if dtype.kind == "O" and y is not None:  # scikit-learn checks objects for NaN, not inf
+                try:
+                    y = np.asarray(y, dtype=np.float64)
+                except (TypeError, ValueError):
+                    pass  # scikit-learn's conversion says what is wrong
             return validate_data(self, _xp.host(X), y, multi_output=True, y_numeric=True,
                                  dtype=np.float64, reset=first, accept_sparse="csr")
         return validate_data(self, X, _xp.move(y, xp, device), multi_output=True,

@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 
+from .._validation import MAX_ELEMENTS, as_points, shape_of
+
 __all__ = ["householder_complement"]
 
 
@@ -33,7 +35,7 @@ def _orff_factors(kernel, measure, radial, W, xi, sig_arr, sigma, d, A):
             B = W.copy()
         B = B[:, :, None]
     else:
-        Q = householder_complement(W)
+        Q = _householder_complement(W)
         scale = np.full(W.shape[0], math.sqrt(d) / sigma) if radial else norm
         B = Q * scale[:, None, None]
     return amp, np.ascontiguousarray(B)
@@ -59,6 +61,21 @@ def householder_complement(W):
     ``v = w^ + sign(w^_1) e_1``, which maps ``e_1`` to ``-sign(w^_1) w^``.  In
     2-D this is ``+-(-w_2, w_1) / |w|``.  ``O(d^2)`` per frequency.
     """
+    shape = shape_of(W)
+    if shape is not None and len(shape) == 2 and shape[0] * shape[1] ** 2 > MAX_ELEMENTS:
+        raise ValueError(f"'W' of shape (s, d) must have s d^2 <= {MAX_ELEMENTS} (the (s, d, d) "
+                         f"reflections are formed; pass it in pieces); got shape {shape}.")
+    W = as_points(W, "W")
+    if W.shape[1] < 2:
+        raise ValueError(f"'W' must have d >= 2 columns; got shape {W.shape}.")
+    # each row scaled by a power of two (exact: the result is the same) to a largest entry
+    # in [0.5, 1), so that |w|^2 neither overflows nor underflows for extreme rows
+    _, e = np.frexp(np.max(np.abs(W), axis=1))
+    return _householder_complement(np.ldexp(W, -e[:, None]))
+
+
+def _householder_complement(W):
+    """:func:`householder_complement` of a checked, finite ``W`` (s, d) of moderate scale."""
     s, d = W.shape
     norm = np.sqrt(np.sum(W * W, axis=1))
     U = np.zeros_like(W)

@@ -9,7 +9,7 @@ import scipy.sparse as sp
 
 from .._cos_sin import cos_sin_features
 from .._validation import MAX_ELEMENTS, check_choice, check_phases
-from ..kernels import Gaussian
+from ..kernels import OPERATOR_KERNELS, Gaussian
 from ..sources._orthogonal import ORF_QMC_SEED
 from ..sources.frequencies import _auto_source, make_frequencies
 from ..threads import _blas_limited, _row_workers, get_num_threads
@@ -80,6 +80,21 @@ BANDWIDTH_SAMPLES = 512
 #: Kernels whose default bandwidth is the median 1-norm distance (product kernels, whose
 #: exponent is a sum over the coordinates), the others taking the Euclidean one.
 _ONE_NORM = ("laplacian", "skewed_chi2")
+
+
+def operator_default_bandwidth(X, kernel, sample_weight=None):
+    """:func:`median_bandwidth` (Gaussian) of the rows ``X`` for the operator-valued kernel
+    ``kernel`` (a key of :data:`qmc_orff.kernels.OPERATOR_KERNELS`), inside the kernel's
+    ``sigma_range``: else a `ValueError` naming ``'X'``, whose scale gave it (the user passed
+    no ``sigma``)."""
+    sigma = median_bandwidth(X, "gaussian", sample_weight)
+    lo, hi = getattr(OPERATOR_KERNELS[kernel], "sigma_range", (0.0, math.inf))
+    if not lo < sigma < hi:
+        interval = f"({lo:g}, {hi:g})".replace("e+", "e")
+        raise ValueError(f"'X' must have a scale whose default bandwidth (the median heuristic) "
+                         f"lies in {interval} for kernel={kernel!r}; got sigma={sigma!r} from "
+                         "the data: rescale X or pass 'sigma'.")
+    return sigma
 
 
 def median_bandwidth(X, kernel="gaussian", sample_weight=None):

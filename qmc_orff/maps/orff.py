@@ -14,7 +14,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _dask
-from .._validation import check_choice
+from .._validation import check_choice, check_rows
 from ..kernels import OPERATOR_KERNELS, Gaussian, operator_kernel
 from ..sources.frequencies import SOURCES, make_frequencies
 from .. import _array_api as _xp
@@ -22,7 +22,8 @@ from ._factors import _orff_factors
 from ._params import _check_second_rows, _common_constraints, _resolve_seed, _sigma_from_gamma
 from .adaptive_maps import _adaptive_operator_frequencies, _is_adaptive
 from .default_source import (BANDWIDTH_SAMPLES, _CHECKS, _check_supplied_sequence,
-                             _sample_indices, _select_default_operator, median_bandwidth)
+                             _sample_indices, _select_default_operator,
+                             operator_default_bandwidth)
 from .operators import _FeatureOperator
 
 if TYPE_CHECKING:  # names used in type hints only
@@ -248,6 +249,7 @@ class ORFF(TransformerMixin, BaseEstimator):
         """
         kernel = check_choice(self.kernel, "kernel", tuple(OPERATOR_KERNELS))
         measure = check_choice(self.measure, "measure", _ORFF_MEASURES)
+        check_rows(X, 0)  # from the shape, before scikit-learn's pass over X
         ns = _xp.foreign(X)  # array API: the frequencies are chosen on the host, moved once
         X, sample_weight = _xp.host(X), _xp.host(sample_weight)
         X = self._rows(validate_data(self, X, dtype=np.float64, reset=True,
@@ -259,7 +261,7 @@ class ORFF(TransformerMixin, BaseEstimator):
             # rows only (as a Dask fit does, see default_source._orff_fit_rows)
             idx = _sample_indices(X.shape[0], BANDWIDTH_SAMPLES)
             w = None if sample_weight is None else sample_weight[idx]
-            sigma = median_bandwidth(X[idx], "gaussian", w)
+            sigma = operator_default_bandwidth(X[idx], kernel, w)
             if not _is_adaptive(self.sequence):
                 X, sample_weight = X[idx], w
         else:
@@ -340,6 +342,8 @@ class ORFF(TransformerMixin, BaseEstimator):
         -------
         ndarray of shape (n, 2 s), dtype of ``X`` (float32 or float64)
         """
+        check_is_fitted(self)
+        check_rows(X, 2 * self.frequencies_.shape[0])  # the (n, 2 s) features, before X is read
         return self._scalar_features(X, "scalar_features")
 
     def _scalar_features(self, X, method, name="X"):
@@ -376,9 +380,11 @@ class ORFF(TransformerMixin, BaseEstimator):
             Row :math:`(c s + j) r + k` of :math:`\Phi(x)` is :math:`F(x)_{c s + j}\, B(w_j)_{:, k}`;
             flattened, that is column :math:`((c s + j) r + k) p + a`.
         """
+        check_is_fitted(self)
         if _dask.is_dask_collection(X):
-            check_is_fitted(self)
             return _dask.map_rows(self, "transform", X)
+        # the (n, 2 s r, p) features, from the shape before X is read
+        check_rows(X, 2 * self.frequencies_.shape[0] * self.factors_.shape[-1] * self.n_outputs_)
         F = self._scalar_features(X, "transform")
         xp = _xp.namespace(F)[0]
         n, s = F.shape[0], F.shape[1] // 2

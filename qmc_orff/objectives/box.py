@@ -35,6 +35,14 @@ from .protocol import UnitBandwidth
 __all__ = ["BoxDiscrepancy", "box_from_data"]
 
 _TINY = float(np.finfo(np.float64).tiny)
+#: the factors pi C_1(a) / a and pi g / a overflow for a subnormal ratio a = b / sigma
+_RATIO_RANGE = f" of at least {_TINY!r} (a normal float64)"
+
+
+def _ratio_ok(a):
+    """Where the ratio ``a = b / sigma`` is finite and a normal float64."""
+    return np.isfinite(a) & (a >= _TINY)
+
 
 #: Largest sum of the quadrature weights (D^2 is quadratic in them).
 _MAX_WEIGHT_SUM = 1e150
@@ -150,9 +158,9 @@ class BoxDiscrepancy:
             d = s_arr.shape[0]
         with np.errstate(over="ignore", under="ignore"):
             a = b_arr / s_arr
-        if not np.all(np.isfinite(a) & (a > 0)):
-            raise ValueError(f"'b' / 'sigma' must be a positive finite float; got b={b!r}, "
-                             f"sigma={sigma!r}.")
+        if not np.all(_ratio_ok(a)):
+            raise ValueError(f"'b' / 'sigma' must be a positive finite float{_RATIO_RANGE}; "
+                             f"got b={b!r}, sigma={sigma!r}.")
         self.b = _freeze(b_arr)
         self.sigma = _freeze(s_arr)
         self.d = d
@@ -196,10 +204,10 @@ class BoxDiscrepancy:
         sigma = np.ascontiguousarray(np.broadcast_to(np.asarray(self.sigma, dtype=np.float64), (d,)))
         with np.errstate(over="ignore", under="ignore"):
             a = b / sigma
-        if not np.all(np.isfinite(a) & (a > 0)):
-            j = int(np.flatnonzero(~(np.isfinite(a) & (a > 0)))[0])
-            raise ValueError(f"'b' / 'sigma' must be a positive finite float; got "
-                             f"{b[j]!r} / {sigma[j]!r} in coordinate {j}.")
+        if not np.all(_ratio_ok(a)):
+            j = int(np.flatnonzero(~_ratio_ok(a))[0])
+            raise ValueError(f"'b' / 'sigma' must be a positive finite float{_RATIO_RANGE}; "
+                             f"got {b[j]!r} / {sigma[j]!r} in coordinate {j}.")
         # normalised constant factors pi C_j / b_j = pi C_1(a_j) / a_j (in (0, 1])
         c_hat = math.pi * np.asarray(self.density.C(a), dtype=np.float64) / a
         with np.errstate(over="ignore", under="ignore"):

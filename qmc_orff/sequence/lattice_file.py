@@ -7,6 +7,8 @@ import stat
 
 import numpy as np
 
+from .._validation import as_path
+
 __all__ = ["read_lattice", "MAX_LATTICE_BYTES"]
 
 
@@ -31,7 +33,7 @@ def read_lattice(path):
         (what is read is bounded: ``/dev/zero`` is refused after that many
         bytes), or is not in the lattice format.
     """
-    name = os.fspath(path)
+    name = as_path(path)
     try:
         if stat.S_ISFIFO(os.stat(name).st_mode):  # open() would wait for a writer
             raise ValueError(f"cannot read lattice file '{name}': a FIFO.")

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from .._validation import as_path
 from ._format import _ARRAY_KEYS, _FORMAT_NAME, _HEADER_KEY, FORMAT_VERSION, KNOWN_DENSITIES
 from .core import Sequence
 
@@ -475,7 +476,7 @@ def load_sequence(path: str | os.PathLike, *, sha256: str | None = None,
     """
     expected = _check_sha256_arg(sha256)
     accepted = _check_densities_arg(densities)
-    path = os.fspath(path)
+    path = as_path(path)
     try:
         data = _read_regular_file(path)
         if expected is not None and hashlib.sha256(data).hexdigest() != expected:

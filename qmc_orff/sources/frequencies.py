@@ -119,8 +119,14 @@ def source_points(source, s, dim, *, scramble="auto", seed=None):
     (:func:`make_frequencies`).  The designs' start points and
     ``qmc-orff generate`` skip index 0 of unrandomised Halton/Sobol' points instead.
     """
+    return _source_points(source, s, dim, scramble, seed, "s")
+
+
+def _source_points(source, s, dim, scramble, seed, name):
+    """:func:`source_points`, its count checked and named as ``name`` (the caller's parameter:
+    ``"n_components"`` for :func:`make_frequencies`)."""
     source = check_choice(source, "sequence", ("halton", "sobol", "lattice"))
-    s = check_size(s, "n_components", minimum=1, width=dim if isinstance(dim, int) else 1)
+    s = check_size(s, name, minimum=1, width=dim if isinstance(dim, int) else 1)
     _check_scramble(scramble)
     scramble = _resolve_scramble(scramble, source)
     engine = _engine(source, dim, scramble, seed)
@@ -130,7 +136,7 @@ def source_points(source, s, dim, *, scramble="auto", seed=None):
                                 category=UserWarning)
         t = np.array(engine.random(s), dtype=np.float64)
     if source == "sobol" and s & (s - 1):
-        warnings.warn(f"sequence='sobol' with n_components={s}: the balance properties of "
+        warnings.warn(f"sequence='sobol' with {name}={s}: the balance properties of "
                       "Sobol' points need a power of 2.", UserWarning, stacklevel=3)
     if scramble is not True and not (isinstance(scramble, np.bool_) and scramble):
         bases = engine.base.tolist() if source == "halton" else [2] * dim
@@ -225,7 +231,7 @@ def _quiet_sobol(s, d, seed):
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="sequence='sobol' with n_components",
                                 category=UserWarning)
-        return source_points("sobol", s, d, scramble=True, seed=seed)
+        return _source_points("sobol", s, d, True, seed, "n_components")
 
 
 def _checked_options(kernel, measure, nu, scramble, d, n_components):
@@ -494,7 +500,7 @@ def make_frequencies(kernel: str = "gaussian", n_components: int | None = 256,
             U = _orthogonal(s, d, as_generator(seed))
         else:
             extra = 1 if (kernel == "matern" or measure == "radial") else 0
-            t = source_points(sequence, s, d + extra, scramble=scramble, seed=seed)
+            t = _source_points(sequence, s, d + extra, scramble, seed, "n_components")
             U = _from_unit(t, kernel, measure, nu, d)
     elif isinstance(sequence, stats.qmc.QMCEngine):
         U, s = _engine_points(sequence, kernel, measure, nu, n_components, d)
