@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 
 from . import _distances
-from ._array_api import device, is_numpy
 from ._jit import parallel_pays
 from ._validation import as_float_array, check_finite_output
 
@@ -43,10 +42,28 @@ def _check_scale_length(scale, d, name):
 PARALLEL_DISTANCE_WORK = 2 ** 20
 
 
+def _device(X):
+    """The device of ``X``, an array of a namespace other than NumPy.  The namespace helpers
+    (and so scikit-learn) are imported here, off the NumPy path: the designs import these
+    kernels, and load neither."""
+    from ._array_api import device
+
+    return device(X)
+
+
+def _namespace(xp):
+    """``np`` for NumPy or a NumPy-compatible wrapper of it, else ``xp``."""
+    if xp is np:
+        return np
+    from ._array_api import is_numpy
+
+    return np if is_numpy(xp) else xp
+
+
 def _like(value, X, xp):
     """The NumPy ``value`` as it is for ``xp = numpy``, else as an array of ``xp`` in the dtype
     and on the device of ``X``."""
-    return value if xp is np else xp.asarray(value, dtype=X.dtype, device=device(X))
+    return value if xp is np else xp.asarray(value, dtype=X.dtype, device=_device(X))
 
 
 def _outer(v, xp):
@@ -65,7 +82,7 @@ def _dists(X, Z, which, xp=np):
     pays for it (the same bits either way); for arrays of another namespace ``xp``, the same
     sums over the coordinates, in their order, in ``xp`` (in ``X``'s dtype)."""
     if xp is not np:
-        out = xp.zeros((X.shape[0], Z.shape[0]), dtype=X.dtype, device=device(X))
+        out = xp.zeros((X.shape[0], Z.shape[0]), dtype=X.dtype, device=_device(X))
         for k in range(X.shape[1]):
             t = X[:, k:k + 1] - xp.permute_dims(Z[:, k:k + 1], (1, 0))
             out = out + (xp.abs(t) if which == "abs" else t * t)
@@ -155,7 +172,7 @@ class _PairFunction:
         namespace ``xp``, computed in ``xp`` on their device and in their dtype (NumPy: the
         bits of :meth:`__call__`).  The Gaussian kernels are written over ``xp``; the others
         (Matern, skewed chi-squared) take NumPy arrays only."""
-        xp = np if is_numpy(xp) else xp
+        xp = _namespace(xp)
         self._check_d(X.shape[1])
         with np.errstate(all="ignore"):   # over/underflow is checked on the result
             V = self._evaluate(X, Z, xp)
