@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import numbers
 
 import numpy as np
 import sklearn
@@ -69,12 +68,33 @@ def foreign(*arrays):
     return xp, device
 
 
+class _NumPy1Namespace:
+    """NumPy < 2 through scikit-learn 1.6's wrapper lacks two array-API forms used here:
+    ``permute_dims`` (NumPy's ``transpose``, the same view) and ``clip`` with keyword bounds;
+    every other name is the wrapper's."""
+
+    def __init__(self, xp):
+        self._xp = xp
+
+    def __getattr__(self, name):
+        return getattr(self._xp, name)
+
+    @staticmethod
+    def permute_dims(x, axes):
+        return np.transpose(x, axes)
+
+    @staticmethod
+    def clip(x, /, min=None, max=None):
+        return np.clip(x, min, max)
+
+
 @functools.cache
 def _numpy_namespace():
     """The NumPy namespace scikit-learn hands out without dispatch (array-API names such as
     ``concat`` and ``permute_dims`` on every supported NumPy, the values NumPy's own)."""
     with sklearn.config_context(array_api_dispatch=False):
-        return _array_api.get_namespace(np.zeros(1))[0]
+        xp = _array_api.get_namespace(np.zeros(1))[0]
+    return xp if np.lib.NumpyVersion(np.__version__) >= "2.0.0" else _NumPy1Namespace(xp)
 
 
 def namespace(*arrays):
@@ -112,15 +132,13 @@ def sample_weights(sample_weight, X, xp=None, device="cpu", *, allow_all_zero=Fa
     array of ``xp`` on ``device`` in ``X``'s dtype."""
     if sample_weight is None:
         return None
-    if xp is None or is_numpy(xp):
-        xp, sample_weight, dtype = np, host(sample_weight), np.float64
-    else:
-        dtype = X.dtype
-        if not isinstance(sample_weight, numbers.Number):
-            sample_weight = move(sample_weight, xp, device)
-    w = _check_sample_weight(sample_weight, X, dtype=dtype, **_ALL_ZERO)
-    check_weight_values(float(xp.min(w)), float(xp.sum(w)), allow_all_zero)
-    return w
+    numpy = xp is None or is_numpy(xp)
+    # validated on the host, in scikit-learn's words whatever the namespace (its own check of
+    # arrays of another namespace differs between versions): the weights are n floats
+    rows = X if numpy else np.empty((X.shape[0], 0))
+    w = _check_sample_weight(host(sample_weight), rows, dtype=np.float64, **_ALL_ZERO)
+    check_weight_values(float(np.min(w)), float(np.sum(w)), allow_all_zero)
+    return w if numpy else xp.asarray(w, dtype=X.dtype, device=device)
 
 
 def einsum(subscripts, a, b, xp):
