@@ -139,8 +139,15 @@ def test_cauchy_frequencies_within_ulps_of_longdouble_tan():
     t = np.concatenate([t_halton.ravel(), np.linspace(0, 1, 20001)[1:-1], [1e-300, 1e-12, 0.25, 0.75],
                         np.random.default_rng(0).uniform(size=20000)])
     ref, mid = _cauchy_quantile_longdouble(t)
-    ulps = _ulps(CauchyDensity().ppf(t), ref)
-    # tan within 1 ulp (libm here; numpy validates its SVML float64 tan to 1 ulp); the tails add
+    got = CauchyDensity().ppf(t)
+    # the quantile adds nothing to numpy's float64 tan of the float64 argument
+    np.testing.assert_array_equal(got[mid], np.tan(math.pi * (t[mid] - 0.5)))
+    ulps = _ulps(got, ref)
+    if np.lib.NumpyVersion(np.__version__) < "2.0.0" and "SVML" in P.cpu_signature():
+        # NumPy 1.x's AVX-512 SVML tan is not the 1-ulp one: measured with NumPy 1.25 on an
+        # Intel Cooper Lake (the declared floor, `make test-min`): 2.24 ulp, tails 3.46 ulp
+        pytest.skip("NumPy < 2 with SVML: numpy's float64 tan is not within 1 ulp here")
+    # tan within 1 ulp (libm; NumPy >= 2 validates its SVML float64 tan to 1 ulp); the tails add
     # the rounding of 1 / tan (max measured on AMD EPYC / glibc 2.36: 0.52 and 1.46 ulp)
     assert ulps[mid].max() <= 1.0
     assert ulps[~mid].max() <= 2.0
