@@ -37,6 +37,8 @@ class Factored:
     """The factored structure of an ORFF map (see the module docstring)."""
 
     solvers = ("auto", "stein", "direct", "cg")
+    #: BLAS threads left alone: the ``F^T F`` products are the fit's cost and use them all
+    serial_blas = False
 
     def __init__(self, fmap):
         self.map = fmap
@@ -211,6 +213,10 @@ class DenseFeatures:
     """Dense features ``Phi(x)`` (D, p) of any operator-valued map (see the module docstring)."""
 
     solvers = ("auto", "direct", "cg")
+    #: one BLAS thread around the reductions: statistics, solve and predictions then have the
+    #: same bits whatever the BLAS thread count, as the features have (``OPENBLAS_NUM_THREADS``
+    #: 1 and 2 gave predictions 6e-13 apart)
+    serial_blas = True
 
     def __init__(self, fmap):
         self.map = fmap

@@ -16,6 +16,7 @@ so the memory is independent of ``n`` and chunks can be reduced in any order
 """
 from __future__ import annotations
 
+import contextlib
 from numbers import Integral, Real
 
 import numpy as np
@@ -32,7 +33,7 @@ from ..maps.orff import ORFF
 from ..threads import _blas_limited
 from ._solvers import check_alpha
 from ._statistics import accumulate, merge
-from ._structure import DenseFeatures, structure_of
+from ._structure import structure_of
 
 __all__ = ["ORFFRidge"]
 
@@ -436,14 +437,9 @@ class ORFFRidge(RegressorMixin, BaseEstimator):
 
 
 def _serial(st):
-    """One BLAS thread around the reductions of a map of dense features (its statistics, solve
-    and predictions then have the same bits whatever the BLAS thread count, as its features
-    have: ``OPENBLAS_NUM_THREADS`` 1 and 2 gave predictions 6e-13 apart); a no-op for the
-    factored structure, whose ``F^T F`` products are the fit's cost and use every BLAS
-    thread."""
-    import contextlib
-
-    return _blas_limited(1) if isinstance(st, DenseFeatures) else contextlib.nullcontext()
+    """One BLAS thread around the reductions where the structure asks for it
+    (``st.serial_blas``), else nothing."""
+    return _blas_limited(1) if st.serial_blas else contextlib.nullcontext()
 
 
 def _prefitted(fmap, d):
