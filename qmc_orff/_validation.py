@@ -37,7 +37,7 @@ __all__ = [
     "check_dimension",
     "as_float_array",
     "as_points",
-    "check_rows",
+    "check_map_rows",
     "as_positive",
     "as_path",
     "as_weights",
@@ -227,7 +227,7 @@ def check_entries(x, name):
                          f"entries, 2 GiB, per array: pass it in pieces); got shape {shape}.")
 
 
-def check_rows(x, width, name="X"):
+def check_map_rows(x, width, name="X"):
     """Refuse ``x`` (``ValueError`` naming ``name``) where its shape alone shows that ``x``, or
     an array of ``width`` entries for each of its rows (a transform's output), would hold more
     than `MAX_MAP_ELEMENTS` entries: before it is validated, converted or read (scikit-learn's

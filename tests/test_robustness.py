@@ -228,7 +228,7 @@ def test_maps_refuse_huge_x_from_its_shape(call):
 
 
 def test_transform_rows_are_limited_by_the_output_width():
-    from qmc_orff._validation import MAX_MAP_ELEMENTS, check_rows
+    from qmc_orff._validation import MAX_MAP_ELEMENTS, check_map_rows
 
     ff, orff, nys = _fitted_maps()
     width = {ff: 8, orff: 16, nys: 8}  # 2 s; 2 s r p (curl-free: r = 1, p = d); D p
@@ -236,16 +236,16 @@ def test_transform_rows_are_limited_by_the_output_width():
         n = MAX_MAP_ELEMENTS // w + 1  # X itself holds 2 n entries: well inside the limit
         with pytest.raises(ValueError, match=rf"'X' must have at most {n - 1} rows here"):
             est.transform(np.broadcast_to(np.ones((1, 2)), (n, 2)))
-    check_rows(np.broadcast_to(np.ones((1, 2)), (MAX_MAP_ELEMENTS // 8, 2)), 8)  # at the limit
+    check_map_rows(np.broadcast_to(np.ones((1, 2)), (MAX_MAP_ELEMENTS // 8, 2)), 8)  # at the limit
 
 
 def test_a_large_transform_is_not_refused():
     # 100000 rows into 4096 columns (3.3 GB, benchmarks/bench_features.py's size): the shape
     # check lets it through (checked on the shape alone: no features are formed here)
-    from qmc_orff._validation import check_rows
+    from qmc_orff._validation import check_map_rows
 
-    check_rows(np.broadcast_to(np.ones((1, 64)), (100000, 64)), 4096)
-    check_rows(np.broadcast_to(np.ones((1, 30)), (10_000_000, 30)), 0)  # a fit's X of 2.4 GB
+    check_map_rows(np.broadcast_to(np.ones((1, 64)), (100000, 64)), 4096)
+    check_map_rows(np.broadcast_to(np.ones((1, 30)), (10_000_000, 30)), 0)  # a fit's X of 2.4 GB
 
 
 @pytest.mark.parametrize("make", [lambda: q.ORFF("curl_free", n_components=4, seed=0),

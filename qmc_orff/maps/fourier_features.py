@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _array_api as _xp
 from .. import _dask
-from .._validation import as_real_scalar, check_choice, check_rows
+from .._validation import as_real_scalar, check_choice, check_map_rows
 from ..kernels import SCALAR_KERNELS, SkewedChi2, scalar_kernel
 from ..sources.frequencies import SOURCES, make_frequencies
 from ._params import _common_constraints, _resolve_seed, _sigma_from_gamma
@@ -245,7 +245,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         kernel = check_choice(self.kernel, "kernel", tuple(SCALAR_KERNELS) + tuple(_KERNEL_ALIASES))
         kernel = _KERNEL_ALIASES.get(kernel, kernel)
         seed = _resolve_seed(self.seed, self.random_state)
-        check_rows(X, 0)  # from the shape, before scikit-learn's pass over X
+        check_map_rows(X, 0)  # from the shape, before scikit-learn's pass over X
         ns = _xp.foreign(X)  # array API: the frequencies are chosen on the host, moved once
         X_raw = X = _xp.host(X)
         X = self._input(X, reset=True)
@@ -299,7 +299,7 @@ class FourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         check_is_fitted(self)
         if _dask.is_dask_collection(X):
             return _dask.map_rows(self, "transform", X)
-        check_rows(X, self._n_features_out)  # the (n, 2 s) features, before X is read
+        check_map_rows(X, self._n_features_out)  # the (n, 2 s) features, before X is read
         _xp.check_same(X, self, "frequencies_", "transform")
         xp, device = _xp.namespace(X)
         X = self._input(X, reset=False, finite=False, xp=xp, device=device)

@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _array_api as _xp
 from .. import _dask
-from .._validation import as_generator, check_choice, check_int, check_rows, shape_of
+from .._validation import as_generator, check_choice, check_int, check_map_rows, shape_of
 from ..threads import _blas_limited
 from ..kernels import OPERATOR_KERNELS, operator_kernel
 from ._pairs import inv_sqrt_psd, rp_cholesky_pairs, uniform_pairs
@@ -202,7 +202,7 @@ class OperatorNystroem(TransformerMixin, BaseEstimator):
         self
         """
         _check_pivot_shape(X, self.selection, self.n_components)
-        check_rows(X, 0)  # from the shape, before scikit-learn's pass over X
+        check_map_rows(X, 0)  # from the shape, before scikit-learn's pass over X
         # arrays of another namespace: the pairs are chosen on the host (NumPy); transform and
         # approximate_kernel answer in the input's namespace, device and dtype
         ns = _xp.foreign(X)
@@ -275,7 +275,7 @@ class OperatorNystroem(TransformerMixin, BaseEstimator):
             ``X``'s namespace and on its device.
         """
         check_is_fitted(self)
-        check_rows(X, self.n_components_ * self.n_outputs_)  # the (n, D, p) features
+        check_map_rows(X, self.n_components_ * self.n_outputs_)  # the (n, D, p) features
         _xp.check_same(X, self, "components_", "transform")
         xp, device = _xp.namespace(X)
         X, dtype = self._rows(X, xp, device, (np.float64, np.float32))

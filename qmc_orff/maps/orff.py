@@ -14,7 +14,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _dask
-from .._validation import check_choice, check_rows
+from .._validation import check_choice, check_map_rows
 from ..kernels import OPERATOR_KERNELS, Gaussian, operator_kernel
 from ..sources.frequencies import SOURCES, make_frequencies
 from .. import _array_api as _xp
@@ -249,7 +249,7 @@ class ORFF(TransformerMixin, BaseEstimator):
         """
         kernel = check_choice(self.kernel, "kernel", tuple(OPERATOR_KERNELS))
         measure = check_choice(self.measure, "measure", _ORFF_MEASURES)
-        check_rows(X, 0)  # from the shape, before scikit-learn's pass over X
+        check_map_rows(X, 0)  # from the shape, before scikit-learn's pass over X
         ns = _xp.foreign(X)  # array API: the frequencies are chosen on the host, moved once
         X, sample_weight = _xp.host(X), _xp.host(sample_weight)
         X = self._rows(validate_data(self, X, dtype=np.float64, reset=True,
@@ -343,7 +343,7 @@ class ORFF(TransformerMixin, BaseEstimator):
         ndarray of shape (n, 2 s), dtype of ``X`` (float32 or float64)
         """
         check_is_fitted(self)
-        check_rows(X, 2 * self.frequencies_.shape[0])  # the (n, 2 s) features, before X is read
+        check_map_rows(X, 2 * self.frequencies_.shape[0])  # the (n, 2 s) features, before X is read
         return self._scalar_features(X, "scalar_features")
 
     def _scalar_features(self, X, method, name="X"):
@@ -384,7 +384,8 @@ class ORFF(TransformerMixin, BaseEstimator):
         if _dask.is_dask_collection(X):
             return _dask.map_rows(self, "transform", X)
         # the (n, 2 s r, p) features, from the shape before X is read
-        check_rows(X, 2 * self.frequencies_.shape[0] * self.factors_.shape[-1] * self.n_outputs_)
+        check_map_rows(X, 2 * self.frequencies_.shape[0] * self.factors_.shape[-1]
+                       * self.n_outputs_)
         F = self._scalar_features(X, "transform")
         xp = _xp.namespace(F)[0]
         n, s = F.shape[0], F.shape[1] // 2
