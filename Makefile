@@ -9,7 +9,7 @@ VENV_MIN ?= .venv-min
 PY_MIN   := $(VENV_MIN)/bin/python
 MIN_WHEELS := numpy,scipy,numba,llvmlite,cvxpy,scikit-learn,pandas
 
-.PHONY: demo test test-min test-slow bench catalogue docs docs-clean clean help
+.PHONY: demo test test-min test-slow bench results catalogue docs docs-clean clean help
 
 help:
 	@echo "make demo       set up .venv and run the end-to-end demo"
@@ -17,6 +17,8 @@ help:
 	@echo "make test-min   run the core tests with every dependency at its declared minimum"
 	@echo "make test-slow  also run the slow tests (examples at --quick size, long checks)"
 	@echo "make bench      run the benchmarks in benchmarks/"
+	@echo "make results    rerun every example and rebuild examples/RESULTS.md whole (at most two"
+	@echo "                hours on two cores; the wall time of the last run is in RESULTS.md)"
 	@echo "make catalogue  rebuild sequences/ (resumable; about two hours on two cores)"
 	@echo "make docs       build the documentation site into docs/_build/html (offline, warnings as errors;"
 	@echo "                the gallery re-runs only the examples that changed)"
@@ -36,6 +38,10 @@ $(VENV)/.installed-test: pyproject.toml | $(PY)
 
 demo: $(VENV)/.installed-demo
 	$(PY) examples/demo.py
+
+# every example at the recorded sizes (examples/run_all.py FULL_ARGS), from an emptied output folder
+results: $(VENV)/.installed-demo
+	$(PY) examples/run_all.py --fresh
 
 test: $(VENV)/.installed-test
 	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)

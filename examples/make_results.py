@@ -827,6 +827,28 @@ def previous_sections(path):
     return sections
 
 
+def run_record_lines(out_dir):
+    """What ``run_all.json`` (written by ``run_all.py``) says about the run that made the outputs:
+    a whole rebuild with its wall time, or a partial run (``[]`` when there is no record)."""
+    path = Path(out_dir) / "run_all.json"
+    if not path.exists():
+        return []
+    rec = json.loads(path.read_text())
+    if rec.get("complete"):
+        head = (f"Rebuilt whole by `make results` (`{rec['command'].strip()}`), started "
+                f"{rec['started_utc']}: every script below ran in that one run, in "
+                f"{rec['wall_s']:.0f} s of wall time on the 2-core development machine (budget "
+                f"{rec['budget_s']} s).")
+    else:
+        what = "a --quick run" if rec.get("quick") else "a partial run"
+        head = (f"The outputs come from {what} (`{rec['command'].strip()}`, started "
+                f"{rec['started_utc']}, {rec['wall_s']:.0f} s): not a whole rebuild.")
+        if rec.get("failed"):
+            head += " Failed: " + ", ".join(f"`{n}`" for n in rec["failed"]) + "."
+    per = ", ".join(f"{name} {s:.0f} s" for name, s in rec.get("scripts", {}).items())
+    return [head + (f" Per script: {per}." if per else ""), ""]
+
+
 def build(out_dir, results_path, *, carry_over=False):
     """Write RESULTS.md from the outputs in ``out_dir``.
 
@@ -845,6 +867,7 @@ def build(out_dir, results_path, *, carry_over=False):
              "To reproduce everything: `python examples/run_all.py` (runs each script with the "
              "arguments recorded below, then this generator). Each section gives its script's "
              "exact command; the scripts' `--help` lists their options.", ""]
+    parts += run_record_lines(out_dir)
     glance = at_a_glance(out_dir)
     carried_glance = dict(GLANCE_PREFIX)
     if not any((out_dir / f"{name}.json").exists() for name in GRAM_SCRIPTS):

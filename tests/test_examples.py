@@ -402,3 +402,28 @@ def test_example_quick_run(name, tmp_path):
         meta = json.loads((tmp_path / "gram_approximation.json").read_text())
         assert meta["params"]["datasets"]["digits"]["n_eval"] == 80
         assert meta["params"]["completed_s"]["digits"] == [16, 64]
+
+
+def test_run_all_fresh_clears_only_script_outputs_and_results_quote_the_run(tmp_path):
+    """``run_all --fresh`` removes every script's files (and nothing else); RESULTS.md says
+    whether its outputs come from one whole rebuild and how long it took."""
+    import run_all
+
+    for name in ("demo.json", "demo_table.csv", "gram_approximation_mnist.csv",
+                 "adaptive_iterations_global.png", "run_all.json", "keep_me.txt", "demography.csv"):
+        (tmp_path / name).write_text("x")
+    assert run_all.clear_outputs(tmp_path) == 5
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["demography.csv", "keep_me.txt"]
+    assert run_all.clear_outputs(tmp_path / "absent") == 0
+
+    record = {"command": "python examples/run_all.py --fresh", "started_utc": "2026-01-01 UTC",
+              "wall_s": 4321.0, "budget_s": run_all.BUDGET_S, "fresh": True, "quick": False,
+              "scripts": {"demo": 60.0}, "failed": [], "complete": True}
+    (tmp_path / run_all.RUN_RECORD).write_text(json.dumps(record))
+    text = make_results.build(tmp_path, tmp_path / "R.md").read_text()
+    assert "Rebuilt whole by `make results`" in text and "in 4321 s of wall time" in text
+    assert "Per script: demo 60 s." in text
+    record.update(complete=False, failed=["demo"])
+    (tmp_path / run_all.RUN_RECORD).write_text(json.dumps(record))
+    text = make_results.build(tmp_path, tmp_path / "R.md").read_text()
+    assert "Rebuilt whole" not in text and "not a whole rebuild" in text and "Failed: `demo`" in text
