@@ -734,7 +734,7 @@ ENTRIES = (
                   "ours (Halton and Sobol' from index 0, Kuo's lattice) beside the authors' "
                   "MATLAB constructions (RR2 Halton and scrambled Sobol' with skip 1000 and leap "
                   "700, the exod2_base2_m20_CKN lattice); reductions: no digital nets (not in "
-                  "qmc_orff), s = 128, 512, 2048 only, Sobol' scrambled by SciPy's LMS + digital "
+                  "qmc_orff), fewer values of s, Sobol' scrambled by SciPy's LMS + digital "
                   "shift rather than MATLAB's generator, and the sigma sweep and held-out "
                   "protocol on a random subset of the rows with fewer s and trials"),
     Entry("Avron Fig. 2 variance",
