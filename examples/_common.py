@@ -566,8 +566,15 @@ def finish(record, out, *, csv_path=None, png_path=None):
 METHODS = ("rbf_sampler", "mc", "orf", "halton", "sobol", "lattice",
            "global", "greedy", "weighted", "catalogue-global", "catalogue-weighted",
            "adaptive", "nystroem")
+#: The constructions of Avron et al.'s MATLAB code (``qmc_feature_maps_complex.m``), selectable
+#: by name but outside the default method lists: RR2 Halton and scrambled Sobol' from index
+#: ``SKIP + i (LEAP + 1)`` (MATLAB's ``haltonset``/``sobolset(d, 'Skip', 1000, 'Leap', 700)``)
+#: and the shifted lattice with Nuyens' default vector ``exod2_base2_m20_CKN``.
+AUTHORS_METHODS = ("halton-authors", "sobol-authors", "lattice-ckn")
+AUTHORS_SKIP, AUTHORS_LEAP = 1000, 700
 #: Methods with randomness (repeated with seeds seed, seed+1, ...).
-RANDOMIZED = frozenset({"rbf_sampler", "mc", "orf", "sobol", "lattice", "adaptive", "nystroem"})
+RANDOMIZED = frozenset({"rbf_sampler", "mc", "orf", "sobol", "lattice", "adaptive", "nystroem",
+                        "sobol-authors", "lattice-ckn"})
 #: Designed on the fly with qmc_orff's design algorithms (cached on disk).
 DESIGNED = frozenset({"global", "greedy", "weighted"})
 #: Maps fitted to the data themselves (on the training rows only, never on the
@@ -583,6 +590,9 @@ METHOD_LABELS = {
     "halton": "Halton",
     "sobol": "Sobol' (scrambled)",
     "lattice": "lattice (shifted)",
+    "halton-authors": "Halton (RR2, skip 1000, leap 700)",
+    "sobol-authors": "Sobol' (scrambled, skip 1000, leap 700)",
+    "lattice-ckn": "lattice (CKN vector, shifted)",
     "global": "global design",
     "greedy": "greedy design",
     "weighted": "weighted (Halton + QP)",
@@ -599,6 +609,9 @@ METHOD_STYLES = {
     "halton": dict(color="tab:blue", marker="^", linestyle="-"),
     "sobol": dict(color="tab:orange", marker="v", linestyle="-"),
     "lattice": dict(color="tab:green", marker="<", linestyle="-"),
+    "halton-authors": dict(color="tab:blue", marker="^", linestyle=":"),
+    "sobol-authors": dict(color="tab:orange", marker="v", linestyle=":"),
+    "lattice-ckn": dict(color="tab:green", marker="<", linestyle=":"),
     "global": dict(color="tab:red", marker="D", linestyle="--"),
     "greedy": dict(color="tab:purple", marker="P", linestyle="--"),
     "weighted": dict(color="tab:brown", marker="X", linestyle="--"),
@@ -744,11 +757,31 @@ class FrequencyFactory:
             return FF("gaussian", sequence="halton", scramble="deterministic", **common)
         if method in ("sobol", "lattice"):  # LMS + digital shift / random shift, seeded
             return FF("gaussian", sequence=method, scramble=True, seed=seed, **common)
+        if method in AUTHORS_METHODS:  # an engine instance: FourierFeatures' check is a guard
+            return FF("gaussian", sequence=self.authors_engine(method, seed), check="off",
+                      **common)                             # for users, not part of the paper
         if method in DESIGNED:
             return FF("gaussian", sequence=self.design(method, s, fraction=fraction), **common)
         if method.startswith("catalogue-"):
             return FF("gaussian", sequence=self.catalogue(method.split("-", 1)[1], s), **common)
-        raise ValueError(f"'method' must be one of {', '.join(map(repr, METHODS))}; got {method!r}.")
+        names = ", ".join(map(repr, METHODS + AUTHORS_METHODS))
+        raise ValueError(f"'method' must be one of {names}; got {method!r}.")
+
+    def authors_engine(self, method, seed=0):
+        """The unit-cube engine of one of :data:`AUTHORS_METHODS`, ``d`` columns."""
+        import qmc_orff
+
+        if method == "halton-authors":  # RR2 is deterministic: no seed
+            return qmc_orff.Halton(self.d, scramble="deterministic", skip=AUTHORS_SKIP,
+                                   leap=AUTHORS_LEAP)
+        if method == "sobol-authors":  # MATLAB: MatousekAffineOwen; here LMS + digital shift
+            return qmc_orff.Sobol(self.d, scramble=True, seed=seed, skip=AUTHORS_SKIP,
+                                  leap=AUTHORS_LEAP)
+        if method == "lattice-ckn":
+            return qmc_orff.Lattice(self.d, generating_vector="exod2_base2_m20_CKN", shift=True,
+                                    seed=seed)
+        raise ValueError(f"'method' must be one of {', '.join(map(repr, AUTHORS_METHODS))}; "
+                         f"got {method!r}.")
 
 
 def project_sequence(seq, d):

@@ -65,7 +65,8 @@ def parse(argv=None):
                    help="adaptive: training subsample (all pairs); default the library's")
     p.add_argument("--adaptive-maxiter", type=int, default=None,
                    help="adaptive: L-BFGS iteration cap; default the library's")
-    p.add_argument("--methods", nargs="+", default=list(C.METHODS), choices=list(C.METHODS))
+    p.add_argument("--methods", nargs="+", default=list(C.METHODS),
+                   choices=list(C.METHODS + C.AUTHORS_METHODS))
     p.add_argument("--n-max", type=int, default=5000, help="rows kept per data set (seeded subset)")
     p.add_argument("--n-eval", type=int, default=800,
                    help="held-out evaluation rows per data set (at most a third of the rows)")

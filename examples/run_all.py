@@ -60,8 +60,9 @@ FULL_ARGS = {
     "curl_free_reconstruction": [],
     "decomposable_rmse": [],
     "mnist_orff": [],
-    "fig2_protocol": ["--n", "1000", "--s", "128", "512", "2048", "--reps", "3",
-                      "--sigma-factors", "0.5", "1", "2", "4"],
+    "fig2_protocol": ["--n", "5000", "--s", "128", "512", "2048", "--reps", "10",
+                      "--sigma-factors", "0.5", "1", "2", "4", "--sweep-n", "1000",
+                      "--sweep-s", "128", "2048", "--sweep-reps", "3"],
     "fig4_sweep": [],
 }
 #: Outputs written by a script of another name, and the arguments they keep under --quick.

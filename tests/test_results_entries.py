@@ -17,7 +17,8 @@ sys.path.insert(0, str(ROOT / "examples"))
 
 import paper_entries  # noqa: E402
 
-EXPECTED = ([f"Avron Fig. {i}" for i in range(2, 8)] + [f"Avron Table {i}" for i in (1, 2, 3)]
+EXPECTED = (["Avron Fig. 2", "Avron Fig. 2 variance"] + [f"Avron Fig. {i}" for i in range(3, 8)]
+            + [f"Avron Table {i}" for i in (1, 2, 3)]
             + [f"Brault Fig. {i}" for i in range(1, 7)] + ["Brault Table 3", "Minh Table 1",
                                                            "Minh Table 2"])
 
