@@ -63,6 +63,8 @@ FULL_ARGS = {
     "fig2_protocol": ["--n", "1000", "--s", "128", "512", "2048", "--reps", "3",
                       "--sigma-factors", "0.5", "1", "2", "4"],
     "fig4_sweep": [],
+    "classification": [],
+    "generation_time": [],
 }
 #: Outputs written by a script of another name, and the arguments they keep under --quick.
 SCRIPT_OF = {"gram_approximation_mnist": "gram_approximation",
