@@ -16,7 +16,10 @@ The paper's regression data (cpu, census) are not available offline; the
 defaults use scikit-learn's diabetes (442 x 10) and mlxtend's autompg
 (392 x 8, target mpg), standardised, with a seeded 75/25 train/test split.
 
-Outputs: ``regression.csv``, ``regression.png``, ``regression.json``.
+Outputs: ``regression.csv``, ``regression.png``, ``regression.json``, and
+``regression_points.csv``: the squared error at every test point of each
+deterministic predictor (exact kernel ridge, Halton, the designs), so that two
+of them can be compared beyond the test set's noise (paired by test point).
 """
 from __future__ import annotations
 
@@ -76,12 +79,6 @@ def exact_centred_krr_predict(Xtr, ytr, Xte, sigma, alpha):
     return ytr.mean() + Kte_c @ c
 
 
-def exact_centred_krr_error(Xtr, ytr, Xte, yte, sigma, alpha):
-    """Test error ``||y_hat - y|| / ||y||`` of :func:`exact_centred_krr_predict`."""
-    pred = exact_centred_krr_predict(Xtr, ytr, Xte, sigma, alpha)
-    return float(np.linalg.norm(pred - yte) / np.linalg.norm(yte))
-
-
 def box_spec(spec):
     """'b' -> ('range', 1), 'b/4' -> ('range', 0.25), 'moment' -> ('moment', 1)."""
     if spec == "moment":
@@ -93,29 +90,44 @@ def box_spec(spec):
     raise ValueError(f"'design box' must be 'b', 'b/K' or 'moment'; got {spec!r}.")
 
 
-def select_hyperparameters(X, y, s, seed, quick):
-    """5-fold CV on the Monte Carlo features: bandwidth factor and ridge penalty."""
+def select_hyperparameters(X, y, s, seed, quick, *, model=None,
+                           scoring="neg_mean_squared_error", factors=None, alphas=None):
+    """5-fold CV on the Monte Carlo features: bandwidth factor and ridge penalty.
+
+    ``model`` (default ``Ridge()``) is the estimator on the features, with an
+    ``alpha``; ``classification.py`` passes ``RidgeClassifier()`` and accuracy,
+    and a smaller grid (``factors`` of the median heuristic, ``alphas``).
+    """
     from sklearn.linear_model import Ridge
     from sklearn.model_selection import GridSearchCV, KFold
-    from sklearn.pipeline import make_pipeline
+    from sklearn.pipeline import Pipeline
 
     import qmc_orff
 
     sigma0 = C.median_heuristic(X, seed=seed)
-    factors = [0.5, 1.0, 2.0] if quick else [0.25, 0.5, 1.0, 2.0, 4.0]
-    alphas = np.logspace(-6, 1, 4 if quick else 8)
-    pipe = make_pipeline(qmc_orff.FourierFeatures("gaussian", sigma=sigma0, n_components=s,
-                                                  sequence="mc", seed=seed), Ridge())
-    grid = GridSearchCV(pipe, {"fourierfeatures__sigma": [f * sigma0 for f in factors],
-                               "ridge__alpha": alphas},
-                        cv=KFold(5, shuffle=True, random_state=seed),
-                        scoring="neg_mean_squared_error")
+    if factors is None:
+        factors = [0.5, 1.0, 2.0] if quick else [0.25, 0.5, 1.0, 2.0, 4.0]
+    if alphas is None:
+        alphas = np.logspace(-6, 1, 4 if quick else 8)
+    pipe = Pipeline([("features", qmc_orff.FourierFeatures("gaussian", sigma=sigma0,
+                                                           n_components=s, sequence="mc",
+                                                           seed=seed)),
+                     ("model", Ridge() if model is None else model)])
+    grid = GridSearchCV(pipe, {"features__sigma": [f * sigma0 for f in factors],
+                               "model__alpha": alphas},
+                        cv=KFold(5, shuffle=True, random_state=seed), scoring=scoring)
     grid.fit(X, y)
     best = grid.best_params_
-    return float(best["fourierfeatures__sigma"]), float(best["ridge__alpha"]), sigma0
+    return float(best["features__sigma"]), float(best["model__alpha"]), sigma0
 
 
-def run(args, record):
+def point_rows(name, method, box, s, pred, yte):
+    """One row per test point: its squared error (for paired comparisons by test point)."""
+    return [{"dataset": name, "method": method, "design_box": box, "s": s, "point": i,
+             "sq_error": float(e)} for i, e in enumerate((pred - yte) ** 2)]
+
+
+def run(args, record, points):
     from sklearn.linear_model import Ridge
     from sklearn.model_selection import train_test_split
 
@@ -135,10 +147,12 @@ def run(args, record):
               f"alpha={alpha:.3g}")
         # Exact kernel ridge with the same hyper-parameters: the infinite-feature limit
         # of Ridge(fit_intercept=True) on the features, i.e. the doubly centred kernel.
-        err = exact_centred_krr_error(Xtr, ytr, Xte, yte, sigma, alpha)
+        exact = exact_centred_krr_predict(Xtr, ytr, Xte, sigma, alpha)
+        err = float(np.linalg.norm(exact - yte) / np.linalg.norm(yte))
         for s in args.s:
             rows.append({"dataset": name, "method": "exact-krr", "design_box": "", "s": s,
                          "rep": 0, "test_rel_error": err})
+            points += point_rows(name, "exact-krr", "", s, exact, yte)
         tag = f"{name}-train{len(ytr)}-sig{sigma:.4g}"
         facs = {}
         for spec in args.design_boxes:
@@ -170,6 +184,8 @@ def run(args, record):
                     pred = model.predict(tr.transform(Xte))
                     e = float(np.linalg.norm(pred - yte) / np.linalg.norm(yte))
                     errs.append(e)
+                    if method not in C.RANDOMIZED:
+                        points += point_rows(name, method, box, s, pred, yte)
                     rows.append({"dataset": name, "method": method, "design_box": box, "s": s,
                                  "rep": rep, "test_rel_error": e})
                 if errs:
@@ -222,8 +238,10 @@ def main(argv=None):
     record = C.RunRecord(NAME, args)
     record.params.update(s=args.s, reps=args.reps, design_maxiter=args.design_maxiter,
                          design_boxes=args.design_boxes, test_size=args.test_size)
-    rows = run(args, record)
+    points = []
+    rows = run(args, record, points)
     csv_path = C.write_csv(args.out / f"{NAME}.csv", rows)
+    record.files.append(C.write_csv(args.out / f"{NAME}_points.csv", points))
     png_path = plot(rows, args, args.out / f"{NAME}.png")
     C.finish(record, args.out, csv_path=csv_path, png_path=png_path)
     return 0

@@ -64,6 +64,8 @@ FULL_ARGS = {
                       "--sigma-factors", "0.5", "1", "2", "4", "--sweep-n", "1000",
                       "--sweep-s", "128", "2048", "--sweep-reps", "3"],
     "fig4_sweep": [],
+    "classification": [],
+    "generation_time": [],
 }
 #: Outputs written by a script of another name, and the arguments they keep under --quick.
 SCRIPT_OF = {"gram_approximation_mnist": "gram_approximation",

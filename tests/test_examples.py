@@ -323,6 +323,8 @@ SCRIPTS = {
                       "rel_frobenius"],
     "fig4_sweep": ["noise", "N", "tuning", "model", "sigma", "D", "rep", "sigma_value", "alpha",
                    "test_mse"],
+    "classification": ["dataset", "method", "s", "rep", "test_error_pct"],
+    "generation_time": ["what", "method", "rep", "seconds"],
 }
 #: Output name of a script whose outputs are named otherwise under --quick.
 OUTPUT_OF = {"adaptive_iterations": "adaptive_iterations_global"}
@@ -384,6 +386,14 @@ def test_example_quick_run(name, tmp_path):
     if name == "mnist_orff":  # simplex-coded digits: far better than chance (90 % error)
         assert all(float(r["test_error_pct"]) < 60 for r in rows if r["model"] == "OVK")
         assert {r["experiment"] for r in rows} == {"error_vs_D", "time_vs_N"}
+    if name == "regression":  # per-test-point squared errors of every deterministic predictor
+        points = C.read_csv(tmp_path / "regression_points.csv")
+        seqs = {(r["method"], r["design_box"]) for r in points}
+        assert {("exact-krr", ""), ("halton", ""), ("global", "b")} <= seqs
+        assert not {m for m, _ in seqs} & C.RANDOMIZED
+    if name == "classification":
+        assert {r["method"] for r in rows} == {"mc", "orf", "halton", "sobol", "lattice"}
+        assert all(0 <= float(r["test_error_pct"]) < 50 for r in rows)
     if name == "curl_free_reconstruction":
         exact = {float(r["rmse"]) for r in rows if r["model"] == "exact"}
         assert all(0 < e < 0.05 for e in exact)

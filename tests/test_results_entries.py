@@ -19,6 +19,8 @@ import paper_entries  # noqa: E402
 
 EXPECTED = (["Avron Fig. 2", "Avron Fig. 2 variance"] + [f"Avron Fig. {i}" for i in range(3, 8)]
             + [f"Avron Table {i}" for i in (1, 2, 3)]
+            + ["Avron Table 3 central box", "Avron classification remark",
+               "Avron generation time"]
             + [f"Brault Fig. {i}" for i in range(1, 7)] + ["Brault Table 3", "Minh Table 1",
                                                            "Minh Table 2"])
 
