@@ -30,7 +30,7 @@ import make_results  # noqa: E402
 FULL_ARGS = {
     "demo": [],
     "integration_error": [],
-    "operator_kernel_error": [],
+    "operator_kernel_error": ["--D", "16", "64", "100", "256", "500", "1000"],
     "vector_fields": [],
     "regression": [],
     "discrepancy_vs_error": [],
@@ -46,11 +46,11 @@ FULL_ARGS = {
     "adaptive_iterations_greedy": ["--design", "greedy"],
     "orff_variance": [],
     "curl_free_reconstruction": [],
-    "decomposable_rmse": [],
-    "mnist_orff": [],
+    "decomposable_rmse": ["--N", "100", "300", "1000"],
+    "mnist_orff": ["--time-N", "100", "300", "1000", "2000"],
     "fig2_protocol": ["--n", "1000", "--s", "128", "512", "2048", "--reps", "3",
                       "--sigma-factors", "0.5", "1", "2", "4"],
-    "fig4_sweep": [],
+    "fig4_sweep": ["--D", "32", "128", "256", "--tune-maps", "2"],
 }
 #: Outputs written by a script of another name, and the arguments they keep under --quick.
 SCRIPT_OF = {"gram_approximation_mnist": "gram_approximation",

@@ -382,6 +382,9 @@ def test_example_quick_run(name, tmp_path):
     if name == "mnist_orff":  # simplex-coded digits: far better than chance (90 % error)
         assert all(float(r["test_error_pct"]) < 60 for r in rows if r["model"] == "OVK")
         assert {r["experiment"] for r in rows} == {"error_vs_D", "time_vs_N"}
+        orff = [r for r in rows if r["experiment"] == "error_vs_D" and r["model"] == "ORFF"]
+        for D in {r["D"] for r in orff}:  # --maps maps per D (2 under --quick)
+            assert sorted(str(r["rep"]) for r in orff if r["D"] == D) == ["0", "1"]
     if name == "curl_free_reconstruction":
         exact = {float(r["rmse"]) for r in rows if r["model"] == "exact"}
         assert all(0 < e < 0.05 for e in exact)
