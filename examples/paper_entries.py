@@ -735,9 +735,10 @@ def ours_minh_bounded(out_dir):
         rc = {D: _versus(_by_rep(rows2, "rmse", model="bounded", D=D),
                          _by_rep(rows2, "rmse", model="unbounded", D=D)) for D in Ds}
         calls += list(rc.values())
+        ratio = {D: _mean(rows2, "rmse", model="bounded", D=D)
+                 / _mean(rows2, "rmse", model="unbounded", D=D) for D in Ds}
         parts.append("curl-free reconstruction RMSE (Table 2 setting): " + ", ".join(
-            f"D = {D} {_mean(rows2, 'rmse', model='bounded', D=D) / _mean(rows2, 'rmse', model='unbounded', D=D):.2f}"
-            f" ({rc[D]})" for D in Ds))
+            f"D = {D} {ratio[D]:.2f} ({rc[D]})" for D in Ds))
     if not calls:
         return None
     runs = sorted({len({r["rep"] for r in rr}) for rr in (rows, rows2) if rr})
