@@ -342,18 +342,19 @@ def ours_brault_table3(out_dir):
     gaps = [over(mean, N, nz) / over(ref, N, nz) for nz in (0, 1) for N in Ns
             if (N, "OVK", nz) in cell and (N, "OVK", nz) in ref]
     span = {m: [x for (mm, _, _), x in over_paper.items() if mm == m] for m in ("ORFF", "OVK")}
-    values = ("; the values: ours over the paper's " + ", ".join(
+    values = ("ours over the paper's " + ", ".join(
         f"{m} {min(v):.2f}-{max(v):.2f}" for m, v in span.items() if v)
         + (f", our ORFF/OVK gap over the paper's {min(gaps):.2f}-{max(gaps):.2f}" if gaps else ""))
     far = [x for x in list(over_paper.values()) + gaps if not 0.5 <= x <= 2.0]
     if verdict == "agrees" and far:
         return (text, "partly", "the paper's orderings hold beyond noise (OVK below ORFF, ORFF "
-                "falling with N, noise raising the RMSE), its values do not: " + values[2:]
+                "falling with N, noise raising the RMSE), its values do not: " + values
                 + f" ({len(far)} of {len(over_paper) + len(gaps)} outside a factor of 2)")
     return (text, verdict, "" if verdict == "agrees" else
             "the paper's orderings (OVK below ORFF, ORFF falling with N, noise raising the RMSE) "
             "fail beyond noise or are within noise at: " + "; ".join(why for ok, why in checks
-                                                                    if not ok) + values)
+                                                                    if not ok)
+            + "; the values: " + values)
 
 
 def _ours_mnist(out_dir, experiment):
