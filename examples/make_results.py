@@ -716,8 +716,8 @@ SECTIONS = {
                                   "test RMSE (mean ± std over runs)", "{:.3g}"),
     "mnist_orff": lambda rows, meta: (
         _generic(["experiment", "model", "D"], "test_error_pct", "D", "model",
-                 "test error (%)", "{:.3g}")([r for r in rows if r["experiment"] == "error_vs_D"],
-                                            meta)
+                 "test error (%, ORFF: mean ± std over the maps)", "{:.3g}")(
+            [r for r in rows if r["experiment"] == "error_vs_D"], meta)
         + _generic(["experiment", "model", "N"], "fit_seconds", "N", "model",
                    "fit seconds (loaded 2-core machine)", "{:.3g}")(
             [r for r in rows if r["experiment"] == "time_vs_N"], meta)),
