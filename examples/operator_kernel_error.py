@@ -23,7 +23,8 @@ Two settings:
   pairs, ``max_{i,j} ||K~(x_i, x_j) - K(x_i, x_j)||_2``.
 
 Both metrics are recorded for both settings.  Randomised sequences are
-repeated ``--reps`` times.  Decomposable kernels use ``A`` = a fixed random
+repeated ``--reps`` times, each run with its own draw of the points (run 0's
+for the deterministic Halton points).  Decomposable kernels use ``A`` = a fixed random
 PSD matrix with unit spectral norm (seeded) and only the spectral measure.
 
 Outputs: ``operator_kernel_error.csv``, ``operator_kernel_error.png``,
@@ -64,10 +65,11 @@ def make_points(setting, n, rng):
     if setting == "minh":
         X = rng.standard_normal((n, 3))
         return X / np.max(np.abs(X))
-    return rng.uniform(-1.0, 1.0, size=(n, 4))
+    return rng.uniform(-1.0, 1.0, size=(n, DIM[setting]))
 
 
 SIGMA = {"minh": 1.0 / np.sqrt(2.0), "brault": 1.0}
+DIM = {"minh": 3, "brault": 4}
 
 
 def exact_kernel(kind, sigma, A):
@@ -99,16 +101,19 @@ def run(args, record):
 
     rows = []
     rng = np.random.default_rng(args.seed)
-    for setting in args.settings:
-        X = make_points(setting, args.n, rng)
-        d = X.shape[1]
+    for i, setting in enumerate(args.settings):
+        d = DIM[setting]
         B = rng.standard_normal((d, d))
         A = B @ B.T
         A /= np.linalg.norm(A, 2)
         sigma = SIGMA[setting]
-        print(f"\nsetting {setting}: n={args.n}, d={d}, sigma={sigma:.4g}")
+        # each run draws its own points (Minh's 10 runs): a mean over runs then holds for
+        # another --seed within its standard error, not only for one point set
+        point_rngs = np.random.default_rng([args.seed, i]).spawn(args.reps)
+        points = [make_points(setting, args.n, r) for r in point_rngs]
+        exact = {kind: [exact_kernel(kind, sigma, A)(X) for X in points] for kind in KERNELS}
+        print(f"\nsetting {setting}: n={args.n}, d={d}, sigma={sigma:.4g}, new points each run")
         for kind in KERNELS:
-            K = exact_kernel(kind, sigma, A)(X)
             for measure in MEASURES:
                 if kind == "decomposable" and measure != "spectral":
                     continue
@@ -117,6 +122,7 @@ def run(args, record):
                     for D in args.D:
                         vals = []
                         for rep in range(reps):
+                            X, K = points[rep], exact[kind][rep]
                             extra = {"scramble": "deterministic"} if seq == "halton" else {}
                             try:
                                 orff = qmc_orff.ORFF(kind, sigma=sigma, n_components=D, sequence=seq,

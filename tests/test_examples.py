@@ -386,6 +386,9 @@ def test_example_quick_run(name, tmp_path):
     if name == "mnist_orff":  # simplex-coded digits: far better than chance (90 % error)
         assert all(float(r["test_error_pct"]) < 60 for r in rows if r["model"] == "OVK")
         assert {r["experiment"] for r in rows} == {"error_vs_D", "time_vs_N"}
+        orff = [r for r in rows if r["experiment"] == "error_vs_D" and r["model"] == "ORFF"]
+        for D in {r["D"] for r in orff}:  # --maps maps per D (2 under --quick)
+            assert sorted(str(r["rep"]) for r in orff if r["D"] == D) == ["0", "1"]
     if name == "regression":  # per-test-point squared errors of every deterministic predictor
         points = C.read_csv(tmp_path / "regression_points.csv")
         seqs = {(r["method"], r["design_box"]) for r in points}

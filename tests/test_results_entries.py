@@ -22,7 +22,8 @@ EXPECTED = (["Avron Fig. 2", "Avron Fig. 2 variance"] + [f"Avron Fig. {i}" for i
             + ["Avron Table 3 central box", "Avron classification remark",
                "Avron generation time"]
             + [f"Brault Fig. {i}" for i in range(1, 7)] + ["Brault Table 3", "Minh Table 1",
-                                                           "Minh Table 2"])
+                                                           "Minh Table 2",
+                                                           "Minh bounded vs unbounded"])
 
 
 def entries(text):
@@ -81,3 +82,11 @@ def test_versus_calls_a_difference_only_beyond_two_standard_errors():
     # differences 0.1, 0.4: mean 0.25, standard error 0.15 (1.7 of them)
     assert paper_entries._versus([2.1, 2.4], [2.0, 2.0]) == "within noise"
     assert paper_entries._versus([1.0], [2.0]) == "below"  # one deterministic pair
+
+
+def test_against_quoted_uses_both_standard_errors():
+    # ours 1.0 +- 0 (se 0), his 1.2 with std 0.2 over 10 runs: se 0.063, 2 se 0.126 < 0.2
+    assert paper_entries._against_quoted([1.0, 1.0, 1.0], 1.2, 0.2, 10) == "below"
+    # his std 0.4: 2 se 0.253 > 0.2
+    assert paper_entries._against_quoted([1.0, 1.0, 1.0], 1.2, 0.4, 10) == "within noise"
+    assert paper_entries._against_quoted([1.3, 1.5, 1.4], 1.0, 0.1, 10) == "above"
