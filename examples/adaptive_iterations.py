@@ -20,6 +20,11 @@ for cpu.  Boxes: ``b`` (the data range) and ``b/2`` (the paper's Figures 6c
 and 7c).  sigma: the median heuristic, passed explicitly (the paper: 5-fold
 cross-validation, value not given).
 
+Recorded: every iteration up to ``EARLY`` (the paper's panels turn on the first
+iterates, and its Figure 7 remark compares the greedy design's first 100 points with
+the global design after 10 iterations), then every ``--every``-th; the greedy
+design's prefixes of every ``--every`` points and of ``REMARK_POINTS``.
+
 Outputs: ``adaptive_iterations_{global,greedy}.csv``, ``.png``, ``.json``.
 """
 from __future__ import annotations
@@ -33,6 +38,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common as C  # noqa: E402
 
 BOXES = {"b": 1.0, "b/2": 0.5}
+#: global: every iterate up to this one is recorded (then every ``--every``-th)
+EARLY = 10
+#: greedy: this prefix is always recorded (the paper's Figure 7 remark is at 100 points)
+REMARK_POINTS = 100
 
 
 def parse(argv=None):
@@ -82,7 +91,7 @@ def run(args, record):
                 path = [(0, W0)]
 
                 def keep(it, W, d2):
-                    if it % args.every == 0:
+                    if it <= EARLY or it % args.every == 0:
                         path.append((it, np.array(W)))
 
                 seq = qmc_orff.global_sequence(obj, args.s, init=W0, maxiter=args.iters,
@@ -93,7 +102,9 @@ def run(args, record):
                     rows.append({**base, "iteration": it, **metrics(X, W, obj, ref)})
             else:
                 W = np.asarray(qmc_orff.greedy_sequence(obj, args.s, init=W0).frequencies(sigma))
-                for t in range(args.every, args.s + 1, args.every):
+                sizes = set(range(args.every, args.s + 1, args.every))
+                sizes |= {REMARK_POINTS} if REMARK_POINTS <= args.s else set()
+                for t in sorted(sizes):
                     rows.append({**base, "points": t, **metrics(X, W[:t], obj, ref)})
             mine = [r for r in rows if r["dataset"] == name and r["design_box"] == box]
             print(f"{name} on {box}: D2 {mine[0]['D2']:.3g} -> {mine[-1]['D2']:.3g}, Frobenius "
@@ -106,7 +117,7 @@ def main(argv=None):
     args = parse(argv)
     key = "iteration" if args.design == "global" else "points"
     rows_param = dict(design=args.design, s=args.s, iters=args.iters, every=args.every,
-                      boxes=BOXES)
+                      early=EARLY, boxes=BOXES)
     return C.run_example(f"adaptive_iterations_{args.design}", args, run, x=key,
                          y="rel_frobenius", line="design_box", panel="dataset", logx=False,
                          ylabel="relative Frobenius Gram error", params=rows_param)
