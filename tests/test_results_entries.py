@@ -18,6 +18,7 @@ sys.path.insert(0, str(ROOT / "examples"))
 import paper_entries  # noqa: E402
 
 EXPECTED = (["Avron Fig. 2", "Avron Fig. 2 variance"] + [f"Avron Fig. {i}" for i in range(3, 8)]
+            + ["Avron Fig. 7 remark"]
             + [f"Avron Table {i}" for i in (1, 2, 3)]
             + ["Avron Table 3 central box", "Avron classification remark",
                "Avron generation time"]
@@ -90,3 +91,46 @@ def test_against_quoted_uses_both_standard_errors():
     # his std 0.4: 2 se 0.253 > 0.2
     assert paper_entries._against_quoted([1.0, 1.0, 1.0], 1.2, 0.4, 10) == "within noise"
     assert paper_entries._against_quoted([1.3, 1.5, 1.4], 1.0, 0.1, 10) == "above"
+
+
+def _iterations(tmp_path, design, s, paths):
+    """Write ``adaptive_iterations_{design}`` outputs: ``paths`` maps (data set, box) to a list
+    of ``(step, D2, Gram error)``; the mean and maximum errors follow the Gram error."""
+    import json
+
+    import _common as C
+
+    key = "iteration" if design == "global" else "points"
+    rows = [{"dataset": ds, "design_box": box, "s": s, key: step, "D2": d2,
+             "rel_frobenius": e, "rel_spectral": e, "mean_sq_error": e ** 2,
+             "max_sq_error": 3 * e ** 2}
+            for (ds, box), path in paths.items() for step, d2, e in path]
+    C.write_csv(tmp_path / f"adaptive_iterations_{design}.csv", rows)
+    (tmp_path / f"adaptive_iterations_{design}.json").write_text(
+        json.dumps({"params": {"s": s, "design": design}}))
+
+
+def test_fig6_panel_b_needs_the_initial_fall(tmp_path):
+    # housing on b: D^2 falls; the Gram error rises from the first iterate (no initial fall)
+    rise = [(0, 1.0, 0.04), (1, 0.8, 0.045), (2, 0.7, 0.05), (10, 0.5, 0.07), (60, 0.2, 0.13)]
+    dip = [(0, 1.0, 0.04), (1, 0.8, 0.035), (2, 0.7, 0.05), (10, 0.5, 0.07), (60, 0.2, 0.13)]
+    _iterations(tmp_path, "global", 100, {("housing", "b"): rise})
+    text, verdict, reason = paper_entries.ours_global(tmp_path)
+    assert verdict == "differs" and "no initial fall" in reason
+    _iterations(tmp_path, "global", 100, {("housing", "b"): dip})
+    text, verdict, reason = paper_entries.ours_global(tmp_path)
+    assert verdict == "agrees" and "as the paper's panel" in text
+
+
+def test_fig7_remark_greedy_at_100_points_against_global_after_10_iterations(tmp_path):
+    glob = {("housing", "b"): [(0, 1.0, 0.1), (5, 0.5, 0.1), (10, 0.3, 0.1), (60, 0.1, 0.1)],
+            ("housing", "b/2"): [(0, 1.0, 0.1), (10, 0.6, 0.1), (20, 0.5, 0.1)]}
+    _iterations(tmp_path, "global", 100, glob)
+    _iterations(tmp_path, "greedy", 300, {("housing", "b"): [(20, 2.0, 0.2), (100, 0.4, 0.1)],
+                                          ("housing", "b/2"): [(100, 0.55, 0.1)]})
+    text, verdict, reason = paper_entries.ours_fig7_remark(tmp_path)
+    # on b the greedy 0.4 is above every global iterate from the 10th (0.3, 0.1); on b/2 the
+    # greedy 0.55 is below the global design's 0.6 at iteration 10
+    assert verdict == "partly" and "1 of 2" in text and "from iteration 10" in text
+    _iterations(tmp_path, "global", 64, glob)  # the remark needs the global design at s = 100
+    assert paper_entries.ours_fig7_remark(tmp_path)[1] is None
