@@ -210,18 +210,19 @@ DIFFERENCES = {
         "on the 'moment' box b_j = sqrt(6 var_j), not on the data range b. With the range box "
         "(the paper's choice) the designs came out worse than Monte Carlo on the "
         "higher-dimensional sets (the discrepancy section shows it on breast cancer, where the "
-        "weighted design on b shrinks its weights far below 1): in high dimension almost all of "
+        "global and greedy designs on b have a several times larger Gram error than Halton): "
+        "in high dimension almost all of "
         "the range box's volume lies where the kernel is negligible, and heavy-tailed columns "
         "make the range large, so the box-averaged error the designs minimise is not the error "
         "on the data's differences. The paper saw the same effect on housing (its Figure 6b) and "
         "moved to b/2 and b/4.",
-        "The weighted design and the catalogue's weighted entries minimise D^2 over nonnegative "
-        "weights with no constraint on their sum; when the box is large against sigma the "
-        "optimum shrinks the weights towards 0 (K~(x, x) = sum of the weights < 1), which the "
-        "Gram error punishes. The catalogue's entries are designed for box_over_sigma in "
-        "{1, 2, 4} in every coordinate; for d >= 16 with a median-heuristic sigma the data's "
-        "ratio is smaller than 1, so catalogue sequences used through their first coordinates "
-        "(breast cancer: d = 30 of 32, diabetes: 10 of 16) are designed for the wrong box.",
+        "The weighted design minimises D^2 over nonnegative weights summing to 1 (the "
+        "library's default, so that K~(x, x) = 1; the paper's problem leaves the sum free, and "
+        "when the box is large against sigma its optimum shrinks the weights towards 0, which "
+        "the Gram error punishes). The catalogue covers d in {2, 4, 8, 16} and box_over_sigma "
+        "in {0.125, 0.25, 0.5, 1} in every coordinate; a data set of smaller d uses the next "
+        "catalogue dimension through its first coordinates, and one of larger d (digits, "
+        "breast cancer) has no catalogue entry (the notes say so).",
         "Reductions for the machine's time (the full rebuild of this file has to fit in two "
         "hours on two cores): s up to 256 (the script's default goes to 1024, the paper's "
         "figure to about 2000); greedy designs and the catalogue's weighted entries are not in "
@@ -229,7 +230,7 @@ DIFFERENCES = {
         "method and size.",
         "On-the-fly global and greedy designs use an iteration cap (50) and are skipped where "
         "s^2 d exceeds the run's budget (listed in the notes): the paper gives no cap. "
-        "Catalogue sequences exist for d <= 32 only and are used through their first d "
+        "Catalogue sequences exist for d <= 16 only and are used through their first d "
         "coordinates (exact zero padding of the data).",
         "Reference points quoted in issue 6 (scikit-learn 1.9 RBFSampler on digits, relative "
         "Frobenius error 0.110 / 0.053 / 0.029 at 128 / 512 / 2048 columns; ORF 3.5-4x lower, "
@@ -358,7 +359,7 @@ DIFFERENCES = {
         "figure goes to about 2000; fig2_protocol.py and the 'Avron Fig. 2' entry cover the larger s "
         "under the paper's protocol). Global designs (50 iterations, moment box) run where "
         "s^2 d <= 5e6, i.e. s <= 128 at d = 250 (the notes list the skipped sizes); weighted "
-        "designs at every s. Greedy designs and the catalogue (d <= 32) are not in the "
+        "designs at every s. Greedy designs and the catalogue (d <= 16) are not in the "
         "command.",
     ],
     "gram_approximation_mnist_raw": [
@@ -370,7 +371,7 @@ DIFFERENCES = {
         "time: s = 64 and 256 only, 10 repetitions of the randomised maps and --adaptive-reps adaptive "
         "designs; global designs run only where s^2 d <= 5e6 (s <= 64 at d = 663; the notes "
         "list the skipped sizes), the weighted design at every s; greedy designs and the "
-        "catalogue (d <= 32) are not in the command.",
+        "catalogue (d <= 16) are not in the command.",
     ],
     "demo": [
         "Not a paper figure. The demo's own sizes (s from 64 to 1024 in 8 dimensions, 64 and "
