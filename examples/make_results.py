@@ -356,8 +356,8 @@ DIFFERENCES = {
     "gram_approximation_mnist": [
         "As in the section above (same script and conventions, held-out rows), n = 5000 as in "
         "the paper, 10 repetitions of the randomised maps (the adaptive design: the command's "
-        "--adaptive-reps). Reduction for the machine's time: s = 64 and 256 only (the paper's "
-        "figure goes to about 2000; fig2_protocol.py and the 'Avron Fig. 2' entry cover the larger s "
+        "--adaptive-reps). Reduction for the machine's time: s up to 256 (the paper's figure "
+        "goes to about 2000; fig2_protocol.py and the 'Avron Fig. 2' entry cover the larger s "
         "under the paper's protocol). Global designs (50 iterations, moment box) run where "
         "s^2 d <= 5e6, i.e. s <= 128 at d = 250 (the notes list the skipped sizes); weighted "
         "designs at every s. Greedy designs and the catalogue (d <= 16) are not in the "
@@ -369,7 +369,7 @@ DIFFERENCES = {
         "high-dimensional case, where box designs and Halton lose to ORF. Same script, held-out "
         "protocol and conventions as the first Gram section. Pixels constant on the training "
         "rows only get a small design-box half-width (notes). Reductions for the machine's "
-        "time: s = 64 and 256 only, 10 repetitions of the randomised maps and --adaptive-reps adaptive "
+        "time: s up to 256, 10 repetitions of the randomised maps and --adaptive-reps adaptive "
         "designs; global designs run only where s^2 d <= 5e6 (s <= 64 at d = 663; the notes "
         "list the skipped sizes), the weighted design at every s; greedy designs and the "
         "catalogue (d <= 16) are not in the command.",
