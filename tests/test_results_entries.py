@@ -15,6 +15,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "examples"))
 
+import _entries_base  # noqa: E402
+import entries_avron_figures  # noqa: E402
 import paper_entries  # noqa: E402
 
 EXPECTED = (["Avron Fig. 2", "Avron Fig. 2 variance"] + [f"Avron Fig. {i}" for i in range(3, 8)]
@@ -76,21 +78,21 @@ def test_generator_says_not_yet_run_without_outputs(tmp_path):
 
 def test_versus_calls_a_difference_only_beyond_two_standard_errors():
     # paired differences -1, -1.2, -0.8: mean -1, standard error 0.2 / sqrt(3)
-    assert paper_entries._versus([1.0, 0.8, 1.2], [2.0, 2.0, 2.0]) == "below"
-    assert paper_entries._versus([3.0, 2.8, 3.2], [2.0, 2.0, 2.0]) == "above"
+    assert _entries_base._versus([1.0, 0.8, 1.2], [2.0, 2.0, 2.0]) == "below"
+    assert _entries_base._versus([3.0, 2.8, 3.2], [2.0, 2.0, 2.0]) == "above"
     # differences 1, -1, 0.5: mean 0.17, standard error 0.6
-    assert paper_entries._versus([3.0, 1.0, 2.5], [2.0, 2.0, 2.0]) == "within noise"
+    assert _entries_base._versus([3.0, 1.0, 2.5], [2.0, 2.0, 2.0]) == "within noise"
     # differences 0.1, 0.4: mean 0.25, standard error 0.15 (1.7 of them)
-    assert paper_entries._versus([2.1, 2.4], [2.0, 2.0]) == "within noise"
-    assert paper_entries._versus([1.0], [2.0]) == "below"  # one deterministic pair
+    assert _entries_base._versus([2.1, 2.4], [2.0, 2.0]) == "within noise"
+    assert _entries_base._versus([1.0], [2.0]) == "below"  # one deterministic pair
 
 
 def test_against_quoted_uses_both_standard_errors():
     # ours 1.0 +- 0 (se 0), his 1.2 with std 0.2 over 10 runs: se 0.063, 2 se 0.126 < 0.2
-    assert paper_entries._against_quoted([1.0, 1.0, 1.0], 1.2, 0.2, 10) == "below"
+    assert _entries_base._against_quoted([1.0, 1.0, 1.0], 1.2, 0.2, 10) == "below"
     # his std 0.4: 2 se 0.253 > 0.2
-    assert paper_entries._against_quoted([1.0, 1.0, 1.0], 1.2, 0.4, 10) == "within noise"
-    assert paper_entries._against_quoted([1.3, 1.5, 1.4], 1.0, 0.1, 10) == "above"
+    assert _entries_base._against_quoted([1.0, 1.0, 1.0], 1.2, 0.4, 10) == "within noise"
+    assert _entries_base._against_quoted([1.3, 1.5, 1.4], 1.0, 0.1, 10) == "above"
 
 
 def _iterations(tmp_path, design, s, paths):
@@ -115,10 +117,10 @@ def test_fig6_panel_b_needs_the_initial_fall(tmp_path):
     rise = [(0, 1.0, 0.04), (1, 0.8, 0.045), (2, 0.7, 0.05), (10, 0.5, 0.07), (60, 0.2, 0.13)]
     dip = [(0, 1.0, 0.04), (1, 0.8, 0.035), (2, 0.7, 0.05), (10, 0.5, 0.07), (60, 0.2, 0.13)]
     _iterations(tmp_path, "global", 100, {("housing", "b"): rise})
-    text, verdict, reason = paper_entries.ours_global(tmp_path)
+    text, verdict, reason = entries_avron_figures.ours_global(tmp_path)
     assert verdict == "differs" and "no initial fall" in reason
     _iterations(tmp_path, "global", 100, {("housing", "b"): dip})
-    text, verdict, reason = paper_entries.ours_global(tmp_path)
+    text, verdict, reason = entries_avron_figures.ours_global(tmp_path)
     assert verdict == "agrees" and "as the paper's panel" in text
 
 
@@ -128,9 +130,9 @@ def test_fig7_remark_greedy_at_100_points_against_global_after_10_iterations(tmp
     _iterations(tmp_path, "global", 100, glob)
     _iterations(tmp_path, "greedy", 300, {("housing", "b"): [(20, 2.0, 0.2), (100, 0.4, 0.1)],
                                           ("housing", "b/2"): [(100, 0.55, 0.1)]})
-    text, verdict, reason = paper_entries.ours_fig7_remark(tmp_path)
+    text, verdict, reason = entries_avron_figures.ours_fig7_remark(tmp_path)
     # on b the greedy 0.4 is above every global iterate from the 10th (0.3, 0.1); on b/2 the
     # greedy 0.55 is below the global design's 0.6 at iteration 10
     assert verdict == "partly" and "1 of 2" in text and "from iteration 10" in text
     _iterations(tmp_path, "global", 64, glob)  # the remark needs the global design at s = 100
-    assert paper_entries.ours_fig7_remark(tmp_path)[1] is None
+    assert entries_avron_figures.ours_fig7_remark(tmp_path)[1] is None
