@@ -174,9 +174,10 @@ def build(out_dir, results_path, *, carry_over=False):
              "example scripts wrote (default folder `examples/output/`). **Do not edit by hand**: "
              "rerun the commands below, then this generator. Published values are quoted with "
              "their source; every other number is read from the scripts' outputs.", "",
-             "To reproduce everything: `python examples/run_all.py` (runs each script with the "
-             "arguments recorded below, then this generator). Each section gives its script's "
-             "exact command; the scripts' `--help` lists their options.", ""]
+             "To reproduce everything: `make results` (`python examples/run_all.py --fresh`: "
+             "empties the output folder, runs each script with the arguments recorded below, "
+             "then this generator). Each section gives its script's exact command; the scripts' "
+             "`--help` lists their options.", ""]
     parts += run_record_lines(out_dir)
     glance = at_a_glance(out_dir)
     carried_glance = dict(GLANCE_PREFIX)

