@@ -85,13 +85,21 @@ QUICK_KEEPS = {"adaptive_iterations_global": ["--design", "global"],
 
 
 def clear_outputs(out):
-    """Remove the files every script writes into ``out`` (``NAME.*``, ``NAME_*``) and
-    the run record; other files are left alone.  Returns how many were removed."""
+    """Remove the files every script writes into ``out`` (``NAME.*``, ``NAME_*``), the run
+    record and the designs the scripts cached (``cache/``: keyed by their parameters, not by
+    the code that made them, so a whole rebuild designs them again); other files are left
+    alone.  Returns how many files were removed."""
     out = Path(out)
     if not out.is_dir():
         return 0
     stems = set(make_results.SCRIPTS) | set(SCRIPT_OF.values()) | {Path(RUN_RECORD).stem}
     removed = 0
+    cache = out / "cache"
+    if cache.is_dir():
+        for path in cache.iterdir():
+            if path.is_file() and path.suffix == ".npz":
+                path.unlink()
+                removed += 1
     for path in out.iterdir():
         if path.is_file() and any(path.name.startswith((f"{s}.", f"{s}_")) for s in stems):
             path.unlink()

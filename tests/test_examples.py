@@ -427,8 +427,11 @@ def test_run_all_fresh_clears_only_script_outputs_and_results_quote_the_run(tmp_
     for name in ("demo.json", "demo_table.csv", "gram_approximation_mnist.csv",
                  "adaptive_iterations_global.png", "run_all.json", "keep_me.txt", "demography.csv"):
         (tmp_path / name).write_text("x")
-    assert run_all.clear_outputs(tmp_path) == 5
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["demography.csv", "keep_me.txt"]
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "digits-train1_global_s8.npz").write_text("x")
+    assert run_all.clear_outputs(tmp_path) == 6
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "demography.csv", "keep_me.txt"]
+    assert not any((tmp_path / "cache").iterdir())
     assert run_all.clear_outputs(tmp_path / "absent") == 0
 
     record = {"command": "python examples/run_all.py --fresh", "started_utc": "2026-01-01 UTC",
