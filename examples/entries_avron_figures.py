@@ -306,7 +306,9 @@ def ours_fig2(out_dir):
             c = _fig2_calls(sweep, claimed + ("halton",), "rel_frobenius", sv_, **where)
             cells.append(f"n = {n} {protocol}, {label}: "
                          + _fig2_cells(c, claimed + ("halton",), sv_))
-        text += (". Sweep (fewer rows and trials), Frobenius error over MC's at s = "
+        trials = len({r["rep"] for r in sweep})
+        text += (f". Sweep (a subset of the rows, {trials} trials), Frobenius error over MC's "
+                 "at s = "
                  f"{'/'.join(map(str, sorted({r['s'] for r in sweep})))}: " + "; ".join(cells))
     verdict = _share(flags)
     reason = ("" if verdict == "agrees" else
