@@ -61,7 +61,8 @@ def _share(flags):
 def _versus(a, b):
     """Paired per-seed values ``a`` and ``b``: ``"below"`` or ``"above"`` where the mean of
     ``a - b`` is beyond twice its standard error (``std(ddof=1) / sqrt(n)``), else
-    ``"within noise"``; one pair (a deterministic result) is compared as it is."""
+    ``"within noise"``.  A side with one value (a deterministic result) is set against each
+    of the other's values; one pair is compared as it is."""
     d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
     se = d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else 0.0
     if abs(d.mean()) <= 2 * se:

@@ -367,7 +367,7 @@ def ours_integration(out_dir):
                                                                               for r in rows)}
     b2 = {m: _mean(rows, "mse_quadrature_b/2", method=m) for m in b}
     mc = _by_rep(rows, "mse_quadrature_b", method="mc")
-    call = _versus(mc, [b["halton"]] * len(mc))
+    call = _versus(mc, [b["halton"]])
     text = ("mean squared error over the box b / over b/2: " + ", ".join(
         f"{m} {b[m]:.3g} / {b2[m]:.3g}" for m in b)
         + f"; MC ({len(mc)} repetitions) against Halton on b: {call} (beyond twice the "

@@ -85,6 +85,15 @@ def test_versus_calls_a_difference_only_beyond_two_standard_errors():
     # differences 0.1, 0.4: mean 0.25, standard error 0.15 (1.7 of them)
     assert _entries_base._versus([2.1, 2.4], [2.0, 2.0]) == "within noise"
     assert _entries_base._versus([1.0], [2.0]) == "below"  # one deterministic pair
+    # one deterministic value against each seed: as if repeated (differences 0.2, -0.2, 0.1)
+    seeds = [1.0, 1.4, 1.1]
+    for a, b in (([1.2], seeds), (seeds, [1.2]), ([0.7], seeds), ([2.0], seeds)):
+        repeated = [a[0]] * 3 if len(a) == 1 else a, [b[0]] * 3 if len(b) == 1 else b
+        assert _entries_base._versus(a, b) == _entries_base._versus(*repeated)
+    assert _entries_base._versus([1.2], seeds) == "within noise"
+    assert _entries_base._versus([0.7], seeds) == "below"
+    with pytest.raises(ValueError):  # unequal runs are not paired silently
+        _entries_base._versus([1.0, 2.0], seeds)
 
 
 def test_against_quoted_uses_both_standard_errors():
