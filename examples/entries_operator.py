@@ -430,7 +430,7 @@ def ours_brault_fig5(out_dir):
     both = [N for N in Ns if (N, "ORFF ridge") in t and (N, "exact OVK") in t]
     if len(both) < 2:
         return None
-    text = "fit seconds (loaded machine): " + "; ".join(
+    text = "fit seconds (2-core machine): " + "; ".join(
         f"N = {N}: ORFF {t[(N, 'ORFF ridge')]:.3g}"
         + (f", exact OVK {t[(N, 'exact OVK')]:.3g}" if (N, "exact OVK") in t else "")
         for N in Ns)

@@ -21,7 +21,7 @@ reused for ORFF (the paper cross-validates both).
   ridge (one line).
 - Figure 2 (``time_vs_N``): fit seconds of ORFF (D = ``--time-D``) and of the
   exact model (an N x N eigendecomposition, the Stein form of the decomposable
-  system) against N.  One fit each on a shared, loaded machine: ratios
+  system) against N.  One fit each on a shared machine: ratios
   between N are meaningful, absolute times are not.
 
 Outputs: ``mnist_orff.csv``, ``.png``, ``.json``.

@@ -428,7 +428,7 @@ SECTIONS = {
                  "test error (%, ORFF: mean ± std over the maps)", "{:.3g}")(
             [r for r in rows if r["experiment"] == "error_vs_D"], meta)
         + _generic(["experiment", "model", "N"], "fit_seconds", "N", "model",
-                   "fit seconds (loaded 2-core machine)", "{:.3g}")(
+                   "fit seconds (2-core machine, one fit each)", "{:.3g}")(
             [r for r in rows if r["experiment"] == "time_vs_N"], meta)),
     "fig2_protocol": lambda rows, meta: section_fig2(rows, meta),
     "fig4_sweep": lambda rows, meta: section_fig4(rows, meta),
