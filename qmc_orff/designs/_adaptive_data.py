@@ -111,6 +111,9 @@ class _Subsamples:
     fast_obj: Any = None
     #: training rows chosen to cover the data (:mod:`._coverage`), not uniformly
     n_cover: int = 0
+    #: the optimiser's scores of its iterates on the validation rows (the same twin as
+    #: ``fast_obj``, on those rows); None: ``val_obj`` itself
+    fast_val: Any = None
 
     def train(self, U, grad):
         """The normalised training objective (and its gradient when ``grad``), as the
@@ -121,8 +124,14 @@ class _Subsamples:
         return obj(U, normalize=True)
 
     def val_error(self, U, xi=None):
-        """The relative Frobenius Gram error on the validation subsample."""
+        """The relative Frobenius Gram error on the validation subsample (float64)."""
         return math.sqrt(max(self.val_obj(U, xi, normalize=True), 0.0))
+
+    def val_score(self, U):
+        """:meth:`val_error` in the optimiser's precision (``fast_val`` where given): the
+        score of every iterate; the chosen one is re-scored by :meth:`val_error`."""
+        obj = self.val_obj if self.fast_val is None else self.fast_val
+        return math.sqrt(max(obj(U, None, normalize=True), 0.0))
 
     def train_error(self, U, xi=None):
         """The relative Frobenius Gram error on the training subsample."""
@@ -135,7 +144,8 @@ def _subsamples(X, make, sigma, n_train, n_validation, split_rng, sigma_rng, *, 
     training rows, re-draw the fraction ``coverage`` of them to cover ``X`` in the distance of
     ``kernel`` (:func:`._coverage.split_cover`), and build the objectives
     ``make(rows / sigma)`` (unit bandwidth), and the optimiser's
-    ``make_fast(training rows / sigma)`` where given."""
+    ``make_fast(training rows / sigma)`` and ``make_fast(validation rows / sigma)`` (the
+    iterates' scores) where given."""
     n, d = X.shape
     train_idx, val_idx, disjoint = _split(n, n_train, n_validation, split_rng)
     sig = _resolve_sigma(sigma, X[train_idx], d, sigma_rng, scalar=scalar)
@@ -155,9 +165,13 @@ def _subsamples(X, make, sigma, n_train, n_validation, split_rng, sigma_rng, *, 
                          f"got sigma={shown}.")
     train_obj = make(Xt)
     val_obj = train_obj if not disjoint else make(Xv)
-    fast_obj = None if make_fast is None else make_fast(Xt)
+    fast_obj = fast_val = None
+    if make_fast is not None:
+        fast_obj = make_fast(Xt)
+        fast_val = fast_obj if not disjoint else make_fast(Xv)
     return _Subsamples(train_obj, val_obj, sig, int(train_idx.size),
-                       int(val_idx.size) if disjoint else 0, disjoint, fast_obj, n_cover)
+                       int(val_idx.size) if disjoint else 0, disjoint, fast_obj, n_cover,
+                       fast_val)
 
 
 def _orthogonal_unit(kernel, s, d, nu, rng):

@@ -119,16 +119,27 @@ def _data_meta(X, data, sigma, init_name):
     }
 
 
-def _outcome(state, orf_val):
-    """The ``meta`` entries of the optimisation's outcome (errors, iterations)."""
+def _outcome(state, orf_val, start_val, best_val):
+    """The ``meta`` entries of the optimisation's outcome (float64 errors)."""
     return {
-        "start_validation_error": state["val_history"][0],
-        "validation_error": state["best_val"],
+        "start_validation_error": start_val,
+        "validation_error": best_val,
         "orf_validation_error": orf_val,
         # below 1: better than ORF, the number a reader compares with
-        "ratio_to_orf": state["best_val"] / orf_val if orf_val else None,
+        "ratio_to_orf": best_val / orf_val if orf_val else None,
         "start_train_error": state["train_history"][0],
     }
+
+
+def _rescore(state, data, U0, start_val):
+    """The chosen iterate's validation error in float64 (``state["best_val"]``): the
+    optimiser picked it by its (float32) scores.  Should the float64 errors rank it above
+    the start (scores within rounding of each other), the start is kept: the result is
+    never worse than its start on validation, in float64 too."""
+    best = data.val_error(state["best_U"]) if state["best_it"] else start_val
+    if best > start_val:
+        state["best_U"], state["best_it"], best = U0.copy(), 0, start_val
+    state["best_val"], state["rescored"] = best, True
 
 
 def run_adaptive(face: AdaptiveFace, X: Any, s: int, n_train: int, *, sigma, init, weights,
@@ -188,9 +199,12 @@ def run_adaptive(face: AdaptiveFace, X: Any, s: int, n_train: int, *, sigma, ini
             meta["init"] = origin.get("init", init_name)
             meta["resumed_iterations"] = done
 
+        start_val = data.val_error(U0)
+
         def make_sequence(state, reason, xi=None):
             m = dict(meta)
-            m.update(_outcome(state, orf_val))
+            best = state["best_val"] if state.get("rescored") else data.val_error(state["best_U"])
+            m.update(_outcome(state, orf_val, start_val, best))
             m.update({
                 "iterations": done + state["it"],
                 "best_iteration": done + state["best_it"],
@@ -207,8 +221,8 @@ def run_adaptive(face: AdaptiveFace, X: Any, s: int, n_train: int, *, sigma, ini
 
         start = None if origin is None else origin.get("start_validation_error")
         state = _optimise_with_progress(
-            data.train, data.val_error, U0, progress=progress, maxiter=max(maxiter - done, 0),
-            total=maxiter, reference=orf_val or start, label="ORF start" if orf_val else "start",
+            data.train, data.val_score, U0, progress=progress, maxiter=max(maxiter - done, 0),
+            total=maxiter, reference=orf_val or start or start_val, label="ORF start" if orf_val else "start",
             offset=done, patience=patience, callback=callback, checkpoint=checkpoint,
             checkpoint_every=every, make_sequence=make_sequence, tol=tol, maxcor=meta["maxcor"],
             min_iterations=max(min_iterations - done, 0))
@@ -216,6 +230,7 @@ def run_adaptive(face: AdaptiveFace, X: Any, s: int, n_train: int, *, sigma, ini
         if done and reason.startswith("maxiter"):  # the cap of the whole run
             reason = f"maxiter ({maxiter}) reached"
         try:
+            _rescore(state, data, U0, start_val)
             xi = _fitted_weights(data, state, meta) if weights else None
             meta["train_error"] = data.train_error(state["best_U"], xi)
         except (KeyboardInterrupt, SystemError) as exc:  # keep the best validated iterate

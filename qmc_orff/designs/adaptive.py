@@ -126,7 +126,9 @@ BLAS_THREADS = 1
 #: precision of the optimiser's training evaluations (:class:`~qmc_orff.DataDiscrepancy`'s
 #: ``dtype``): float32 halves the objective's cost (s = 1024 on MNIST's 630 pixels, 500
 #: rows: 40 ms instead of 82 ms, one core) for a relative error near 1e-6 of the gradient;
-#: the validation errors that pick the result, and every error in ``meta``, stay float64
+#: the iterates' validation scores are in the same precision (250 rows, s = 256, d = 80:
+#: 0.73 ms instead of 1.31 ms, against 6.0 ms for the training value and gradient; one
+#: core), and the chosen iterate is re-scored in float64: every error in ``meta`` is float64
 TRAIN_DTYPE = "float32"
 
 
@@ -292,8 +294,9 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
     ``callback`` and ``checkpoint`` callables run under that limit): the
     result does not depend on ``OPENBLAS_NUM_THREADS``.  The optimiser evaluates the
     training objective in float32 (``TRAIN_DTYPE``; :class:`~qmc_orff.DataDiscrepancy`'s
-    ``dtype``), about twice as fast; the validation errors, which pick the result, and
-    the errors in ``meta`` are float64.  L-BFGS-B keeps ``meta["maxcor"]`` correction
+    ``dtype``), about twice as fast, and scores every iterate on the validation rows in
+    the same precision (``meta["validation_history"]``); the chosen iterate is re-scored
+    in float64, and every error in ``meta`` is float64.  L-BFGS-B keeps ``meta["maxcor"]`` correction
     pairs: 20, fewer only where ``s d`` exceeds 52,428, and up to 100 in low dimension,
     where their update is cheap against the objective (about ``900 / d`` at 500 training
     rows: 100 at d = 9).  The defaults trade
