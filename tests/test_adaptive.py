@@ -370,12 +370,17 @@ def test_lbfgs_memory_grows_where_the_pairs_are_cheap(monkeypatch):
 
 
 def test_auto_n_train_grows_with_the_width_within_the_budget():
-    """n_train="auto": 2 s rows (the map's columns), clipped to [500, 1000] and to the rows an
-    iteration of ITERATION_BUDGET multiply-adds, m s (m + d), affords; never under 500."""
+    """n_train="auto": 2 s rows (the map's columns) or the rows an iteration of CHEAP_ITERATION
+    multiply-adds, m s (m + d), affords, whichever is more; clipped to [500, 1000] and to the
+    rows an iteration of ITERATION_BUDGET affords; never under 500."""
     from qmc_orff.designs import adaptive as A
 
     assert [A.auto_n_train(s, 9) for s in (1, 32, 250, 256, 400, 512, 4096)] == [
-        500, 500, 500, 512, 800, 1000, 500]
+        1000, 1000, 543, 536, 800, 1000, 500]
+    for s, d in [(250, 9), (256, 9), (64, 655), (128, 80)]:  # the cheap iteration binds
+        m = A.auto_n_train(s, d)
+        assert m * s * (m + d) <= A.CHEAP_ITERATION < (m + 1) * s * (m + 1 + d)
+    assert A.auto_n_train(256, 64) == 512  # the fit-time floor's cell keeps 2 s rows
     assert A.auto_n_train(512, 61) == 1000  # digits
     for s, d in [(512, 655), (1024, 655), (700, 40), (1500, 3)]:
         m = A.auto_n_train(s, d)

@@ -71,6 +71,17 @@ N_VALIDATION = 250
 ROWS_PER_FREQUENCY = 2
 N_TRAIN_MAX = 1000
 ITERATION_BUDGET = 6e8
+#: where ``s d`` is small an iteration on ``2 s`` rows is cheap: ``n_train="auto"`` takes, up
+#: to :data:`N_TRAIN_MAX`, the rows an iteration of this many multiply-adds affords, the cost
+#: of one at the fit-time floor's cell (s = 256 on MNIST's 64 principal components, 512 rows:
+#: 256 * 512 * 576), which keeps its rows.  Held-out error over Nystroem's (two seeds,
+#: ``benchmarks/bench_vs_nystroem.py``'s splits): standardised MNIST pixels at s = 64 2.82x ->
+#: 2.60x (803 rows), raw pixels at s = 64 2.26x -> 2.06x (803), 9 x 9 photo patches at
+#: s = 32 and 128 3.46x -> 3.12x (1000) and 4.18x -> 3.62x (726), digits at s = 64 and 128
+#: 2.34x -> 2.21x and 2.24x -> 2.13x; the fit 1.0-2.2x longer.  More iterations instead
+#: (the validation stop's floor and patience scaled to the same work) changed nothing:
+#: the best validated iterate came before the default stop
+CHEAP_ITERATION = 7.5e7
 MAXITER = 1000
 PATIENCE = 20
 #: the validation stop ends no design before this many iterations: on small validation
@@ -140,15 +151,22 @@ def _default(option, face):
 def auto_n_train(s, d):
     """The training rows of ``n_train="auto"`` for ``s`` frequencies in ``d`` dimensions.
 
-    ``ROWS_PER_FREQUENCY * s`` rows (as many as the map has columns), clipped to
-    ``[N_TRAIN, N_TRAIN_MAX]`` and to the most rows ``m`` whose iteration costs
-    ``m s (m + d) <= ITERATION_BUDGET`` multiply-adds, never below :data:`N_TRAIN`:
-    500 for s <= 250, 512 at s = 256, 1000 at s = 512 for d <= 171 (803 at d = 655),
-    505 at s = 1024 for d = 655, 500 from s = 2048 in hundreds of dimensions.
+    ``ROWS_PER_FREQUENCY * s`` rows (as many as the map has columns), or more where an
+    iteration on them costs under :data:`CHEAP_ITERATION` multiply-adds (counted as
+    ``m s (m + d)`` for ``m`` rows): the most rows that cost affords.  Then clipped to
+    ``[N_TRAIN, N_TRAIN_MAX]`` and to the most rows whose iteration costs at most
+    :data:`ITERATION_BUDGET`, never below :data:`N_TRAIN`: 1000 for s <= 64 in up to 80
+    dimensions, 803 at s = 64 and d = 655, 512 at s = 256 and d = 64, 1000 at s = 512 for
+    d <= 171 (803 at d = 655), 505 at s = 1024 for d = 655, 500 from s = 2048 in hundreds
+    of dimensions.
     """
     s, d = int(s), int(d)
-    fits = (math.sqrt(d * d + 4.0 * ITERATION_BUDGET / s) - d) / 2.0  # m (m + d) s = budget
-    return int(max(N_TRAIN, min(ROWS_PER_FREQUENCY * s, N_TRAIN_MAX, math.floor(fits))))
+
+    def fits(budget):  # the most rows m with m (m + d) s <= budget
+        return math.floor((math.sqrt(d * d + 4.0 * budget / s) - d) / 2.0)
+
+    wanted = max(ROWS_PER_FREQUENCY * s, fits(CHEAP_ITERATION))
+    return int(max(N_TRAIN, min(wanted, N_TRAIN_MAX, fits(ITERATION_BUDGET))))
 
 
 # --------------------------------------------------------------------------- scalar
@@ -201,10 +219,12 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
         Training subsample size: the objective sums over all its pairs (each
         evaluation costs :math:`O(m s (m + d))` for :math:`m` = ``n_train``).
         ``"auto"``: ``2 s`` rows, as many as the map has
-        columns, at least 500 and at most 1000, fewer (never under 500) where an
-        iteration would cost over ``6e8`` multiply-adds: 500 up to s = 250, 1000 at
-        s = 512 in up to 171 dimensions.  With fewer rows than columns the
-        design fits its training rows far better than held-out ones.
+        columns, or more where an iteration is cheap (under ``7.5e7`` multiply-adds,
+        counted as ``m s (m + d)``), at least 500 and at most 1000, fewer (never under
+        500) where an iteration would cost over ``6e8``: 1000 at s <= 64 in up to 80
+        dimensions, 803 at s = 64 in 655, 512 at s = 256 in 64, 1000 at s = 512 in up
+        to 171 dimensions.  With fewer rows than columns the design fits its training
+        rows far better than held-out ones (:func:`auto_n_train`).
         ``meta["n_train"]`` holds the rows used.
     n_validation : int, default=250
         Disjoint validation subsample size (at most ``n // 5``: training data
