@@ -4,12 +4,10 @@ SciPy's L-BFGS-B pays, even without bounds, for its generalised Cauchy point and
 subspace minimisation: several passes over its ``2 m`` stored vectors of ``n`` entries per
 iteration.  Here the ``m`` newest pairs ``(s_i, y_i)`` sit in one preallocated ring buffer
 ``W`` of shape ``(m, 2, n)``, so that ``H g`` costs two matrix-vector products (``W g`` and
-``W^T c``) and ``O(m^2)`` small algebra, and the new pair's products ``S^T y`` and
-``Y^T y`` come from ``W g`` before and after the step (BNS, Section 4) with no third pass.
+``W^T c``) and ``O(m^2)`` small algebra; the new pair's products ``S^T y`` and ``Y^T y``
+are differences of ``W g`` after and before the step, with no third pass.
 """
 from __future__ import annotations
-
-import warnings
 
 import numpy as np
 import scipy.linalg
@@ -19,7 +17,7 @@ __all__ = ["minimize_lbfgs"]
 
 #: the strong Wolfe constants of the line search (sufficient decrease, curvature)
 C1, C2 = 1e-4, 0.9
-#: the most bracketing steps of one line search (its zoom phase adds at most 10)
+#: the most evaluations of one line search (L-BFGS-B's ``maxls``)
 MAXLS = 20
 _EPS = np.finfo(np.float64).eps
 
@@ -91,28 +89,65 @@ class _Memory:
         self.Wg, self.gamma = t, sy / yy
 
 
-def _line_search(fun, x, f, g, p, counter):
-    """Strong Wolfe step along ``p`` (:func:`scipy.optimize.line_search`, first trial 1):
-    ``(x_new, f_new, g_new)`` or None.  ``fun`` gives value and gradient together; the
-    search asks for them separately at the same points, so the last evaluation is kept."""
-    last = [None, None, None]
+def _line_search(fun, x, f0, p, slope0, counter):
+    """A step along ``p`` that meets the strong Wolfe conditions: ``(x_new, f_new, g_new)``,
+    or None after :data:`MAXLS` evaluations (Nocedal and Wright, Algorithms 3.5 and 3.6:
+    the first trial is 1, doubled while the value falls and the slope stays negative,
+    then a bracket shrunk by safeguarded cubic interpolation; ``slope0 = g^T p < 0``)."""
+    def phi(a):
+        xa = x + a * p
+        fa, ga = fun(xa)
+        counter[0] += 1
+        ga = np.asarray(ga, dtype=np.float64).ravel()
+        return (a, float(fa), float(ga @ p)), (xa, float(fa), ga)
 
-    def evaluate(xt):
-        if last[0] is None or not np.array_equal(xt, last[0]):
-            fv, gv = fun(xt)
-            last[:] = xt, float(fv), np.asarray(gv, dtype=np.float64).ravel()
-            counter[0] += 1
-        return last
+    def armijo(a, fa):  # False for a value that is not finite
+        return fa <= f0 + C1 * a * slope0
 
-    with warnings.catch_warnings():  # a failed search is reported by the return value
-        warnings.filterwarnings("ignore", message="The line search algorithm")
-        alpha, *_ = scipy.optimize.line_search(
-            lambda xt: evaluate(xt)[1], lambda xt: evaluate(xt)[2], x, p, gfk=g, old_fval=f,
-            c1=C1, c2=C2, maxiter=MAXLS)
-    if alpha is None:
-        return None
-    x_new = x + alpha * p  # the search's own trial point, bit for bit
-    return evaluate(x_new)[:]
+    prev, hi, trial = (0.0, f0, slope0), None, 1.0
+    for k in range(MAXLS):
+        if hi is not None:  # zoom: prev (Armijo, the lowest value) and hi bracket a step
+            trial = _cubic(prev, hi)
+        point, found = phi(trial)
+        a, fa, da = point
+        if hi is None and armijo(a, fa) and not (k and fa >= prev[1]):
+            if abs(da) <= -C2 * slope0:
+                return found
+            if da >= 0:
+                hi = prev
+            else:
+                prev, trial = point, 2.0 * a
+                continue
+            prev = point
+        elif hi is None:
+            hi = point
+        elif not armijo(a, fa) or fa >= prev[1]:
+            hi = point
+        else:
+            if abs(da) <= -C2 * slope0:
+                return found
+            if da * (hi[0] - prev[0]) >= 0:
+                hi = prev
+            prev = point
+    return None
+
+
+def _cubic(lo, hi):
+    """The minimiser of the cubic through ``(a, f, f')`` at ``lo`` and ``hi`` (Nocedal and
+    Wright, eq. 3.59), kept 10% of the bracket away from its ends; else the midpoint."""
+    (a0, f0, d0), (a1, f1, d1) = lo, hi
+    e1 = d0 + d1 - 3.0 * (f0 - f1) / (a0 - a1)
+    root = e1 * e1 - d0 * d1
+    low, high = min(a0, a1), max(a0, a1)
+    margin = 0.1 * (high - low)
+    if np.isfinite(root) and root >= 0.0:
+        e2 = np.copysign(np.sqrt(root), a1 - a0)
+        denominator = d1 - d0 + 2.0 * e2
+        if denominator != 0.0:
+            a = a1 - (a1 - a0) * (d1 + e2 - e1) / denominator
+            if low + margin <= a <= high - margin:
+                return float(a)
+    return 0.5 * (low + high)
 
 
 def minimize_lbfgs(fun, x0, *, maxcor=10, maxiter=15000, gtol=1e-5, ftol=2.2204460492503131e-09,
@@ -163,7 +198,7 @@ def minimize_lbfgs(fun, x0, *, maxcor=10, maxiter=15000, gtol=1e-5, ftol=2.22044
             if fresh or not len(mem.order) or not g @ p < 0:
                 mem.reset()
                 p = -g / np.linalg.norm(g)
-            step = _line_search(fun, x, f, g, p, counter)
+            step = _line_search(fun, x, f, p, float(g @ p), counter)
             if step is not None or not len(mem.order):
                 break
         if step is None:
