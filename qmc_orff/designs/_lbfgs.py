@@ -101,34 +101,19 @@ def _line_search(fun, x, f0, p, slope0, counter):
         ga = np.asarray(ga, dtype=np.float64).ravel()
         return (a, float(fa), float(ga @ p)), (xa, float(fa), ga)
 
-    def armijo(a, fa):  # False for a value that is not finite
-        return fa <= f0 + C1 * a * slope0
-
-    prev, hi, trial = (0.0, f0, slope0), None, 1.0
-    for k in range(MAXLS):
-        if hi is not None:  # zoom: prev (Armijo, the lowest value) and hi bracket a step
-            trial = _cubic(prev, hi)
+    lo, hi, trial = (0.0, f0, slope0), None, 1.0  # lo: Armijo, the lowest value so far
+    for _ in range(MAXLS):
         point, found = phi(trial)
         a, fa, da = point
-        if hi is None and armijo(a, fa) and not (k and fa >= prev[1]):
-            if abs(da) <= -C2 * slope0:
-                return found
-            if da >= 0:
-                hi = prev
-            else:
-                prev, trial = point, 2.0 * a
-                continue
-            prev = point
-        elif hi is None:
+        if not fa <= f0 + C1 * a * slope0 or fa >= lo[1]:  # also when fa is not finite
             hi = point
-        elif not armijo(a, fa) or fa >= prev[1]:
-            hi = point
+        elif abs(da) <= -C2 * slope0:
+            return found
         else:
-            if abs(da) <= -C2 * slope0:
-                return found
-            if da * (hi[0] - prev[0]) >= 0:
-                hi = prev
-            prev = point
+            if da >= 0 if hi is None else da * (hi[0] - lo[0]) >= 0:
+                hi = lo
+            lo = point
+        trial = 2.0 * lo[0] if hi is None else _cubic(lo, hi)
     return None
 
 
