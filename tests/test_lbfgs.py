@@ -196,6 +196,8 @@ def test_failed_line_search_ends_the_run_quietly():
         res = minimize_lbfgs(fun, np.ones(5), maxiter=10)
     assert res.status == 2 and not res.success and "LINE SEARCH" in res.message
     assert res.nit == 0 and np.array_equal(res.x, np.ones(5))
+    nowhere = minimize_lbfgs(lambda x: (np.nan, np.full(2, np.nan)), np.ones(2))
+    assert nowhere.status == 2 and nowhere.nit == 0  # not "converged"
 
 
 @pytest.mark.parametrize("optimizer", ["l-bfgs-b", "lbfgs"])

@@ -171,7 +171,7 @@ def minimize_lbfgs(fun, x0, *, maxcor=10, maxiter=15000, gtol=1e-5, ftol=2.22044
     counter, nit = [1], 0
     mem = _Memory(int(maxcor), x.size)
     status, message = 0, "CONVERGENCE: NORM OF GRADIENT <= GTOL"
-    if not np.max(np.abs(g), initial=0.0) > gtol:
+    if np.max(np.abs(g), initial=0.0) <= gtol:  # False where g is not finite: no convergence
         return _result(x, f, g, nit, counter, status, message)
     while True:
         if nit >= maxiter:
@@ -201,7 +201,7 @@ def minimize_lbfgs(fun, x0, *, maxcor=10, maxiter=15000, gtol=1e-5, ftol=2.22044
                 break
         if nit >= maxiter:
             continue
-        if not np.max(np.abs(g)) > gtol:
+        if np.max(np.abs(g)) <= gtol:
             break
         if f_old - f <= ftol * max(abs(f_old), abs(f), 1.0):
             message = "CONVERGENCE: RELATIVE REDUCTION OF F <= FTOL"
