@@ -275,11 +275,19 @@ def test_data_discrepancy_value_drives_the_design():
                                                     rel=1e-12)
 
 
+def _spy_on_maxcor(monkeypatch):
+    """The ``maxcor`` each run of the designs' optimiser (whichever ``OPTIMIZER`` is) receives."""
+    from qmc_orff.designs import _early_stopping
+
+    seen, run = [], _early_stopping.OPTIMIZERS[_early_stopping.OPTIMIZER]
+    monkeypatch.setitem(_early_stopping.OPTIMIZERS, _early_stopping.OPTIMIZER,
+                        lambda *a, **k: (seen.append(k["maxcor"]), run(*a, **k))[1])
+    return seen
+
+
 def test_lbfgs_memory_shrinks_only_on_large_problems(monkeypatch):
     """maxcor: 20 pairs up to 2**20 / 20 variables, then fewer (at least 5), and it is what
     L-BFGS-B receives and meta reports (issue 28: its update cost ~ maxcor * s * d)."""
-    import scipy.optimize
-
     from qmc_orff.designs._early_stopping import MAXCOR_ENTRIES, lbfgs_memory
 
     assert lbfgs_memory(1) == 20 and lbfgs_memory(MAXCOR_ENTRIES // 20) == 20
@@ -287,10 +295,7 @@ def test_lbfgs_memory_shrinks_only_on_large_problems(monkeypatch):
     assert MAXCOR_ENTRIES == 2 ** 20
     assert lbfgs_memory(128 * 655) == MAXCOR_ENTRIES // (128 * 655) == 12  # raw MNIST, s = 128
     assert lbfgs_memory(10 ** 9) == 5
-    seen = []
-    minimize = scipy.optimize.minimize
-    monkeypatch.setattr(scipy.optimize, "minimize",
-                        lambda *a, **k: (seen.append(k["options"]["maxcor"]), minimize(*a, **k))[1])
+    seen = _spy_on_maxcor(monkeypatch)
     monkeypatch.setattr("qmc_orff.designs._early_stopping.MAXCOR_ENTRIES", 8 * 10 * 3)
     X = clusters(80, d=3, seed=1)
     seq = adaptive_sequence(X, 10, sigma=2.0, maxiter=3, seed=0)
@@ -346,8 +351,6 @@ def test_lbfgs_memory_grows_where_the_pairs_are_cheap(monkeypatch):
     """A scalar data design keeps up to 100 pairs where their update is cheap against the
     objective (900 / d pairs at 500 training rows, scaled by the rows squared), never fewer
     than 20 and within the entry budget; L-BFGS-B receives it and meta reports it."""
-    import scipy.optimize
-
     from qmc_orff.designs._early_stopping import MAXCOR_ENTRIES, lbfgs_memory
 
     assert lbfgs_memory(9 * 512, d=9, n_train=500) == 100  # diamonds
@@ -356,10 +359,7 @@ def test_lbfgs_memory_grows_where_the_pairs_are_cheap(monkeypatch):
     assert lbfgs_memory(9 * 512, d=9, n_train=250) == 25  # a quarter of the objective's cost
     assert lbfgs_memory(MAXCOR_ENTRIES // 50, d=1, n_train=500) == 50  # the entry budget
     assert lbfgs_memory(10 ** 9, d=1, n_train=500) == 5
-    seen = []
-    minimize = scipy.optimize.minimize
-    monkeypatch.setattr(scipy.optimize, "minimize",
-                        lambda *a, **k: (seen.append(k["options"]["maxcor"]), minimize(*a, **k))[1])
+    seen = _spy_on_maxcor(monkeypatch)
     X = clusters(600, d=3, seed=1)  # 480 training rows: 900 * 480**2 / 500**2 / 3 = 276 pairs
     seq = adaptive_sequence(X, 4, sigma=2.0, maxiter=2, seed=0)
     assert seq.meta["n_train"] == 480

@@ -25,6 +25,7 @@ from ..objectives.data import data_sha256
 from ..sequence import Sequence
 from ..threads import _blas_limited
 from ._adaptive_data import _orf_reference, _subsamples, check_subsample_sizes
+from . import _early_stopping
 from ._early_stopping import _optimise_with_progress
 from ._optimizer import _check_checkpoint, _check_resume, is_interrupt
 
@@ -184,7 +185,7 @@ def run_adaptive(face: AdaptiveFace, X: Any, s: int, n_train: int, *, sigma, ini
             **face.meta,
             "sigma": float(sig) if np.ndim(sig) == 0 else [float(x) for x in sig],
             **_data_meta(X, data, sigma, init_name),
-            "optimizer": "l-bfgs-b",
+            "optimizer": _early_stopping.OPTIMIZER,
             "maxiter": maxiter,
             "maxcor": face.maxcor(s, d, data.n_train),
             "train_dtype": face.train_dtype,
