@@ -33,7 +33,10 @@ the seeds), on
 - ``adaptU``: ``sequence="adaptive"`` with uniform training rows (``coverage=0``, the
   default before the covering rows);
 - ``adapt500``: ``sequence="adaptive"`` on 500 training rows at every ``s`` (``n_train=500``,
-  the default before ``n_train="auto"``);
+  the default before ``n_train="auto"``; up to s = 250 the default before the cheap
+  iterations' rows);
+- ``adaptLB``, ``adaptOwn``: ``sequence="adaptive"`` optimised by SciPy's L-BFGS-B and by the
+  library's own L-BFGS (``designs._early_stopping.OPTIMIZER``), whichever is the default;
 - ``adapt0``: ``sequence="adaptive"`` with the design's defaults before issue 28
   (``n_train=1000, n_validation=500, maxiter=300, patience=30``), on one BLAS thread as
   every design now runs; ``adapt0x``: the same on OpenBLAS's own thread count (the library
@@ -121,11 +124,11 @@ from qmc_orff.designs.adaptive import median_heuristic  # noqa: E402
 from qmc_orff.kernels import Gaussian  # noqa: E402
 
 ALL_METHODS = ("nys", "kpca", "orf", "auto", "adapt0", "adapt0x", "adapt64", "adapt100",
-               "adaptU", "adapt500", "adapt", "orf+L", "adapt+L", "orf+Lp", "adapt+Lp", "vp", "vpA",
+               "adaptU", "adapt500", "adaptLB", "adaptOwn", "adapt", "orf+L", "adapt+L", "orf+Lp", "adapt+Lp", "vp", "vpA",
                "dict16")
 DEFAULT_METHODS = ("nys", "kpca", "orf", "auto", "adapt0", "adapt")
-ADAPTIVE = ("adapt0", "adapt0x", "adapt64", "adapt100", "adaptU", "adapt500", "adapt", "adapt+L",
-            "adapt+Lp")
+ADAPTIVE = ("adapt0", "adapt0x", "adapt64", "adapt100", "adaptU", "adapt500", "adaptLB",
+            "adaptOwn", "adapt", "adapt+L", "adapt+Lp")
 SEEDED = {"nys", "orf", "orf+L", "orf+Lp", "vp", "vpA"}
 NEW = "adapt"       # the map whose floors are printed
 DOWNSTREAM = ("diamonds", "mnist_std", "patches")  # the downstream section's data sets
@@ -142,6 +145,9 @@ UNIFORM_ADAPTIVE = {"coverage": 0.0}
 #: 500 training rows at every width (the default before ``n_train="auto"``)
 ROWS500_ADAPTIVE = {"n_train": 500}
 #: each benchmark method's ``design_options`` (the others: the library's defaults)
+#: the optimiser of ``adaptLB`` and ``adaptOwn`` (``_early_stopping.OPTIMIZER``): SciPy's
+#: L-BFGS-B and the library's own L-BFGS, whichever is the default
+OPTIMIZER_OF = {"adaptLB": "l-bfgs-b", "adaptOwn": "lbfgs"}
 DESIGN_OPTIONS = {"adapt0": OLD_ADAPTIVE, "adapt0x": OLD_ADAPTIVE, "adapt100": CAP100_ADAPTIVE,
                   "adaptU": UNIFORM_ADAPTIVE, "adapt500": ROWS500_ADAPTIVE}
 
@@ -177,10 +183,13 @@ def fit_method(method, pool, sigma, s, seed, tgt, vp_iters):
                             random_state=seed).fit(pool), {}
     if method == "kpca":
         return proto.KernelPCAMap(pool / sigma, 2 * s, sigma), {}
-    if method in ("orf", "auto", "adapt", "adapt64") or method in DESIGN_OPTIONS:
+    if method in ("orf", "auto", "adapt", "adapt64") or method in DESIGN_OPTIONS or (
+            method in OPTIMIZER_OF):
         seq = "adaptive" if method.startswith("adapt") else method
         opts = DESIGN_OPTIONS.get(method)
         saved = adaptive.BLAS_THREADS, adaptive.TRAIN_DTYPE, _early_stopping.MAXCOR_ENTRIES
+        optimizer = _early_stopping.OPTIMIZER
+        _early_stopping.OPTIMIZER = OPTIMIZER_OF.get(method, optimizer)
         adaptive.BLAS_THREADS = None if method == "adapt0x" else saved[0]  # None: no BLAS limit
         if method.startswith("adapt0") or method == "adapt64":  # float64, always 20 pairs
             adaptive.TRAIN_DTYPE, _early_stopping.MAXCOR_ENTRIES = "float64", 2 ** 62
@@ -191,6 +200,7 @@ def fit_method(method, pool, sigma, s, seed, tgt, vp_iters):
                                        design_options=opts).fit(pool), {}
         finally:
             adaptive.BLAS_THREADS, adaptive.TRAIN_DTYPE, _early_stopping.MAXCOR_ENTRIES = saved
+            _early_stopping.OPTIMIZER = optimizer
     if method in ("orf+Lp", "adapt+Lp"):
         seq = "adaptive" if method == "adapt+Lp" else "orf"
         with warnings.catch_warnings():

@@ -2,7 +2,7 @@
 
 :func:`run_adaptive` owns the pipeline that the scalar and the operator-valued
 designs share: the checks, the generators, the training and validation
-subsamples, the start, the ORF reference, L-BFGS-B with the validation stop,
+subsamples, the start, the ORF reference, L-BFGS with the validation stop,
 the optional weights and the ``meta``.  A face supplies only what differs, as an
 :class:`AdaptiveFace` (the objective factory and the start are its two hooks),
 in the way SciPy's ``QMCEngine.random`` owns the bookkeeping around each
@@ -50,7 +50,7 @@ class AdaptiveFace:
         ``extra_per_frequency(m)``: entries per frequency beyond the scalar
         design's, for ``m`` training rows (the ``s`` size check).
     maxcor : callable
-        ``maxcor(s, d, n_train)``: L-BFGS-B's correction pairs.
+        ``maxcor(s, d, n_train)``: L-BFGS's correction pairs.
     meta : dict
         The face's own ``meta`` entries, placed first.
     make_fast : callable or None
@@ -86,7 +86,7 @@ class AdaptiveFace:
 def check_s(s, d, m, extra=0):
     """``s`` checked before any allocation against what the design holds at once: about
     four ``(m, 2 s)`` arrays for the ``m`` training rows (features, their weighted copy,
-    ``E @ [C, S]``, the gradient terms), L-BFGS-B's ``2 * maxcor + 4 <= 44`` vectors of
+    ``E @ [C, S]``, the gradient terms), L-BFGS's ``2 * maxcor + 4 <= 44`` vectors of
     ``s d`` entries, and ``extra`` entries per frequency (the operator objective's ``(m, s)``
     products)."""
     return check_size(s, "s", minimum=1, width=8 * m + 44 * d + extra)
@@ -223,7 +223,8 @@ def run_adaptive(face: AdaptiveFace, X: Any, s: int, n_train: int, *, sigma, ini
         start = None if origin is None else origin.get("start_validation_error")
         state = _optimise_with_progress(
             data.train, data.val_score, U0, progress=progress, maxiter=max(maxiter - done, 0),
-            total=maxiter, reference=orf_val or start or start_val, label="ORF start" if orf_val else "start",
+            total=maxiter, reference=orf_val or start or start_val,
+            label="ORF start" if orf_val else "start",
             offset=done, patience=patience, callback=callback, checkpoint=checkpoint,
             checkpoint_every=every, make_sequence=make_sequence, tol=tol, maxcor=meta["maxcor"],
             min_iterations=max(min_iterations - done, 0))

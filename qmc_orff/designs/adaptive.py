@@ -251,7 +251,7 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
         concentrates on their differences.  The validation rows stay
         uniform.  0: every training row uniform.
     tol : float, default=1e-12
-        ``gtol`` and ``ftol`` of L-BFGS-B on the training objective normalised
+        ``gtol`` and ``ftol`` of the L-BFGS optimiser on the training objective normalised
         to 1 at the start.
     seed : None, int or Generator, default=None
         Randomness of the subsamples, of the start and of the ORF reference.
@@ -274,7 +274,7 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
         (``init`` is not used); ``maxiter`` and ``min_iterations`` count the
         whole run, and ``iterations``, ``best_iteration``, the histories, the
         start errors, the ORF reference and ``stop_reason`` describe it
-        (``resume_validation_error``: the resumed iterate's).  L-BFGS-B's
+        (``resume_validation_error``: the resumed iterate's).  L-BFGS's
         memory restarts at the resumed iterate, so later iterates differ from
         those of a run that was never stopped.
 
@@ -316,10 +316,11 @@ def adaptive_sequence(X: ArrayLike, s: int, *, kernel: str = "gaussian",
     training objective in float32 (``TRAIN_DTYPE``; :class:`~qmc_orff.DataDiscrepancy`'s
     ``dtype``), about twice as fast, and scores every iterate on the validation rows in
     the same precision (``meta["validation_history"]``); the chosen iterate is re-scored
-    in float64, and every error in ``meta`` is float64.  L-BFGS-B keeps ``meta["maxcor"]`` correction
-    pairs: 20, fewer only where ``s d`` exceeds 52,428, and up to 100 in low dimension,
-    where their update is cheap against the objective (about ``900 / d`` at 500 training
-    rows: 100 at d = 9).  The defaults trade
+    in float64, and every error in ``meta`` is float64.  The optimiser, the library's own
+    L-BFGS (``meta["optimizer"]``), keeps ``meta["maxcor"]`` correction pairs: 20, fewer
+    only where ``s d`` exceeds 52,428, and up to 100 in low dimension, where their update
+    is cheap against the objective (about ``900 / d`` at 500 training rows: 100 at
+    d = 9).  The defaults trade
     some accuracy for time (``benchmarks/bench_vs_nystroem.py``):
     ``n_train=1000, n_validation=500, maxiter=300, patience=30`` gave a
     held-out Gram error 1.54x Nystroem's instead of 1.77x (geometric mean,
@@ -423,7 +424,7 @@ def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free
     n_validation : int, default=200
         Disjoint validation subsample size (as in :func:`adaptive_sequence`).
     maxiter : int, default=300
-        Iteration cap of L-BFGS-B.
+        Iteration cap of the L-BFGS optimiser.
     patience : int or None, default=30
         Early stopping: stop after this many iterations without a lower
         validation error (None: run to ``maxiter`` or convergence), as in
@@ -438,7 +439,7 @@ def adaptive_operator_sequence(X: ArrayLike, s: int, *, kernel: str = "curl_free
         of the scalar Gaussian :math:`k_0` (as in :func:`adaptive_sequence`,
         whose default of 0.25 was measured on scalar kernels only).
     tol : float, default=1e-12
-        L-BFGS-B's ``gtol`` and ``ftol``, on the training objective scaled to 1
+        L-BFGS's ``gtol`` and ``ftol``, on the training objective scaled to 1
         at the start.
     seed : None, int or Generator, default=None
         Draws the subsamples, the start and the ORF reference (bit-identical
