@@ -84,14 +84,19 @@ training half, ``--timing-raw``).  Issue 20's floors (retired: no Fourier map of
 measured reaches them): / Nystroem geometric mean <= 1.0, every cell <= 1.15; fit <= 10x
 Nystroem at s = 256, transform <= 2x; downstream RMSE <= Nystroem's at s = 64 and 256.
 
-Standardised wide data, ``adapt`` with today's defaults (2-core machine at load 5-8, two seeds,
-``--datasets digits breast_cancer mnist_raw mnist_std patches --sizes 32 64 128 256 --methods
-nys orf adapt --seeds 2 --adapt-seeds 2``): error / Nystroem 2.07-2.78 on standardised MNIST
-(2.78 at s = 64), 3.47-4.84 on patches (ORF: 26-34), 0.95-2.57 on the three earlier sets;
-geometric mean 2.45 over the 20 cells, 2.16 without patches: neither floor is met.
-Downstream (s = 64, 256): ``adapt``'s error rate on MNIST 0.187 / 0.141 (Nystroem 0.154 /
-0.105, ORF 0.238 / 0.132), patches RMSE 0.0593 / 0.0524 (Nystroem 0.0546 / 0.0509, ORF
-0.0609 / 0.0514): the Gram error ranks the maps' test errors only loosely.
+All six data sets, ``adapt`` with today's defaults (quiet 2-core machine, two seeds,
+``--datasets breast_cancer digits diamonds mnist_raw mnist_std patches --sizes 32 64 128 256
+512 --adapt-max-s 512 --methods nys adaptLB adaptOwn --seeds 2 --adapt-seeds 2
+--transform-rows 2000``; ``adaptOwn`` is the default): error / Nystroem geometric mean 2.22
+over the 30 cells (L-BFGS-B: 2.21), 1.98 without the patches; the patches 3.30-4.38 (ORF:
+26-42), standardised MNIST 1.48-2.77 (2.77 at s = 32), the four other sets 0.66-2.65:
+the geometric mean is met without the patches, the every-cell floor is not (patches,
+standardised MNIST at s = 32, diamonds at s = 256).  Downstream (s = 64, 256;
+``--no-gram --downstream --downstream-datasets mnist_std patches --downstream-sizes 64 256
+--downstream-seeds 2 --methods nys orf adapt``): ``adapt``'s error rate on MNIST 0.185 /
+0.139 (Nystroem 0.154 / 0.105, ORF 0.238 / 0.132), patches RMSE 0.0573 / 0.0525 (Nystroem
+0.0546 / 0.0509, ORF 0.0609 / 0.0514): the Gram error ranks the maps' test errors only
+loosely.
 
 Usage::
 

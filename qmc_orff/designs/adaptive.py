@@ -45,7 +45,8 @@ if TYPE_CHECKING:  # names used in type hints only
 
 __all__ = ["adaptive_sequence", "adaptive_operator_sequence", "median_heuristic", "data_sha256"]
 
-#: the fewest training rows (``n_train="auto"`` takes more at s > 250), the validation
+#: the fewest training rows (``n_train="auto"`` takes more where an iteration is cheap and
+#: at s > 250), the validation
 #: subsample, iteration cap and patience of the scalar design, measured with
 #: ``benchmarks/bench_vs_nystroem.py`` at s = 32..512 on digits, breast cancer, diamonds and
 #: raw MNIST.  The validation stop decides the length: the cap of 1000 is reached only where
