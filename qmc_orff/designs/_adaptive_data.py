@@ -216,11 +216,12 @@ def _init_points(init, s, d, kernel, nu, rng, density):
     return np.array(U, dtype=np.float64), "array"
 
 
-def _orf_reference(data, U0, init_name, kernel, nu, rng):
-    """Validation error of a fresh ORF draw of the start's size (None for the Laplacian kernel)."""
+def _orf_reference(data, U0, start_val, init_name, kernel, nu, rng):
+    """Validation error of a fresh ORF draw of the start's size (None for the Laplacian
+    kernel); an ORF start is that draw, and ``start_val`` its validation error."""
     if kernel == "laplacian":
         return None
     if init_name == "orf":
-        return data.val_error(U0)
+        return start_val
     s, d = U0.shape
     return data.val_error(_orthogonal_unit(kernel, s, d, nu, rng))

@@ -175,11 +175,12 @@ def run_adaptive(face: AdaptiveFace, X: Any, s: int, n_train: int, *, sigma, ini
         if origin is not None:
             _check_same_subsamples(origin, data, coverage)
         U0, init_name = face.start(init, s, d, init_rng)
+        start_val = data.val_error(U0)  # float64: the floor of the result (``_rescore``)
         if origin is not None and origin.get("orf_validation_error") is not None:
             orf_val = origin["orf_validation_error"]  # the reference of the run it continues
         else:
-            orf_val = _orf_reference(data, U0, init_name, face.reference_kernel, face.nu,
-                                     orf_rng)
+            orf_val = _orf_reference(data, U0, start_val, init_name, face.reference_kernel,
+                                     face.nu, orf_rng)
         sig = data.sigma
         meta = {
             **face.meta,
@@ -199,8 +200,6 @@ def run_adaptive(face: AdaptiveFace, X: Any, s: int, n_train: int, *, sigma, ini
         if origin is not None:
             meta["init"] = origin.get("init", init_name)
             meta["resumed_iterations"] = done
-
-        start_val = data.val_error(U0)
 
         def make_sequence(state, reason, xi=None):
             m = dict(meta)
