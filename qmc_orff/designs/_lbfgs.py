@@ -179,8 +179,8 @@ def minimize_lbfgs(fun, x0, *, maxcor=10, maxiter=15000, gtol=1e-5, ftol=2.22044
             break
         step = None
         for fresh in (False, True):
-            p = mem.direction(g)
-            if fresh or not len(mem.order) or not g @ p < 0:
+            p = None if fresh or not mem.order else mem.direction(g)
+            if p is None or not g @ p < 0:
                 mem.reset()
                 p = -g / np.linalg.norm(g)
             step = _line_search(fun, x, f, p, float(g @ p), counter)
